@@ -1,0 +1,36 @@
+//===- BooOps.h - Boo operations --------------------------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_DIALECT_BOO_IR_BOOOPS_H
+#define BOO_DIALECT_BOO_IR_BOOOPS_H
+
+#include "Boo/Dialect/Boo/IR/BooDialect.h"
+#include "Boo/Dialect/Boo/IR/ConvGeometry.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Boo/Dialect/Boo/IR/BooEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "Boo/Dialect/Boo/IR/BooOps.h.inc"
+
+namespace mlir::boo {
+
+/// True for the ops a boo.fusion is built around: convolutions and layer
+/// norms, forward and backward.
+bool isFusionAnchor(Operation *op);
+
+/// True for the element-wise epilogue ops (activation, add, mul).
+bool isElementwiseEpilogue(Operation *op);
+
+} // namespace mlir::boo
+
+#endif // BOO_DIALECT_BOO_IR_BOOOPS_H

@@ -1,0 +1,40 @@
+//===- Pipelines.h - Boo pass pipelines -------------------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_TRANSFORMS_PIPELINES_H
+#define BOO_TRANSFORMS_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::boo {
+
+/// Options of the `boo-to-llvm-cpu` pipeline.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  Option<bool> formFusions{*this, "form-fusions",
+                           llvm::cl::desc("Run boo-form-fusions first"),
+                           llvm::cl::init(true)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize (false: scalar loops, for "
+                     "debugging and as a second reference)"),
+      llvm::cl::init(true)};
+  Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("Target f32 lanes of the innermost parallel tile"),
+      llvm::cl::init(8)};
+};
+
+/// Boo (or linalg on tensors) to the LLVM dialect for the host CPU; ends
+/// with boo-verify-llvm-contract.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers `boo-to-llvm-cpu` with the pass pipeline registry.
+void registerBooPipelines();
+
+} // namespace mlir::boo
+
+#endif // BOO_TRANSFORMS_PIPELINES_H

@@ -1,0 +1,365 @@
+//===- BooOps.cpp - Boo operations: verification --------------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Dialect/Boo/IR/BooOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+#include "Boo/Dialect/Boo/IR/BooEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "Boo/Dialect/Boo/IR/BooOps.cpp.inc"
+
+bool mlir::boo::isFusionAnchor(Operation *op) {
+  return isa<ConvOp, ConvBwdDataOp, ConvBwdWeightOp, ConvBwdBiasOp,
+             LayerNormOp, LayerNormBwdOp>(op);
+}
+
+bool mlir::boo::isElementwiseEpilogue(Operation *op) {
+  return isa<ActivationOp, AddOp, MulOp>(op);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The three tensors of a convolution problem, whichever op holds them.
+struct ConvTensors {
+  RankedTensorType input, filter, output;
+};
+} // namespace
+
+static ConvTensors getConvTensors(Operation *op) {
+  return TypeSwitch<Operation *, ConvTensors>(op)
+      .Case([](ConvOp op) {
+        return ConvTensors{op.getInput().getType(), op.getFilter().getType(),
+                           op.getOutput().getType()};
+      })
+      .Case([](ConvBwdDataOp op) {
+        return ConvTensors{op.getGradInput().getType(),
+                           op.getFilter().getType(),
+                           op.getGradOutput().getType()};
+      })
+      .Case([](ConvBwdWeightOp op) {
+        return ConvTensors{op.getInput().getType(),
+                           op.getGradFilter().getType(),
+                           op.getGradOutput().getType()};
+      });
+}
+
+template <typename OpTy>
+static FailureOr<ConvGeometry> computeGeometry(OpTy op, std::string &error) {
+  ConvTensors t = getConvTensors(op);
+  auto arr = [](std::optional<ArrayRef<int64_t>> a) {
+    return a ? *a : ArrayRef<int64_t>();
+  };
+  return ConvGeometry::get(
+      t.input.getShape(), t.filter.getShape(), arr(op.getStrides()),
+      arr(op.getDilations()), arr(op.getPaddingLow()),
+      arr(op.getPaddingHigh()), op.getGroups(),
+      op.getInputLayout().value_or(""), op.getFilterLayout().value_or(""),
+      op.getOutputLayout().value_or(""), error);
+}
+
+/// Verifies the attributes and the three tensors of a convolution: every
+/// tensor has the same element type and the output has the shape the input,
+/// filter and attributes imply.
+template <typename OpTy>
+static LogicalResult verifyConvLike(OpTy op, StringRef outputName) {
+  ConvTensors t = getConvTensors(op);
+  if (t.input.getElementType() != t.filter.getElementType() ||
+      t.input.getElementType() != t.output.getElementType())
+    return op.emitOpError("requires input, filter and output to have the "
+                          "same element type, got ")
+           << t.input.getElementType() << ", " << t.filter.getElementType()
+           << " and " << t.output.getElementType();
+  std::string error;
+  FailureOr<ConvGeometry> g = computeGeometry(op, error);
+  if (failed(g))
+    return op.emitOpError(error);
+  SmallVector<int64_t> expected = g->outputShape();
+  if (t.output.getShape() != ArrayRef<int64_t>(expected)) {
+    auto diag = op.emitOpError() << outputName << " shape ";
+    llvm::interleave(t.output.getShape(), diag, "x");
+    diag << " does not match the shape implied by the input, filter and "
+            "attributes: ";
+    llvm::interleave(expected, diag, "x");
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  if (failed(verifyConvLike(*this, "result")))
+    return failure();
+  if (Value bias = getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    int64_t k = getGeometry().outChannels;
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != k)
+      return emitOpError("bias must have shape [")
+             << k << "] (output channels), got " << biasType;
+    if (biasType.getElementType() != getInput().getType().getElementType())
+      return emitOpError("bias element type ")
+             << biasType.getElementType()
+             << " differs from the input element type";
+  }
+  return success();
+}
+
+FailureOr<RankedTensorType>
+ConvOp::inferResultType(RankedTensorType input, RankedTensorType filter,
+                        DictionaryAttr attrs, std::string &error) {
+  auto arr = [&](StringRef name) -> ArrayRef<int64_t> {
+    if (auto a = attrs.getAs<DenseI64ArrayAttr>(name))
+      return a.asArrayRef();
+    return {};
+  };
+  auto str = [&](StringRef name) -> StringRef {
+    if (auto a = attrs.getAs<StringAttr>(name))
+      return a.getValue();
+    return "";
+  };
+  int64_t groups = 1;
+  if (auto a = attrs.getAs<IntegerAttr>("groups"))
+    groups = a.getInt();
+  FailureOr<ConvGeometry> g = ConvGeometry::get(
+      input.getShape(), filter.getShape(), arr("strides"), arr("dilations"),
+      arr("padding_low"), arr("padding_high"), groups, str("input_layout"),
+      str("filter_layout"), str("output_layout"), error);
+  if (failed(g))
+    return failure();
+  return RankedTensorType::get(g->outputShape(), input.getElementType());
+}
+
+ConvGeometry ConvOp::getGeometry() {
+  std::string error;
+  return *computeGeometry(*this, error);
+}
+
+LogicalResult ConvBwdDataOp::verify() {
+  return verifyConvLike(*this, "grad_output");
+}
+
+ConvGeometry ConvBwdDataOp::getGeometry() {
+  std::string error;
+  return *computeGeometry(*this, error);
+}
+
+LogicalResult ConvBwdWeightOp::verify() {
+  return verifyConvLike(*this, "grad_output");
+}
+
+ConvGeometry ConvBwdWeightOp::getGeometry() {
+  std::string error;
+  return *computeGeometry(*this, error);
+}
+
+int64_t ConvBwdBiasOp::getChannelDim() {
+  int64_t spatialRank = getGradOutput().getType().getRank() - 2;
+  std::string error;
+  std::string layout = getOutputLayout().value_or("").str();
+  if (layout.empty())
+    layout = defaultLayout(LayoutKind::Activation, spatialRank);
+  return (*parseLayout(layout, LayoutKind::Activation, spatialRank, error))[1];
+}
+
+LogicalResult ConvBwdBiasOp::verify() {
+  RankedTensorType dy = getGradOutput().getType();
+  RankedTensorType db = getGradBias().getType();
+  if (dy.getRank() < 3 || dy.getRank() > 5)
+    return emitOpError("grad_output must have rank 3, 4 or 5, got rank ")
+           << dy.getRank();
+  std::string error;
+  if (std::optional<StringRef> layout = getOutputLayout())
+    if (failed(parseLayout(*layout, LayoutKind::Activation, dy.getRank() - 2,
+                           error)))
+      return emitOpError(error);
+  int64_t k = dy.getDimSize(getChannelDim());
+  if (db.getRank() != 1 || db.getDimSize(0) != k)
+    return emitOpError("grad_bias must have shape [")
+           << k << "] (the channels of grad_output), got " << db;
+  if (db.getElementType() != dy.getElementType())
+    return emitOpError("grad_bias element type differs from grad_output's");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Layer norm
+//===----------------------------------------------------------------------===//
+
+/// Checks `normalizedRank` against `x` and that `stat` (mean or rstd) has
+/// the leading dims of `x` and an f32 or x's element type.
+static LogicalResult verifyNormShapes(Operation *op, RankedTensorType x,
+                                      int64_t normalizedRank,
+                                      ArrayRef<std::pair<StringRef, Type>>
+                                          stats,
+                                      ArrayRef<std::pair<StringRef, Value>>
+                                          params) {
+  if (normalizedRank < 1 || normalizedRank > x.getRank())
+    return op->emitOpError("normalized_rank must be in [1, ")
+           << x.getRank() << "] (the rank of x), got " << normalizedRank;
+  for (int64_t d : x.getShape())
+    if (ShapedType::isDynamic(d))
+      return op->emitOpError("requires static shapes");
+  ArrayRef<int64_t> outer = x.getShape().drop_back(normalizedRank);
+  ArrayRef<int64_t> inner = x.getShape().take_back(normalizedRank);
+  for (auto [name, type] : stats) {
+    auto t = cast<RankedTensorType>(type);
+    if (t.getShape() != outer)
+      return op->emitOpError()
+             << name << " must have the shape of x's leading "
+             << (x.getRank() - normalizedRank) << " dims, got " << t;
+    if (!t.getElementType().isF32() && t.getElementType() != x.getElementType())
+      return op->emitOpError()
+             << name << " element type must be f32 or x's element type, got "
+             << t.getElementType();
+  }
+  for (auto [name, value] : params) {
+    if (!value)
+      continue;
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getShape() != inner)
+      return op->emitOpError()
+             << name << " must have the shape of the normalized dims, got "
+             << t;
+    if (t.getElementType() != x.getElementType())
+      return op->emitOpError()
+             << name << " element type differs from x's";
+  }
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType x = getX().getType();
+  if (getY().getType() != x)
+    return emitOpError("result y must have the type of x, got ")
+           << getY().getType();
+  if (getEpsilon().convertToFloat() < 0.0f)
+    return emitOpError("epsilon must be non-negative");
+  return verifyNormShapes(*this, x, getNormalizedRank(),
+                          {{"mean", getMean().getType()},
+                           {"rstd", getRstd().getType()}},
+                          {{"weight", getWeight()}, {"bias", getBias()}});
+}
+
+LogicalResult LayerNormBwdOp::verify() {
+  RankedTensorType x = getX().getType();
+  if (getDy().getType() != x || getDx().getType() != x)
+    return emitOpError("dy, x and dx must have the same type");
+  if (failed(verifyNormShapes(*this, x, getNormalizedRank(),
+                              {{"mean", getMean().getType()},
+                               {"rstd", getRstd().getType()}},
+                              {{"weight", getWeight()}})))
+    return failure();
+  ArrayRef<int64_t> inner = x.getShape().take_back(getNormalizedRank());
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"dweight",
+                                               getDweight().getType()},
+        {"dbias", getDbias().getType()}})
+    if (type.getShape() != inner || type.getElementType() != x.getElementType())
+      return emitOpError() << name << " must have the normalized dims' shape "
+                           << "and x's element type, got " << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ActivationOp::verify() {
+  ActivationKind kind = getKind();
+  bool wantsAlpha = kind == ActivationKind::leaky_relu;
+  bool wantsRange = kind == ActivationKind::clamp;
+  StringRef name = stringifyActivationKind(kind);
+  if (wantsAlpha != getAlpha().has_value())
+    return emitOpError() << "'alpha' is " << (wantsAlpha ? "required" : "not allowed")
+                         << " for activation '" << name << "'";
+  if (wantsRange != (getMin().has_value() && getMax().has_value()) ||
+      (!wantsRange && (getMin() || getMax())))
+    return emitOpError() << "'min' and 'max' are "
+                         << (wantsRange ? "required" : "not allowed")
+                         << " for activation '" << name << "'";
+  if (wantsRange && getMin()->convertToFloat() > getMax()->convertToFloat())
+    return emitOpError("clamp 'min' must not exceed 'max'");
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyBinary(OpTy op) {
+  RankedTensorType lhs = op.getLhs().getType();
+  RankedTensorType rhs = op.getRhs().getType();
+  if (lhs.getElementType() != rhs.getElementType())
+    return op.emitOpError("operands must have the same element type, got ")
+           << lhs.getElementType() << " and " << rhs.getElementType();
+  std::optional<int64_t> channelDim = op.getChannelDim();
+  if (rhs == lhs) {
+    if (channelDim)
+      return op.emitOpError("'channel_dim' is only allowed when rhs is a "
+                            "per-channel vector");
+    return success();
+  }
+  if (rhs.getRank() != 1)
+    return op.emitOpError("rhs must have the type of lhs or be a 1-D "
+                          "per-channel vector, got ")
+           << rhs;
+  if (!channelDim)
+    return op.emitOpError("'channel_dim' is required to broadcast a 1-D rhs");
+  if (*channelDim < 0 || *channelDim >= lhs.getRank())
+    return op.emitOpError("'channel_dim' ")
+           << *channelDim << " is out of range for lhs of rank "
+           << lhs.getRank();
+  if (rhs.getDimSize(0) != lhs.getDimSize(*channelDim))
+    return op.emitOpError("rhs has ")
+           << rhs.getDimSize(0) << " elements but lhs dim " << *channelDim
+           << " has " << lhs.getDimSize(*channelDim);
+  return success();
+}
+
+LogicalResult AddOp::verify() { return verifyBinary(*this); }
+LogicalResult MulOp::verify() { return verifyBinary(*this); }
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+Operation *FusionOp::getAnchor() {
+  for (Operation &op : getBody().front())
+    if (isFusionAnchor(&op))
+      return &op;
+  return nullptr;
+}
+
+LogicalResult FusionOp::verify() {
+  Block &body = getBody().front();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with 'boo.yield'");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types do not match the result types");
+  int64_t anchors = 0;
+  for (Operation &op : body.without_terminator()) {
+    if (isFusionAnchor(&op)) {
+      ++anchors;
+      continue;
+    }
+    if (!isElementwiseEpilogue(&op))
+      return emitOpError("body may hold only one convolution or layer norm "
+                         "and element-wise boo ops, found '")
+             << op.getName() << "'";
+  }
+  if (anchors != 1)
+    return emitOpError("body must hold exactly one convolution or layer norm "
+                       "(a fusion is one kernel), found ")
+           << anchors;
+  return success();
+}

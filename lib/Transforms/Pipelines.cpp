@@ -1,0 +1,111 @@
+//===- Pipelines.cpp - Boo pass pipelines ---------------------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Transforms/Pipelines.h"
+#include "Boo/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void boo::buildCPUPipeline(OpPassManager &pm,
+                           const CPUPipelineOptions &options) {
+  // 1. Boo to linalg on tensors.
+  //    boo-opt --boo-form-fusions --boo-convert-to-linalg
+  if (options.formFusions)
+    pm.addNestedPass<func::FuncOp>(createBooFormFusions());
+  pm.addPass(createBooConvertToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  //    boo-opt --linalg-fuse-elementwise-ops (epilogue generics become one)
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // 2. Tile into static register-sized tiles and vectorize; hoist the
+  //    accumulator out of the reduction loops while still on tensors.
+  //    boo-opt --boo-cpu-tile-and-vectorize --canonicalize --cse
+  //            --loop-invariant-subset-hoisting
+  if (options.vectorize) {
+    BooCPUTileAndVectorizeOptions tileOptions;
+    tileOptions.vectorWidth = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createBooCPUTileAndVectorize(tileOptions));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    pm.addPass(createLoopInvariantSubsetHoistingPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+
+  // 3. Bufferize. Results become out-params: the caller owns every buffer.
+  //    boo-opt --eliminate-empty-tensors --one-shot-bufferize="
+  //      bufferize-function-boundaries
+  //      function-boundary-type-conversion=identity-layout-map"
+  //      --buffer-results-to-out-params="hoist-static-allocs
+  //      modify-public-functions" --buffer-deallocation-pipeline
+  //      --convert-bufferization-to-memref
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  bufferization::BufferResultsToOutParamsPassOptions outParamOptions;
+  outParamOptions.hoistStaticAllocs = true;
+  outParamOptions.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParamOptions));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // 4. Loops and vectors to LLVM.
+  //    boo-opt --convert-linalg-to-loops --convert-vector-to-scf
+  //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
+  //      --arith-expand=include-bf16 --convert-vector-to-llvm
+  //      --finalize-memref-to-llvm --convert-math-to-llvm
+  //      --convert-math-to-libm --convert-arith-to-llvm
+  //      --convert-index-to-llvm --convert-ub-to-llvm --convert-cf-to-llvm
+  //      --convert-func-to-llvm --reconcile-unrealized-casts
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  arith::ArithExpandOpsPassOptions expandOptions;
+  expandOptions.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOptions));
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // 5. The contract: nothing but LLVM dialect is left.
+  //    boo-opt --boo-verify-llvm-contract
+  pm.addPass(createBooVerifyLLVMContract());
+}
+
+void boo::registerBooPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "boo-to-llvm-cpu",
+      "Lower Boo ops to the LLVM dialect for the host CPU (tiled and "
+      "vectorized), ending with boo-verify-llvm-contract",
+      buildCPUPipeline);
+}
