@@ -20,6 +20,8 @@ enum class ElementType { F32, F16, BF16, F64, I32, I8 };
 int64_t getElementSize(ElementType type);
 /// "f32", "f16", "bf16", "f64", "i32", "i8".
 const char *getElementTypeName(ElementType type);
+/// True for f32, f16, bf16 and f64.
+bool isFloatType(ElementType type);
 
 /// A dense, row-major tensor stored in host memory. `data` holds
 /// `numElements() * getElementSize(type)` bytes in the element type's native
@@ -39,7 +41,40 @@ struct HostTensor {
   static HostTensor zeros(std::vector<int64_t> shape, ElementType type);
   /// "2x3xf32".
   std::string getTypeString() const;
+
+  /// A tensor holding `values` (row-major, one per element) rounded to `type`
+  /// as setFromDouble does.
+  static HostTensor fromDoubles(std::vector<int64_t> shape, ElementType type,
+                                const std::vector<double> &values);
+  /// This tensor's values rounded to `newType` element by element (through
+  /// double, which holds every value of every element type exactly).
+  HostTensor convertTo(ElementType newType) const;
 };
+
+/// "2x3xf32" for `shape` and `type` ("f32" for rank 0).
+std::string formatTensorType(const std::vector<int64_t> &shape,
+                             ElementType type);
+
+//===----------------------------------------------------------------------===//
+// Scalar conversions
+//===----------------------------------------------------------------------===//
+//
+// setFromDouble rounds double to f16/bf16 directly (not through f32, which
+// would round twice). Rounding is to nearest, ties to even; values too large
+// for the format become infinities, values too small become (signed) zeros or
+// subnormals; a NaN stays a quiet NaN with its sign.
+//
+// Integers: setFromDouble rounds to nearest (ties to even) and saturates to
+// the type's range; NaN becomes 0.
+
+/// IEEE binary16 bits nearest to `v`.
+uint16_t roundToF16(double v);
+/// bfloat16 bits nearest to `v`.
+uint16_t roundToBF16(double v);
+/// The value of IEEE binary16 bits `bits` (exact).
+float f16ToFloat(uint16_t bits);
+/// The value of bfloat16 bits `bits` (exact).
+float bf16ToFloat(uint16_t bits);
 
 } // namespace mlir::boo
 

@@ -308,6 +308,12 @@ def Boo_FusionOp : Boo_Op<"fusion", [
     applied to the anchor's results before they are stored. The region may
     use values defined above it; its `boo.yield` gives the results.
 
+    Numerics: inside a fusion, intermediate values are kept in f32 (the
+    anchor's f32 accumulator flows through the epilogue) and rounded to the
+    storage type once, at `boo.yield`. The same ops outside a fusion round
+    each op's result to its storage type, as separate kernels would. For f32
+    the two are identical; for f16/bf16 the fused form is more accurate.
+
     ```mlir
     %r = boo.fusion -> tensor<1x8x8x16xf32> {
       %c = boo.conv %x, %w bias(%b : tensor<16xf32>) {input_layout = "NHWC",

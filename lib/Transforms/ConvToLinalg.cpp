@@ -1,0 +1,320 @@
+//===- ConvToLinalg.cpp - Convolutions to linalg.generic ------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every convolution becomes one linalg.generic whose indexing maps are read
+// off the layouts: each tensor dim gets the affine expression of the loop(s)
+// that index it. Groups split the channel dims into (group, channel-in-group)
+// with tensor.expand_shape so the group is an ordinary parallel loop.
+// Padding is an explicit tensor.pad. Backward-data with stride > 1 is the
+// stride-1 convolution of the zero-stuffed gradient with the flipped filter
+// (see docs/Lowering.md; the GPU path must do better).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+using namespace mlir::boo::detail;
+
+namespace {
+using Exprs = SmallVector<AffineExpr>;
+
+/// Orders per-canonical-dim expressions by tensor position: `perm[c]` is the
+/// position of canonical dim `c`.
+Exprs inLayoutOrder(ArrayRef<int64_t> perm, ArrayRef<Exprs> canonical) {
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [c, pos] : llvm::enumerate(perm))
+    inverse[pos] = c;
+  Exprs out;
+  for (int64_t c : inverse)
+    llvm::append_range(out, canonical[c]);
+  return out;
+}
+
+/// `shape` with dim `pos` split into [groups, size / groups] when grouped.
+SmallVector<int64_t> splitShape(ArrayRef<int64_t> shape, int64_t pos,
+                                int64_t groups) {
+  SmallVector<int64_t> out(shape.begin(), shape.end());
+  if (groups == 1)
+    return out;
+  out[pos] = shape[pos] / groups;
+  out.insert(out.begin() + pos, groups);
+  return out;
+}
+
+/// The loop dims of one conv-family generic, allocated in order.
+struct LoopAlloc {
+  MLIRContext *ctx;
+  unsigned next = 0;
+  SmallVector<utils::IteratorType> iterators;
+  AffineExpr add(utils::IteratorType it) {
+    iterators.push_back(it);
+    return getAffineDimExpr(next++, ctx);
+  }
+  Exprs addN(unsigned n, utils::IteratorType it) {
+    Exprs e;
+    for (unsigned i = 0; i < n; ++i)
+      e.push_back(add(it));
+    return e;
+  }
+};
+
+constexpr auto kParallel = utils::IteratorType::parallel;
+constexpr auto kReduction = utils::IteratorType::reduction;
+
+/// acc + a * b, all in f32.
+Value multiplyAccumulate(LinalgBuilder &lb, OpBuilder &nb, Location l,
+                         ValueRange args) {
+  Value prod = arith::MulFOp::create(nb, l, lb.toF32(nb, l, args[0]),
+                                     lb.toF32(nb, l, args[1]));
+  return arith::AddFOp::create(nb, l, args[2], prod);
+}
+
+/// Channel exprs: (g, x) when grouped, else (x).
+Exprs channel(std::optional<AffineExpr> g, AffineExpr x) {
+  if (g)
+    return {*g, x};
+  return {x};
+}
+
+Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
+                   bool keepF32) {
+  ConvGeometry g = op.getGeometry();
+  MLIRContext *ctx = op.getContext();
+  int64_t r = g.spatialRank;
+  bool grouped = g.groups > 1;
+  LoopAlloc loops{ctx};
+  AffineExpr n = loops.add(kParallel);
+  std::optional<AffineExpr> grp;
+  if (grouped)
+    grp = loops.add(kParallel);
+  AffineExpr k = loops.add(kParallel);
+  Exprs o = loops.addN(r, kParallel);
+  AffineExpr c = loops.add(kReduction);
+  Exprs f = loops.addN(r, kReduction);
+
+  // Input: pad spatially, split channels into groups.
+  int64_t rank = r + 2;
+  SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
+  for (int64_t i = 0; i < r; ++i) {
+    lo[g.inputPerm[2 + i]] = g.padLow[i];
+    hi[g.inputPerm[2 + i]] = g.padHigh[i];
+  }
+  Value input = lb.padOrCrop(operands[0], lo, hi);
+  Value filter = operands[1];
+  if (grouped) {
+    input = lb.splitDim(input, g.inputPerm[1], g.groups);
+    filter = lb.splitDim(filter, g.filterPerm[0], g.groups);
+  }
+  SmallVector<Exprs> inC = {{n}, channel(grp, c)};
+  SmallVector<Exprs> filC = {channel(grp, k), {c}};
+  SmallVector<Exprs> outC = {{n}, channel(grp, k)};
+  for (int64_t i = 0; i < r; ++i) {
+    inC.push_back({o[i] * g.strides[i] + f[i] * g.dilations[i]});
+    filC.push_back({f[i]});
+    outC.push_back({o[i]});
+  }
+  Value acc = lb.zeros(splitShape(g.outputShape(), g.outputPerm[1],
+                                  grouped ? g.groups : 1),
+                       lb.f32());
+  acc = lb.generic(loops.next, {input, filter},
+                   {inLayoutOrder(g.inputPerm, inC),
+                    inLayoutOrder(g.filterPerm, filC)},
+                   acc, inLayoutOrder(g.outputPerm, outC), loops.iterators,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     return multiplyAccumulate(lb, nb, l, a);
+                   });
+  if (grouped)
+    acc = lb.mergeDims(acc, g.outputPerm[1]);
+
+  // Epilogue: bias, then the single rounding to the storage type.
+  Type outElem =
+      keepF32 ? lb.f32() : op.getOutput().getType().getElementType();
+  if (operands.size() < 3)
+    return lb.convertElements(acc, outElem);
+  Exprs biasExpr = {lb.getBuilder().getAffineDimExpr(g.outputPerm[1])};
+  return lb.elementwise({acc, operands[2]}, {{}, biasExpr},
+                        lb.empty(g.outputShape(), outElem),
+                        [&](OpBuilder &nb, Location l, ValueRange a) {
+                          Value sum = arith::AddFOp::create(
+                              nb, l, a[0], lb.toF32(nb, l, a[1]));
+                          return lb.castTo(nb, l, sum, outElem);
+                        });
+}
+
+Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
+                        ValueRange operands, bool keepF32) {
+  ConvGeometry g = op.getGeometry();
+  MLIRContext *ctx = op.getContext();
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  int64_t r = g.spatialRank;
+  int64_t rank = r + 2;
+  bool grouped = g.groups > 1;
+  LoopAlloc loops{ctx};
+  AffineExpr n = loops.add(kParallel);
+  std::optional<AffineExpr> grp;
+  if (grouped)
+    grp = loops.add(kParallel);
+  AffineExpr c = loops.add(kParallel);
+  Exprs i = loops.addN(r, kParallel);
+  AffineExpr k = loops.add(kReduction);
+  Exprs f = loops.addN(r, kReduction);
+
+  // Zero-stuff the gradient (stride > 1), then pad/crop it so that
+  //   dx[i] = sum_f dyp[i + f*dil] * w[F-1-f].
+  Value dy = operands[0];
+  auto dyType = cast<RankedTensorType>(dy.getType());
+  bool strided = llvm::any_of(g.strides, [](int64_t s) { return s > 1; });
+  SmallVector<int64_t> stuffedShape(dyType.getShape());
+  for (int64_t j = 0; j < r; ++j)
+    stuffedShape[g.outputPerm[2 + j]] = (g.outSpatial[j] - 1) * g.strides[j] + 1;
+  if (strided) {
+    Value zeros = lb.zeros(stuffedShape, dyType.getElementType());
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+        strides(rank, b.getIndexAttr(1));
+    for (int64_t d : dyType.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    for (int64_t j = 0; j < r; ++j)
+      strides[g.outputPerm[2 + j]] = b.getIndexAttr(g.strides[j]);
+    dy = tensor::InsertSliceOp::create(b, loc, dy, zeros, offsets, sizes,
+                                       strides);
+  }
+  SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
+  for (int64_t j = 0; j < r; ++j) {
+    int64_t extent = g.dilations[j] * (g.filterSpatial[j] - 1);
+    int64_t low = extent - g.padLow[j];
+    int64_t pos = g.outputPerm[2 + j];
+    lo[pos] = low;
+    hi[pos] = g.inSpatial[j] + extent - low - stuffedShape[pos];
+  }
+  dy = lb.padOrCrop(dy, lo, hi);
+  Value filter = operands[1];
+  if (grouped) {
+    dy = lb.splitDim(dy, g.outputPerm[1], g.groups);
+    filter = lb.splitDim(filter, g.filterPerm[0], g.groups);
+  }
+  SmallVector<Exprs> dyC = {{n}, channel(grp, k)};
+  SmallVector<Exprs> filC = {channel(grp, k), {c}};
+  SmallVector<Exprs> dxC = {{n}, channel(grp, c)};
+  for (int64_t j = 0; j < r; ++j) {
+    dyC.push_back({i[j] + f[j] * g.dilations[j]});
+    filC.push_back({getAffineConstantExpr(g.filterSpatial[j] - 1, ctx) - f[j]});
+    dxC.push_back({i[j]});
+  }
+  Value acc = lb.zeros(splitShape(g.inputShape(), g.inputPerm[1],
+                                  grouped ? g.groups : 1),
+                       lb.f32());
+  acc = lb.generic(loops.next, {dy, filter},
+                   {inLayoutOrder(g.outputPerm, dyC),
+                    inLayoutOrder(g.filterPerm, filC)},
+                   acc, inLayoutOrder(g.inputPerm, dxC), loops.iterators,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     return multiplyAccumulate(lb, nb, l, a);
+                   });
+  if (grouped)
+    acc = lb.mergeDims(acc, g.inputPerm[1]);
+  return lb.convertElements(
+      acc, keepF32 ? lb.f32() : op.getGradInput().getType().getElementType());
+}
+
+Value lowerBackwardWeight(LinalgBuilder &lb, ConvBwdWeightOp op,
+                          ValueRange operands, bool keepF32) {
+  ConvGeometry g = op.getGeometry();
+  MLIRContext *ctx = op.getContext();
+  int64_t r = g.spatialRank;
+  int64_t rank = r + 2;
+  bool grouped = g.groups > 1;
+  LoopAlloc loops{ctx};
+  std::optional<AffineExpr> grp;
+  if (grouped)
+    grp = loops.add(kParallel);
+  AffineExpr k = loops.add(kParallel);
+  AffineExpr c = loops.add(kParallel);
+  Exprs f = loops.addN(r, kParallel);
+  AffineExpr n = loops.add(kReduction);
+  Exprs o = loops.addN(r, kReduction);
+
+  Value dy = operands[0];
+  SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
+  for (int64_t j = 0; j < r; ++j) {
+    lo[g.inputPerm[2 + j]] = g.padLow[j];
+    hi[g.inputPerm[2 + j]] = g.padHigh[j];
+  }
+  Value input = lb.padOrCrop(operands[1], lo, hi);
+  if (grouped) {
+    dy = lb.splitDim(dy, g.outputPerm[1], g.groups);
+    input = lb.splitDim(input, g.inputPerm[1], g.groups);
+  }
+  SmallVector<Exprs> dyC = {{n}, channel(grp, k)};
+  SmallVector<Exprs> inC = {{n}, channel(grp, c)};
+  SmallVector<Exprs> dwC = {channel(grp, k), {c}};
+  for (int64_t j = 0; j < r; ++j) {
+    dyC.push_back({o[j]});
+    inC.push_back({o[j] * g.strides[j] + f[j] * g.dilations[j]});
+    dwC.push_back({f[j]});
+  }
+  Value acc = lb.zeros(splitShape(g.filterShape(), g.filterPerm[0],
+                                  grouped ? g.groups : 1),
+                       lb.f32());
+  acc = lb.generic(loops.next, {dy, input},
+                   {inLayoutOrder(g.outputPerm, dyC),
+                    inLayoutOrder(g.inputPerm, inC)},
+                   acc, inLayoutOrder(g.filterPerm, dwC), loops.iterators,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     return multiplyAccumulate(lb, nb, l, a);
+                   });
+  if (grouped)
+    acc = lb.mergeDims(acc, g.filterPerm[0]);
+  return lb.convertElements(
+      acc, keepF32 ? lb.f32() : op.getGradFilter().getType().getElementType());
+}
+
+Value lowerBackwardBias(LinalgBuilder &lb, ConvBwdBiasOp op,
+                        ValueRange operands, bool keepF32) {
+  auto dyType = cast<RankedTensorType>(operands[0].getType());
+  int64_t rank = dyType.getRank();
+  int64_t kPos = op.getChannelDim();
+  SmallVector<utils::IteratorType> iters(rank, kReduction);
+  iters[kPos] = kParallel;
+  Value acc = lb.zeros({dyType.getDimSize(kPos)}, lb.f32());
+  acc = lb.generic(rank, {operands[0]}, {lb.dims(rank)}, acc,
+                   {lb.getBuilder().getAffineDimExpr(kPos)}, iters,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     return arith::AddFOp::create(nb, l, a[1],
+                                                  lb.toF32(nb, l, a[0]));
+                   });
+  return lb.convertElements(
+      acc, keepF32 ? lb.f32() : op.getGradBias().getType().getElementType());
+}
+} // namespace
+
+FailureOr<SmallVector<Value>>
+mlir::boo::detail::lowerConvOp(LinalgBuilder &lb, Operation *op,
+                               ValueRange operands, bool keepF32) {
+  return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
+      .Case([&](ConvOp o) {
+        return SmallVector<Value>{lowerForward(lb, o, operands, keepF32)};
+      })
+      .Case([&](ConvBwdDataOp o) {
+        return SmallVector<Value>{
+            lowerBackwardData(lb, o, operands, keepF32)};
+      })
+      .Case([&](ConvBwdWeightOp o) {
+        return SmallVector<Value>{
+            lowerBackwardWeight(lb, o, operands, keepF32)};
+      })
+      .Case([&](ConvBwdBiasOp o) {
+        return SmallVector<Value>{
+            lowerBackwardBias(lb, o, operands, keepF32)};
+      })
+      .Default([](Operation *) { return failure(); });
+}

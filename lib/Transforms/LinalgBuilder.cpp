@@ -1,0 +1,165 @@
+//===- LinalgBuilder.cpp - Helpers to build linalg on tensors -------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+using namespace mlir::boo::detail;
+
+Value LinalgBuilder::toF32(OpBuilder &nb, Location l, Value v) {
+  return castTo(nb, l, v, nb.getF32Type());
+}
+
+Value LinalgBuilder::castTo(OpBuilder &nb, Location l, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(nb, l, to, v);
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return arith::TruncFOp::create(nb, l, to, v);
+  // f16 <-> bf16: go through f32, rounding once.
+  Value wide = arith::ExtFOp::create(nb, l, nb.getF32Type(), v);
+  return arith::TruncFOp::create(nb, l, to, wide);
+}
+
+Value LinalgBuilder::f32Const(OpBuilder &nb, Location l, double v) {
+  return arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(v));
+}
+
+Value LinalgBuilder::empty(ArrayRef<int64_t> shape, Type elem) {
+  return tensor::EmptyOp::create(b, loc, shape, elem);
+}
+
+Value LinalgBuilder::zeros(ArrayRef<int64_t> shape, Type elem) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elem));
+  return linalg::FillOp::create(b, loc, zero, empty(shape, elem)).getResult(0);
+}
+
+Value LinalgBuilder::padOrCrop(Value t, ArrayRef<int64_t> low,
+                               ArrayRef<int64_t> high) {
+  auto type = cast<RankedTensorType>(t.getType());
+  int64_t rank = type.getRank();
+  // Crop first.
+  bool crop = llvm::any_of(low, [](int64_t v) { return v < 0; }) ||
+              llvm::any_of(high, [](int64_t v) { return v < 0; });
+  if (crop) {
+    SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t offset = low[d] < 0 ? -low[d] : 0;
+      int64_t size =
+          type.getDimSize(d) - offset - (high[d] < 0 ? -high[d] : 0);
+      offsets.push_back(b.getIndexAttr(offset));
+      sizes.push_back(b.getIndexAttr(size));
+    }
+    t = tensor::ExtractSliceOp::create(b, loc, t, offsets, sizes, strides);
+    type = cast<RankedTensorType>(t.getType());
+  }
+  bool pad = llvm::any_of(low, [](int64_t v) { return v > 0; }) ||
+             llvm::any_of(high, [](int64_t v) { return v > 0; });
+  if (!pad)
+    return t;
+  SmallVector<int64_t> lo(rank), hi(rank), shape(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    lo[d] = std::max<int64_t>(low[d], 0);
+    hi[d] = std::max<int64_t>(high[d], 0);
+    shape[d] = type.getDimSize(d) + lo[d] + hi[d];
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  SmallVector<OpFoldResult> loF, hiF;
+  for (int64_t d = 0; d < rank; ++d) {
+    loF.push_back(b.getIndexAttr(lo[d]));
+    hiF.push_back(b.getIndexAttr(hi[d]));
+  }
+  return tensor::PadOp::create(b, loc, resultType, t, loF, hiF, zero);
+}
+
+Value LinalgBuilder::splitDim(Value t, int64_t pos, int64_t outer) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> reassoc;
+  for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+    int64_t next = static_cast<int64_t>(shape.size());
+    if (d == pos) {
+      shape.push_back(outer);
+      shape.push_back(type.getDimSize(d) / outer);
+      reassoc.push_back({next, next + 1});
+    } else {
+      shape.push_back(type.getDimSize(d));
+      reassoc.push_back({next});
+    }
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, resultType, t, reassoc);
+}
+
+Value LinalgBuilder::mergeDims(Value t, int64_t pos) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<ReassociationIndices> reassoc;
+  for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+    if (d == pos) {
+      reassoc.push_back({d, d + 1});
+      ++d;
+    } else {
+      reassoc.push_back({d});
+    }
+  }
+  return tensor::CollapseShapeOp::create(b, loc, t, reassoc);
+}
+
+SmallVector<AffineExpr> LinalgBuilder::dims(unsigned n) {
+  SmallVector<AffineExpr> d;
+  for (unsigned i = 0; i < n; ++i)
+    d.push_back(b.getAffineDimExpr(i));
+  return d;
+}
+
+Value LinalgBuilder::generic(unsigned numDims, ArrayRef<Value> ins,
+                             ArrayRef<SmallVector<AffineExpr>> inExprs,
+                             Value init, ArrayRef<AffineExpr> outExprs,
+                             ArrayRef<utils::IteratorType> iterators,
+                             BodyFn body) {
+  SmallVector<AffineMap> maps;
+  for (ArrayRef<AffineExpr> e : inExprs)
+    maps.push_back(AffineMap::get(numDims, 0, e, b.getContext()));
+  maps.push_back(AffineMap::get(numDims, 0, outExprs, b.getContext()));
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, body(nb, l, args));
+      });
+  return op.getResult(0);
+}
+
+Value LinalgBuilder::elementwise(ArrayRef<Value> ins,
+                                 ArrayRef<SmallVector<AffineExpr>> inExprs,
+                                 Value init, BodyFn body) {
+  unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
+  SmallVector<AffineExpr> identity = dims(rank);
+  SmallVector<SmallVector<AffineExpr>> exprs;
+  for (size_t i = 0; i < ins.size(); ++i)
+    exprs.push_back(i < inExprs.size() && !inExprs[i].empty()
+                        ? inExprs[i]
+                        : identity);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return generic(rank, ins, exprs, init, identity, iters, body);
+}
+
+Value LinalgBuilder::convertElements(Value t, Type elem) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (type.getElementType() == elem)
+    return t;
+  return elementwise({t}, {}, empty(type.getShape(), elem),
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       return castTo(nb, l, a[0], elem);
+                     });
+}
