@@ -1,12 +1,313 @@
+//===- CPUTileAndVectorize.cpp - boo-cpu-tile-and-vectorize ---------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A generic CPU schedule for the linalg.generic ops Boo's lowering emits,
+// in the spirit of upstream's tile -> decompose -> vectorize recipe but
+// independent of named ops, so it serves every layout, group count, spatial
+// rank and the backward convolutions alike:
+//
+//  1. Pick static tile sizes per loop (divisors of the loop extent, so every
+//     tile is full and static):
+//     - the parallel loop indexing the output's innermost dim is the vector
+//       dim (up to 4 x vector-width lanes),
+//     - a second parallel loop gives register rows (up to row-tile),
+//     - the reduction loop indexing an input's innermost dim is tiled by
+//       up to reduction-tile,
+//     - every other loop, in particular every loop appearing in a windowed
+//       access `a*d_i + b*d_j` other than its row loop, gets extent 1.
+//  2. Tile with scf.for (reductions innermost).
+//  3. In the tile, a windowed access whose other loops have extent 1 is a
+//     strided slice: rewrite it as a strided tensor.extract_slice so every
+//     indexing map becomes a projected permutation.
+//  4. Vectorize (vector.contract for multiply-accumulate bodies).
+//
+// Ops for which this does not apply are left untouched for the scalar loop
+// lowering; correctness never depends on this pass.
+//
+//===----------------------------------------------------------------------===//
+
 #include "Boo/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
 namespace mlir::boo {
 #define GEN_PASS_DEF_BOOCPUTILEANDVECTORIZE
 #include "Boo/Transforms/Passes.h.inc"
 } // namespace mlir::boo
+
 using namespace mlir;
+
 namespace {
-struct BooCPUTileAndVectorizePass : public boo::impl::BooCPUTileAndVectorizeBase<BooCPUTileAndVectorizePass> {
+
+/// A map result decomposed as sum(coeff[d] * d) + constant, or failure if it
+/// is not such a (non-negative coefficient) linear form.
+struct LinearExpr {
+  SmallVector<std::pair<unsigned, int64_t>> terms; // (dim, coefficient)
+  int64_t constant = 0;
+};
+
+static FailureOr<LinearExpr> decompose(AffineExpr e) {
+  LinearExpr out;
+  SmallVector<AffineExpr> work = {e};
+  while (!work.empty()) {
+    AffineExpr x = work.pop_back_val();
+    if (auto d = dyn_cast<AffineDimExpr>(x)) {
+      out.terms.push_back({d.getPosition(), 1});
+      continue;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(x)) {
+      out.constant += c.getValue();
+      continue;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (!bin)
+      return failure();
+    if (bin.getKind() == AffineExprKind::Add) {
+      work.push_back(bin.getLHS());
+      work.push_back(bin.getRHS());
+      continue;
+    }
+    if (bin.getKind() == AffineExprKind::Mul) {
+      auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!d || !c || c.getValue() < 1)
+        return failure();
+      out.terms.push_back({d.getPosition(), c.getValue()});
+      continue;
+    }
+    return failure();
+  }
+  return out;
+}
+
+/// Largest divisor of `n` that is <= `limit`.
+static int64_t largestDivisor(int64_t n, int64_t limit) {
+  for (int64_t t = std::min(n, limit); t > 1; --t)
+    if (n % t == 0)
+      return t;
+  return 1;
+}
+
+/// Chooses tile sizes for `op`, or failure if the op is not a candidate.
+static FailureOr<SmallVector<int64_t>>
+chooseTileSizes(linalg::GenericOp op, int64_t vectorTile, int64_t rowTile,
+                int64_t reductionTile) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.empty())
+    return failure();
+  unsigned numLoops = ranges.size();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  SmallVector<int64_t> tiles(numLoops, 1);
+  // Every input map must be linear with positive coefficients; remember the
+  // loops that share a windowed access.
+  SmallVector<SmallVector<unsigned>> windows;
+  SmallVector<unsigned> rowCandidates;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    for (AffineExpr e : map.getResults()) {
+      FailureOr<LinearExpr> lin = decompose(e);
+      if (failed(lin))
+        return failure();
+      if (lin->terms.size() < 2)
+        continue;
+      SmallVector<unsigned> window;
+      for (auto [d, c] : lin->terms) {
+        window.push_back(d);
+        if (iters[d] == utils::IteratorType::parallel)
+          rowCandidates.push_back(d);
+      }
+      windows.push_back(window);
+    }
+  }
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation() || outMap.getNumResults() == 0)
+    return failure();
+  // Gives loop `d` a tile of up to `limit` unless it shares a window with a
+  // loop that already has a tile > 1 (a tile may only slide one loop of
+  // each window).
+  auto assign = [&](unsigned d, int64_t limit) {
+    if (tiles[d] > 1)
+      return;
+    for (ArrayRef<unsigned> window : windows)
+      if (llvm::is_contained(window, d))
+        for (unsigned other : window)
+          if (other != d && tiles[other] > 1)
+            return;
+    tiles[d] = largestDivisor(ranges[d], limit);
+  };
+  // Vector dim: the loop of the output's innermost dim.
+  unsigned vecDim =
+      cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  assign(vecDim, vectorTile);
+  // Row dim: a windowed parallel loop (a convolution's output row), else
+  // the loop of the output's second-innermost dim.
+  std::optional<unsigned> rowDim;
+  for (unsigned d : rowCandidates)
+    if (d != vecDim && ranges[d] > 1 && (!rowDim || d > *rowDim))
+      rowDim = d;
+  if (!rowDim && outMap.getNumResults() > 1)
+    rowDim = cast<AffineDimExpr>(outMap.getResults().drop_back().back())
+                 .getPosition();
+  if (rowDim && *rowDim != vecDim)
+    assign(*rowDim, rowTile);
+  // Reduction dim: the reduction loop of some input's innermost dim (a
+  // channel loop).
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (map.getNumResults() == 0)
+      continue;
+    auto d = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (d && iters[d.getPosition()] == utils::IteratorType::reduction) {
+      assign(d.getPosition(), reductionTile);
+      break;
+    }
+  }
+  return tiles;
+}
+
+/// In a tiled op, rewrites windowed input accesses whose other loops have
+/// extent 1 into strided slices, making every map a projected permutation.
+static LogicalResult removeWindows(RewriterBase &rewriter,
+                                   linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> newMaps = op.getIndexingMapsArray();
+  SmallVector<Value> newInputs;
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    Value source = operand->get();
+    if (map.isProjectedPermutation()) {
+      newInputs.push_back(source);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(source.getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<AffineExpr> results;
+    SmallVector<int64_t> resultShape;
+    for (auto [pos, e] : llvm::enumerate(map.getResults())) {
+      FailureOr<LinearExpr> lin = decompose(e);
+      if (failed(lin))
+        return failure();
+      int64_t offset = lin->constant;
+      std::optional<std::pair<unsigned, int64_t>> live;
+      for (auto [d, c] : lin->terms) {
+        if (ranges[d] == 1)
+          continue; // contributes 0 inside the tile
+        if (live)
+          return failure(); // two non-unit loops in one window
+        live = {d, c};
+      }
+      offsets.push_back(rewriter.getIndexAttr(offset));
+      if (!live) {
+        // Unit extent: drop the dim (rank-reducing slice).
+        sizes.push_back(rewriter.getIndexAttr(1));
+        strides.push_back(rewriter.getIndexAttr(1));
+        continue;
+      }
+      sizes.push_back(rewriter.getIndexAttr(ranges[live->first]));
+      strides.push_back(rewriter.getIndexAttr(live->second));
+      results.push_back(getAffineDimExpr(live->first, ctx));
+      resultShape.push_back(ranges[live->first]);
+    }
+    (void)type;
+    auto sliceType = RankedTensorType::get(resultShape,
+                                           type.getElementType());
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, op.getLoc(), sliceType, source, offsets, sizes, strides);
+    newInputs.push_back(slice);
+    newMaps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, ctx);
+    changed = true;
+  }
+  if (!changed)
+    return success();
+  rewriter.modifyOpInPlace(op, [&]() {
+    for (auto [i, v] : llvm::enumerate(newInputs))
+      op.getDpsInputOperand(i)->set(v);
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(newMaps));
+  });
+  return success();
+}
+
+struct BooCPUTileAndVectorizePass
+    : public boo::impl::BooCPUTileAndVectorizeBase<
+          BooCPUTileAndVectorizePass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::GenericOp> candidates;
+    func.walk([&](linalg::GenericOp op) { candidates.push_back(op); });
+
+    SmallVector<linalg::GenericOp> tiled;
+    for (linalg::GenericOp op : candidates) {
+      FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(
+          op, 4 * vectorWidth, rowTile, reductionTile);
+      if (failed(tiles))
+        continue;
+      scf::SCFTilingOptions options;
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+      SmallVector<OpFoldResult> sizes;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      for (auto [t, r] : llvm::zip(*tiles, ranges))
+        sizes.push_back(rewriter.getIndexAttr(t == r ? 0 : t));
+      options.setTileSizes(sizes);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(result))
+        continue;
+      rewriter.replaceOp(op, result->replacements);
+      if (auto tiledOp =
+              dyn_cast<linalg::GenericOp>(result->tiledOps.back()))
+        tiled.push_back(tiledOp);
+    }
+    if (!vectorize)
+      return;
+
+    for (linalg::GenericOp op : tiled) {
+      rewriter.setInsertionPoint(op);
+      if (failed(removeWindows(rewriter, op)))
+        continue;
+      if (failed(linalg::vectorizeOpPrecondition(op)))
+        continue;
+      FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+          rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+          /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+          /*assumeDynamicDimsMatchVecSizes=*/false,
+          /*createNamedContraction=*/true);
+      if (failed(result))
+        continue;
+      rewriter.replaceOp(op, result->replacements);
+    }
+
+    // Clean up the vector IR: contractions from multiply-reduce chains,
+    // unit dims dropped, transfers simplified.
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns,
+                                                        &getContext());
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
 };
 } // namespace

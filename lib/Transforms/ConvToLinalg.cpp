@@ -170,7 +170,7 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
   Exprs f = loops.addN(r, kReduction);
 
   // Zero-stuff the gradient (stride > 1), then pad/crop it so that
-  //   dx[i] = sum_f dyp[i + f*dil] * w[F-1-f].
+  //   dx[i] = sum_f dyp[i + f*dil] * wflip[f],  wflip[f] = w[F-1-f].
   Value dy = operands[0];
   auto dyType = cast<RankedTensorType>(dy.getType());
   bool strided = llvm::any_of(g.strides, [](int64_t s) { return s > 1; });
@@ -197,7 +197,21 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
     hi[pos] = g.inSpatial[j] + extent - low - stuffedShape[pos];
   }
   dy = lb.padOrCrop(dy, lo, hi);
+  // Flip the filter's spatial dims in a small copy, so that the main
+  // generic's maps are all increasing (tiling needs that).
   Value filter = operands[1];
+  {
+    auto fType = cast<RankedTensorType>(filter.getType());
+    SmallVector<AffineExpr> flip = lb.dims(rank);
+    for (int64_t j = 0; j < r; ++j) {
+      int64_t pos = g.filterPerm[2 + j];
+      flip[pos] = getAffineConstantExpr(g.filterSpatial[j] - 1, ctx) -
+                  flip[pos];
+    }
+    filter = lb.elementwise(
+        {filter}, {flip}, lb.empty(fType.getShape(), fType.getElementType()),
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  }
   if (grouped) {
     dy = lb.splitDim(dy, g.outputPerm[1], g.groups);
     filter = lb.splitDim(filter, g.filterPerm[0], g.groups);
@@ -207,7 +221,7 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
   SmallVector<Exprs> dxC = {{n}, channel(grp, c)};
   for (int64_t j = 0; j < r; ++j) {
     dyC.push_back({i[j] + f[j] * g.dilations[j]});
-    filC.push_back({getAffineConstantExpr(g.filterSpatial[j] - 1, ctx) - f[j]});
+    filC.push_back({f[j]});
     dxC.push_back({i[j]});
   }
   Value acc = lb.zeros(splitShape(g.inputShape(), g.inputPerm[1],
