@@ -74,9 +74,12 @@ struct FormFusionPattern : public RewritePattern {
         tip = next->getResult(0);
       }
     }
-    // The fusion returns the anchor's other results and the chain's tip.
+    // The fusion returns the chain's tip and the anchor's other results
+    // that are used (an unused mean/rstd is not computed at all).
     SmallVector<Value> yielded = {tip};
-    llvm::append_range(yielded, anchor->getResults().drop_front());
+    for (Value r : anchor->getResults().drop_front())
+      if (!r.use_empty())
+        yielded.push_back(r);
     SmallVector<Type> types = llvm::to_vector(TypeRange(ValueRange(yielded)));
 
     rewriter.setInsertionPoint(anchor);

@@ -1,0 +1,150 @@
+// RUN: boo-opt %s -split-input-file -boo-convert-to-linalg | FileCheck %s
+
+// NHWC/KYXC forward conv, stride 2, padding 1: pad, then one generic whose
+// input map is (n, oh*2 + kh, ow*2 + kw, c), accumulating in f32, then the
+// bias epilogue rounds once to bf16.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 * 2 + d5, d3 * 2 + d6, d4)>
+// CHECK-DAG: #[[FIL:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d5, d6, d4)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+// CHECK-LABEL: func.func @conv_nhwc
+// CHECK:       %[[PAD:.+]] = tensor.pad %{{.+}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:       %[[ACC:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<2x5x5x16xf32>)
+// CHECK:       %[[CONV:.+]] = linalg.generic {indexing_maps = [#[[IN]], #[[FIL]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:    ins(%[[PAD]], %{{.+}} : tensor<2x11x11x8xbf16>, tensor<16x3x3x8xbf16>) outs(%[[ACC]] : tensor<2x5x5x16xf32>)
+// CHECK:         arith.extf
+// CHECK:         arith.extf
+// CHECK:         arith.mulf
+// CHECK:         arith.addf
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[CONV]], %{{.+}} : tensor<2x5x5x16xf32>, tensor<16xbf16>) outs(%{{.+}} : tensor<2x5x5x16xbf16>)
+// CHECK:         arith.addf
+// CHECK:         arith.truncf %{{.+}} : f32 to bf16
+func.func @conv_nhwc(%x: tensor<2x9x9x8xbf16>, %w: tensor<16x3x3x8xbf16>, %b: tensor<16xbf16>) -> tensor<2x5x5x16xbf16> {
+  %y = boo.conv %x, %w bias(%b : tensor<16xbf16>) {strides = array<i64: 2, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>, input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<2x9x9x8xbf16>, tensor<16x3x3x8xbf16> -> tensor<2x5x5x16xbf16>
+  return %y : tensor<2x5x5x16xbf16>
+}
+
+// -----
+
+// Groups split the channel dims: input C -> (G, C/G), filter K -> (G, K/G).
+// CHECK-LABEL: func.func @conv_grouped_nchw
+// CHECK:       tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 6, 6]
+// CHECK:       tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
+// CHECK:       linalg.generic
+// CHECK-SAME:    outs(%{{.+}} : tensor<1x2x3x4x4xf32>)
+// CHECK:       tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
+func.func @conv_grouped_nchw(%x: tensor<1x4x6x6xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32> {
+  %y = boo.conv %x, %w {groups = 2 : i64} : tensor<1x4x6x6xf32>, tensor<6x2x3x3xf32> -> tensor<1x6x4x4xf32>
+  return %y : tensor<1x6x4x4xf32>
+}
+
+// -----
+
+// Backward data with stride 2: zero-stuffed gradient (strided insert), padded
+// by (F-1)*dil - pad, convolved with the spatially flipped filter.
+// CHECK-DAG: #[[FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
+// CHECK-LABEL: func.func @bwd_data_strided
+// CHECK:       %[[Z:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x4x7x7xf32>)
+// CHECK:       %[[S:.+]] = tensor.insert_slice %{{.+}} into %[[Z]][0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK:       tensor.pad %[[S]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:       linalg.generic {indexing_maps = [#[[FLIP]], #{{.+}}]
+// CHECK:       linalg.generic
+// CHECK-SAME:    outs(%{{.+}} : tensor<1x3x7x7xf32>)
+func.func @bwd_data_strided(%dy: tensor<1x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
+  %dx = boo.conv_bwd_data %dy, %w {strides = array<i64: 2, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<1x4x4x4xf32>, tensor<4x3x3x3xf32> -> tensor<1x3x7x7xf32>
+  return %dx : tensor<1x3x7x7xf32>
+}
+
+// -----
+
+// Backward weight: reductions over batch and output positions; the input is
+// read at oh*stride + kh*dilation.
+// CHECK-DAG: #[[X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5 * 2 + d2 * 2, d3 + d6)>
+// CHECK-LABEL: func.func @bwd_weight
+// CHECK:       linalg.generic {indexing_maps = [#{{.+}}, #[[X]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:    outs(%{{.+}} : tensor<4x3x3x3xf32>)
+func.func @bwd_weight(%dy: tensor<2x4x3x5xf32>, %x: tensor<2x3x9x7xf32>) -> tensor<4x3x3x3xf32> {
+  %dw = boo.conv_bwd_weight %dy, %x {strides = array<i64: 2, 1>, dilations = array<i64: 2, 1>} : tensor<2x4x3x5xf32>, tensor<2x3x9x7xf32> -> tensor<4x3x3x3xf32>
+  return %dw : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+// Bias gradient: sum over every dim but the channel dim.
+// CHECK-LABEL: func.func @bwd_bias
+// CHECK:       linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}], iterator_types = ["reduction", "reduction", "reduction", "parallel"]}
+// CHECK:       arith.truncf %{{.+}} : f32 to f16
+func.func @bwd_bias(%dy: tensor<2x5x5x8xf16>) -> tensor<8xf16> {
+  %db = boo.conv_bwd_bias %dy {output_layout = "NHWC"} : tensor<2x5x5x8xf16> -> tensor<8xf16>
+  return %db : tensor<8xf16>
+}
+
+// -----
+
+// Layer norm: sum, mean, centered sum of squares, rstd, then y.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
+// CHECK:       math.sqrt
+// CHECK:       arith.divf
+// CHECK:       linalg.generic
+// CHECK-SAME:    outs(%{{.+}} : tensor<4x8xf32>)
+func.func @layer_norm(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %y, %m, %r = boo.layer_norm %x weight(%w : tensor<8xf32>) bias(%b : tensor<8xf32>) : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>
+  return %y, %m, %r : tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Layer norm backward: two row sums for dx, two reductions over rows for
+// dweight and dbias.
+// CHECK-LABEL: func.func @layer_norm_bwd
+// CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
+// CHECK:       iterator_types = ["parallel", "parallel"]
+// CHECK-COUNT-2: iterator_types = ["reduction", "parallel"]
+func.func @layer_norm_bwd(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %dx, %dw, %db = boo.layer_norm_bwd %dy, %x, %m, %r weight(%w : tensor<8xf32>) : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+  return %dx, %dw, %db : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Inside a fusion, the epilogue consumes the f32 accumulator directly and
+// the single rounding to f16 happens at the yield.
+// CHECK-LABEL: func.func @fusion_f16
+// CHECK:       %[[CONV:.+]] = linalg.generic
+// CHECK-SAME:    outs(%{{.+}} : tensor<1x6x6x8xf32>)
+// CHECK-NOT:   arith.truncf
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[CONV]] : tensor<1x6x6x8xf32>) outs(%{{.+}} : tensor<1x6x6x8xf32>)
+// CHECK:         arith.maximumf
+// CHECK:       linalg.generic
+// CHECK-SAME:    outs(%{{.+}} : tensor<1x6x6x8xf16>)
+// CHECK:         arith.truncf %{{.+}} : f32 to f16
+// CHECK-NOT:   boo.
+func.func @fusion_f16(%x: tensor<1x8x8x4xf16>, %w: tensor<8x3x3x4xf16>) -> tensor<1x6x6x8xf16> {
+  %r = boo.fusion -> tensor<1x6x6x8xf16> {
+    %c = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<1x8x8x4xf16>, tensor<8x3x3x4xf16> -> tensor<1x6x6x8xf16>
+    %a = boo.activation relu %c : tensor<1x6x6x8xf16>
+    boo.yield %a : tensor<1x6x6x8xf16>
+  }
+  return %r : tensor<1x6x6x8xf16>
+}
+
+// -----
+
+// Activations and per-channel broadcast.
+// CHECK-LABEL: func.func @elementwise
+// CHECK:       math.erf
+// CHECK:       math.tanh
+// CHECK:       arith.cmpf oge
+// CHECK:       arith.select
+// CHECK:       arith.minimumf
+// CHECK:       linalg.generic {indexing_maps = [#{{.+}}, #[[CH:.+]], #{{.+}}]
+func.func @elementwise(%x: tensor<2x4xf32>, %c: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0 = boo.activation gelu %x : tensor<2x4xf32>
+  %1 = boo.activation gelu_tanh %0 : tensor<2x4xf32>
+  %2 = boo.activation leaky_relu %1 {alpha = 0.1 : f32} : tensor<2x4xf32>
+  %3 = boo.activation clamp %2 {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x4xf32>
+  %4 = boo.add %3, %c {channel_dim = 1 : i64} : tensor<2x4xf32>, tensor<4xf32>
+  return %4 : tensor<2x4xf32>
+}

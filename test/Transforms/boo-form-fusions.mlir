@@ -1,0 +1,88 @@
+// RUN: boo-opt %s -split-input-file -boo-form-fusions | FileCheck %s
+
+// conv + bias add + relu + residual add: the whole chain joins.
+// CHECK-LABEL: func.func @conv_bias_relu_residual
+// CHECK-SAME: (%[[X:.+]]: tensor<1x8x8x4xf32>, %[[W:.+]]: tensor<8x3x3x4xf32>, %[[B:.+]]: tensor<8xf32>, %[[RES:.+]]: tensor<1x6x6x8xf32>)
+// CHECK:      %[[F:.+]] = boo.fusion -> tensor<1x6x6x8xf32> {
+// CHECK-NEXT:   %[[C:.+]] = boo.conv %[[X]], %[[W]]
+// CHECK-NEXT:   %[[BA:.+]] = boo.add %[[C]], %[[B]] {channel_dim = 3 : i64}
+// CHECK-NEXT:   %[[A:.+]] = boo.activation relu %[[BA]]
+// CHECK-NEXT:   %[[S:.+]] = boo.add %[[A]], %[[RES]]
+// CHECK-NEXT:   boo.yield %[[S]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[F]]
+func.func @conv_bias_relu_residual(%x: tensor<1x8x8x4xf32>, %w: tensor<8x3x3x4xf32>, %b: tensor<8xf32>, %res: tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32> {
+  %c = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32> -> tensor<1x6x6x8xf32>
+  %ba = boo.add %c, %b {channel_dim = 3 : i64} : tensor<1x6x6x8xf32>, tensor<8xf32>
+  %a = boo.activation relu %ba : tensor<1x6x6x8xf32>
+  %s = boo.add %a, %res : tensor<1x6x6x8xf32>, tensor<1x6x6x8xf32>
+  return %s : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// The conv result has two users: nothing joins; the conv alone is a fusion.
+// CHECK-LABEL: func.func @multi_use
+// CHECK:      %[[F:.+]] = boo.fusion -> tensor<1x6x6x8xf32> {
+// CHECK-NEXT:   boo.conv
+// CHECK-NEXT:   boo.yield
+// CHECK-NEXT: }
+// CHECK:      boo.activation relu %[[F]]
+// CHECK:      boo.activation tanh %[[F]]
+func.func @multi_use(%x: tensor<1x8x8x4xf32>, %w: tensor<8x3x3x4xf32>) -> (tensor<1x6x6x8xf32>, tensor<1x6x6x8xf32>) {
+  %c = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32> -> tensor<1x6x6x8xf32>
+  %a = boo.activation relu %c : tensor<1x6x6x8xf32>
+  %t = boo.activation tanh %c : tensor<1x6x6x8xf32>
+  return %a, %t : tensor<1x6x6x8xf32>, tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// The residual is computed after the conv: the add cannot join without
+// reordering, so the chain stops before it.
+// CHECK-LABEL: func.func @late_operand
+// CHECK:      %[[F:.+]] = boo.fusion -> tensor<1x6x6x8xf32> {
+// CHECK-NEXT:   boo.conv
+// CHECK-NEXT:   %[[A:.+]] = boo.activation relu
+// CHECK-NEXT:   boo.yield %[[A]]
+// CHECK-NEXT: }
+// CHECK:      %[[T:.+]] = boo.activation tanh
+// CHECK:      boo.add %[[F]], %[[T]]
+func.func @late_operand(%x: tensor<1x8x8x4xf32>, %w: tensor<8x3x3x4xf32>, %r: tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32> {
+  %c = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32> -> tensor<1x6x6x8xf32>
+  %a = boo.activation relu %c : tensor<1x6x6x8xf32>
+  %t = boo.activation tanh %r : tensor<1x6x6x8xf32>
+  %s = boo.add %a, %t : tensor<1x6x6x8xf32>, tensor<1x6x6x8xf32>
+  return %s : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// Layer norm: the epilogue joins y only when mean and rstd are unused; of
+// those, only the used ones are yielded.
+// CHECK-LABEL: func.func @layer_norm_epilogue
+// CHECK:      %[[F:.+]] = boo.fusion -> tensor<4x8xf32> {
+// CHECK-NEXT:   %[[Y:.+]], %{{.+}}, %{{.+}} = boo.layer_norm
+// CHECK-NEXT:   %[[G:.+]] = boo.activation gelu %[[Y]]
+// CHECK-NEXT:   boo.yield %[[G]]
+// CHECK:      %[[F2:.+]]:2 = boo.fusion -> tensor<4x8xf32>, tensor<4xf32> {
+// CHECK-NEXT:   boo.layer_norm
+// CHECK-NEXT:   boo.yield
+// CHECK:      boo.activation gelu %[[F2]]#0
+func.func @layer_norm_epilogue(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>) {
+  %y, %m, %r = boo.layer_norm %x : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>
+  %g = boo.activation gelu %y : tensor<4x8xf32>
+  %y2, %m2, %r2 = boo.layer_norm %x : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>
+  %g2 = boo.activation gelu %y2 : tensor<4x8xf32>
+  return %g, %g2, %m2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Element-wise ops without an anchor are left alone.
+// CHECK-LABEL: func.func @no_anchor
+// CHECK-NOT: boo.fusion
+func.func @no_anchor(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = boo.activation relu %x : tensor<4xf32>
+  return %a : tensor<4xf32>
+}
