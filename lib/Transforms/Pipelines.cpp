@@ -67,13 +67,15 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
 
   // 4. Loops and vectors to LLVM.
-  //    boo-opt --convert-linalg-to-loops --convert-vector-to-scf
+  //    boo-opt --boo-cpu-lower-vectors --convert-linalg-to-loops
+  //      --convert-vector-to-scf
   //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
   //      --arith-expand=include-bf16 --convert-vector-to-llvm
   //      --finalize-memref-to-llvm --convert-math-to-llvm
   //      --convert-math-to-libm --convert-arith-to-llvm
   //      --convert-index-to-llvm --convert-ub-to-llvm --convert-cf-to-llvm
   //      --convert-func-to-llvm --reconcile-unrealized-casts
+  pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -68,6 +68,18 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
   ];
 }
 
+def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {
+  let summary = "Lower n-D vector ops to the forms convert-vector-to-llvm "
+                "handles (CPU)";
+  let description = [{
+    Runs after bufferization: contractions become outer products (FMAs),
+    multi-reductions become chains of element-wise ops over the parallel
+    dim, transposes, broadcasts and shape casts are unrolled, and transfer
+    ops with permutation maps become minor-identity transfers.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def BooVerifyLLVMContract : Pass<"boo-verify-llvm-contract", "ModuleOp"> {
   let summary = "Fail loudly unless the module is pure LLVM dialect";
   let description = [{
