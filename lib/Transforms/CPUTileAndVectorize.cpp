@@ -242,6 +242,54 @@ static LogicalResult removeWindows(RewriterBase &rewriter,
   return success();
 }
 
+/// If an input is indexed by the vector loop in a dim that is not its
+/// innermost one (e.g. the K dim of a KYXC filter), copies it once into a
+/// transposed tensor whose innermost dim is the vector loop's, so the tiles
+/// read contiguous vectors instead of transposing in the inner loop (the
+/// weight reorder CPU libraries do).
+static void makeVectorDimContiguous(RewriterBase &rewriter,
+                                    linalg::GenericOp op, unsigned vecDim) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = maps[operand->getOperandNumber()];
+    unsigned rank = map.getNumResults();
+    std::optional<unsigned> pos;
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == vecDim)
+        pos = i;
+    if (!pos || *pos == rank - 1)
+      continue;
+    SmallVector<int64_t> perm;
+    for (unsigned i = 0; i < rank; ++i)
+      if (i != *pos)
+        perm.push_back(i);
+    perm.push_back(*pos);
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> results;
+    for (int64_t p : perm) {
+      shape.push_back(type.getDimSize(p));
+      results.push_back(map.getResult(p));
+    }
+    rewriter.setInsertionPoint(op);
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
+                                         type.getElementType());
+    Value transposed =
+        linalg::TransposeOp::create(rewriter, op.getLoc(), operand->get(),
+                                    init, perm)
+            ->getResult(0);
+    rewriter.modifyOpInPlace(op, [&]() { operand->set(transposed); });
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+    changed = true;
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(op, [&]() {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+}
+
 struct BooCPUTileAndVectorizePass
     : public boo::impl::BooCPUTileAndVectorizeBase<
           BooCPUTileAndVectorizePass> {
@@ -259,6 +307,12 @@ struct BooCPUTileAndVectorizePass
           op, 4 * vectorWidth, rowTile, reductionTile);
       if (failed(tiles))
         continue;
+      if (vectorize && op.getNumReductionLoops() > 0) {
+        AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+        makeVectorDimContiguous(
+            rewriter, op,
+            cast<AffineDimExpr>(outMap.getResults().back()).getPosition());
+      }
       scf::SCFTilingOptions options;
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
       SmallVector<OpFoldResult> sizes;
@@ -283,6 +337,17 @@ struct BooCPUTileAndVectorizePass
       rewriter.setInsertionPoint(op);
       if (failed(removeWindows(rewriter, op)))
         continue;
+      // Drop the unit loops of the tile (batch, window, group...) so the
+      // contraction has a single reduction dim and lowers to FMAs.
+      linalg::ControlDropUnitDims dropOptions;
+      dropOptions.rankReductionStrategy = linalg::ControlDropUnitDims::
+          RankReductionStrategy::ExtractInsertSlice;
+      FailureOr<linalg::DropUnitDimsResult> dropped =
+          linalg::dropUnitDims(rewriter, op, dropOptions);
+      if (succeeded(dropped)) {
+        rewriter.replaceOp(op, dropped->replacements);
+        op = cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+      }
       if (failed(linalg::vectorizeOpPrecondition(op)))
         continue;
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
@@ -295,15 +360,37 @@ struct BooCPUTileAndVectorizePass
       rewriter.replaceOp(op, result->replacements);
     }
 
-    // Clean up the vector IR: unit dims dropped so contractions and
-    // transfers are low-rank. Bounded, so a pattern ping-pong can never hang
-    // the compiler; not converging is harmless here.
-    RewritePatternSet patterns(&getContext());
-    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
-    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+    // Clean up the vector IR in two bounded phases (the pattern sets fight
+    // each other when mixed):
+    //  1. permutation maps of transfers become explicit broadcasts and
+    //     transposes, which fold into vector.contract operands;
+    //  2. unit dims are dropped so contractions and transfers are low-rank.
+    // The bounds guarantee termination; not converging is harmless here.
     GreedyRewriteConfig config;
     config.setMaxIterations(4);
-    (void)applyPatternsGreedily(func, std::move(patterns), config);
+    config.setMaxNumRewrites(20000);
+    auto foldIntoContractions = [&]() {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorReductionToContractPatterns(patterns);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      MLIRContext *ctx = &getContext();
+      vector::BroadcastOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::ContractionOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransposeOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::ExtractOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::ShapeCastOp::getCanonicalizationPatterns(patterns, ctx);
+      (void)applyPatternsGreedily(func, std::move(patterns), config);
+    };
+    foldIntoContractions();
+    {
+      RewritePatternSet patterns(&getContext());
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+      (void)applyPatternsGreedily(func, std::move(patterns), config);
+    }
+    // Dropping unit dims re-exposes broadcasts; fold them again.
+    foldIntoContractions();
   }
 };
 } // namespace

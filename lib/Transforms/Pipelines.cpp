@@ -8,6 +8,7 @@
 #include "Boo/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -49,7 +50,7 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //    boo-opt --eliminate-empty-tensors --one-shot-bufferize="
   //      bufferize-function-boundaries
   //      function-boundary-type-conversion=identity-layout-map"
-  //      --buffer-results-to-out-params="hoist-static-allocs
+  //      --cse --canonicalize --buffer-results-to-out-params="hoist-static-allocs
   //      modify-public-functions" --buffer-deallocation-pipeline
   //      --convert-bufferization-to-memref
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
@@ -58,6 +59,10 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   bufferizeOptions.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  // CSE before canonicalize: identical subviews must merge so that tile
+  // self-copies (memref.copy %x, %x) fold away.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   bufferization::BufferResultsToOutParamsPassOptions outParamOptions;
   outParamOptions.hoistStaticAllocs = true;
   outParamOptions.modifyPublicFunctions = true;
@@ -68,7 +73,7 @@ void boo::buildCPUPipeline(OpPassManager &pm,
 
   // 4. Loops and vectors to LLVM.
   //    boo-opt --boo-cpu-lower-vectors --convert-linalg-to-loops
-  //      --convert-vector-to-scf
+  //      --convert-vector-to-scf=full-unroll
   //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
   //      --arith-expand=include-bf16 --convert-vector-to-llvm
   //      --finalize-memref-to-llvm --convert-math-to-llvm
@@ -77,7 +82,10 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //      --convert-func-to-llvm --reconcile-unrealized-casts
   pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
+  // Fully unrolled: n-D transfers become 1-D loads/stores, no stack buffers.
+  VectorTransferToSCFOptions transferOptions;
+  transferOptions.enableFullUnroll(true);
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transferOptions));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
