@@ -32,6 +32,7 @@
 #include "Boo/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -113,7 +114,6 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorTile, int64_t rowTile,
   // Every input map must be linear with positive coefficients; remember the
   // loops that share a windowed access.
   SmallVector<SmallVector<unsigned>> windows;
-  SmallVector<unsigned> rowCandidates;
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     for (AffineExpr e : map.getResults()) {
@@ -123,11 +123,8 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorTile, int64_t rowTile,
       if (lin->terms.size() < 2)
         continue;
       SmallVector<unsigned> window;
-      for (auto [d, c] : lin->terms) {
+      for (auto [d, c] : lin->terms)
         window.push_back(d);
-        if (iters[d] == utils::IteratorType::parallel)
-          rowCandidates.push_back(d);
-      }
       windows.push_back(window);
     }
   }
@@ -151,29 +148,47 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorTile, int64_t rowTile,
   unsigned vecDim =
       cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
   assign(vecDim, vectorTile);
-  // Row dim: a windowed parallel loop (a convolution's output row), else
-  // the loop of the output's second-innermost dim.
+  // Row dim: the parallel loop of an output dim (other than the vector
+  // dim) that admits the largest tile; ties go to the innermost output dim.
+  // For a forward convolution this is the output row (ow), for a weight
+  // gradient the output channel.
   std::optional<unsigned> rowDim;
-  for (unsigned d : rowCandidates)
-    if (d != vecDim && ranges[d] > 1 && (!rowDim || d > *rowDim))
+  int64_t bestRow = 1;
+  for (AffineExpr e : outMap.getResults().drop_back()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    int64_t t = largestDivisor(ranges[d], rowTile);
+    if (d != vecDim && t >= bestRow && t > 1) {
+      bestRow = t;
       rowDim = d;
-  if (!rowDim && outMap.getNumResults() > 1)
-    rowDim = cast<AffineDimExpr>(outMap.getResults().drop_back().back())
-                 .getPosition();
-  if (rowDim && *rowDim != vecDim)
+    }
+  }
+  if (rowDim)
     assign(*rowDim, rowTile);
   // Reduction dim: the reduction loop of some input's innermost dim (a
-  // channel loop).
+  // channel loop), else the reduction loop that admits the largest tile.
+  std::optional<unsigned> redDim;
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     if (map.getNumResults() == 0)
       continue;
     auto d = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (d && iters[d.getPosition()] == utils::IteratorType::reduction) {
-      assign(d.getPosition(), reductionTile);
+      redDim = d.getPosition();
       break;
     }
   }
+  if (!redDim) {
+    int64_t best = 1;
+    for (unsigned d = 0; d < numLoops; ++d) {
+      int64_t t = largestDivisor(ranges[d], reductionTile);
+      if (iters[d] == utils::IteratorType::reduction && t > best) {
+        best = t;
+        redDim = d;
+      }
+    }
+  }
+  if (redDim)
+    assign(*redDim, reductionTile);
   return tiles;
 }
 
@@ -290,6 +305,48 @@ static void makeVectorDimContiguous(RewriterBase &rewriter,
     });
 }
 
+/// Promotes the f16/bf16 inputs of a multiply-accumulate generic to f32
+/// once, outside the loops, when every use in the body is an extension to
+/// f32: the inner loop then runs on f32 vectors instead of converting each
+/// element at every reuse (bf16 has no native conversion on most CPUs).
+static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op) {
+  Block *body = op.getBody();
+  Type f32 = rewriter.getF32Type();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    if (type.getElementType() == f32 || !isa<FloatType>(type.getElementType()))
+      continue;
+    BlockArgument arg = body->getArgument(operand->getOperandNumber());
+    if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
+          auto ext = dyn_cast<arith::ExtFOp>(user);
+          return ext && ext.getType() == f32;
+        }))
+      continue;
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32);
+    unsigned rank = type.getRank();
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    Value promoted =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{init.getType()}, ValueRange{operand->get()},
+            ValueRange{init}, ArrayRef<AffineMap>{id, id},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value ext = arith::ExtFOp::create(b, l, f32, args[0]);
+              linalg::YieldOp::create(b, l, ext);
+            })
+            .getResult(0);
+    rewriter.modifyOpInPlace(op, [&]() {
+      operand->set(promoted);
+      arg.setType(f32);
+    });
+    for (Operation *user : llvm::to_vector(arg.getUsers()))
+      rewriter.replaceOp(user, arg);
+  }
+}
+
 struct BooCPUTileAndVectorizePass
     : public boo::impl::BooCPUTileAndVectorizeBase<
           BooCPUTileAndVectorizePass> {
@@ -308,6 +365,7 @@ struct BooCPUTileAndVectorizePass
       if (failed(tiles))
         continue;
       if (vectorize && op.getNumReductionLoops() > 0) {
+        promoteInputsToF32(rewriter, op);
         AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
         makeVectorDimContiguous(
             rewriter, op,

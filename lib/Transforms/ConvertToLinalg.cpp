@@ -152,7 +152,7 @@ struct LowerBooOpPattern : public RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<BooDialect>(op->getDialect()) || isa<FusionOp, YieldOp>(op) ||
+    if (!isa_and_nonnull<BooDialect>(op->getDialect()) || isa<FusionOp, YieldOp>(op) ||
         isa_and_nonnull<FusionOp>(op->getParentOp()))
       return failure();
     LinalgBuilder lb(rewriter, op->getLoc());
@@ -209,7 +209,7 @@ struct BooConvertToLinalgPass
                                      config)))
       return signalPassFailure();
     WalkResult leftover = getOperation().walk([](Operation *op) {
-      if (isa<BooDialect>(op->getDialect())) {
+      if (isa_and_nonnull<BooDialect>(op->getDialect())) {
         op->emitError("boo-convert-to-linalg: could not lower '")
             << op->getName() << "'";
         return WalkResult::interrupt();

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
@@ -65,6 +66,8 @@ void boo::registerAllDialects(DialectRegistry &registry) {
                   tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
   func::registerInlinerExtension(registry);
+  // Lets buffer-results-to-out-params hoist result allocations (no copy).
+  memref::registerAllocationOpInterfaceExternalModels(registry);
   // Bufferization and tiling models the CPU pipeline relies on.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

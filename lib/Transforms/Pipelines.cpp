@@ -24,9 +24,11 @@ void boo::buildCPUPipeline(OpPassManager &pm,
                            const CPUPipelineOptions &options) {
   // 1. Boo to linalg on tensors.
   //    boo-opt --boo-form-fusions --boo-convert-to-linalg
+  //            --linalg-generalize-named-ops
   if (options.formFusions)
     pm.addNestedPass<func::FuncOp>(createBooFormFusions());
   pm.addPass(createBooConvertToLinalg());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createCanonicalizerPass());
   //    boo-opt --linalg-fuse-elementwise-ops (epilogue generics become one)
   pm.addPass(createLinalgElementwiseOpFusionPass());
@@ -75,9 +77,9 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //    boo-opt --boo-cpu-lower-vectors --convert-linalg-to-loops
   //      --convert-vector-to-scf=full-unroll
   //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
-  //      --arith-expand=include-bf16 --convert-vector-to-llvm
-  //      --finalize-memref-to-llvm --convert-math-to-llvm
-  //      --convert-math-to-libm --convert-arith-to-llvm
+  //      --arith-expand=include-bf16 --convert-math-to-libm
+  //      --convert-vector-to-llvm --finalize-memref-to-llvm
+  //      --convert-math-to-llvm --convert-arith-to-llvm
   //      --convert-index-to-llvm --convert-ub-to-llvm --convert-cf-to-llvm
   //      --convert-func-to-llvm --reconcile-unrealized-casts
   pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
@@ -92,13 +94,15 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   arith::ArithExpandOpsPassOptions expandOptions;
   expandOptions.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOptions));
+  // Math without an LLVM intrinsic (erf, tanh) becomes libm calls; this
+  // must precede the vector conversion, which cannot scalarize them.
+  pm.addPass(createConvertMathToLibmPass());
   ConvertVectorToLLVMPassOptions vectorOptions;
   vectorOptions.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());

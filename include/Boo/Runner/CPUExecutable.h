@@ -1,4 +1,4 @@
-//===- CPUExecutable.h - Compile and call a Boo function on the CPU -*- C++ -*-===//
+//===- CPUExecutable.h - Compile and call a function on the CPU -*- C++ -*-===//
 //
 // Part of the Boo project.
 //
@@ -23,12 +23,14 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace mlir {
 class ExecutionEngine;
+class PassManager;
 namespace boo {
 
 /// The type of one argument or result of a compiled function.
@@ -36,6 +38,24 @@ struct TensorSignature {
   std::vector<int64_t> shape;
   ElementType type;
   std::string toString() const; // "2x3xf32"
+  /// Optional name for messages: the argument's (result's) `boo.name`
+  /// string attribute, else the block argument's NameLoc; may be empty.
+  std::string name;
+};
+
+/// Debugging knobs of CPUExecutable::compile.
+struct CPUCompileDebugOptions {
+  /// Called on the pass manager after the pipeline was added and before it
+  /// runs, e.g. to apply MLIR's command-line pass manager options.
+  std::function<LogicalResult(PassManager &)> configurePassManager;
+  /// Keep the JIT's object code so that dumpObjectFile() can write it.
+  bool keepObjectFile = false;
+};
+
+/// Wall-clock seconds spent in each compile stage.
+struct CPUCompileTimes {
+  double pipeline = 0; // buildCPUPipeline's passes
+  double jit = 0;      // LLVM IR translation, -O3 optimization, codegen
 };
 
 class CPUExecutable {
@@ -48,22 +68,43 @@ public:
   static std::unique_ptr<CPUExecutable>
   compile(OwningOpRef<ModuleOp> module, StringRef function,
           const CPUPipelineOptions &options, std::string &error);
+  static std::unique_ptr<CPUExecutable>
+  compile(OwningOpRef<ModuleOp> module, StringRef function,
+          const CPUPipelineOptions &options,
+          const CPUCompileDebugOptions &debugOptions, std::string &error);
+
+  /// The public functions with a body, in module order: the candidates for
+  /// `function`.
+  static std::vector<std::string> getPublicFunctionNames(ModuleOp module);
 
   const std::vector<TensorSignature> &getInputs() const { return inputs; }
   const std::vector<TensorSignature> &getResults() const { return results; }
   const std::string &getFunctionName() const { return functionName; }
+  const CPUCompileTimes &getCompileTimes() const { return compileTimes; }
 
   /// Calls the function. Checks the count, shapes and element types of
   /// `args` against the signature (the message names the argument) and
   /// fills `outs` with freshly allocated results.
   LogicalResult invoke(const std::vector<HostTensor> &args,
                        std::vector<HostTensor> &outs, std::string &error);
+  /// The checks invoke() makes on `args`, without calling.
+  LogicalResult checkInputs(const std::vector<HostTensor> &args,
+                            std::string &error) const;
+
+  /// Writes the compiled object code (needs `keepObjectFile`), e.g. to
+  /// check the instructions with objdump.
+  LogicalResult dumpObjectFile(StringRef path, std::string &error);
 
 private:
   CPUExecutable() = default;
   std::unique_ptr<ExecutionEngine> engine;
+  /// `_mlir_ciface_<functionName>`'s packed wrapper: takes an array of
+  /// pointers to the arguments, each a pointer to a memref descriptor.
+  void (*packedFunction)(void **) = nullptr;
+  bool keepsObjectFile = false;
   std::string functionName;
   std::vector<TensorSignature> inputs, results;
+  CPUCompileTimes compileTimes;
 };
 
 } // namespace boo

@@ -1,0 +1,111 @@
+//===- MIOpenImport.h - MIOpenDriver command lines to Boo MLIR --*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Turns one MIOpenDriver command line (as MIOpen logs it and as IREE BOO's
+// driver reads it), e.g.
+//
+//   MIOpenDriver convbfp16 -n 2 -c 8 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1
+//                -u 2 -v 2 -g 2 -F 1 --in_layout NHWC --fil_layout NHWC
+//                --out_layout NHWC
+//
+// into a module holding one public func.func that computes that problem with
+// Boo ops. Parsing (the flag tables, MIOpen's defaults and checks) and MLIR
+// building are separate steps so that tools which need the problem but not
+// the IR (benchmarks, numerics references) can reuse the parser.
+//
+// See docs/MIOpenImport.md for the flags, the function names and the argument
+// order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_IMPORT_MIOPENIMPORT_H
+#define BOO_IMPORT_MIOPENIMPORT_H
+
+#include "Boo/Dialect/Boo/IR/ConvGeometry.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include <string>
+#include <variant>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace mlir::boo {
+
+/// The element type MIOpenDriver's base argument selects (`conv` is f32,
+/// `convfp16` f16, `convbfp16` bf16; likewise for `layernorm`).
+enum class MIOpenDataType { F32, F16, BF16 };
+
+/// A convolution problem (base args `conv`, `convfp16`, `convbfp16`).
+struct MIOpenConvProblem {
+  MIOpenDataType dataType = MIOpenDataType::F32;
+  /// Sizes, strides, dilations, (symmetric) padding and layout permutations,
+  /// with the padding that `--pad_mode` implies already applied.
+  ConvGeometry geometry;
+  /// The layouts as the command spells them (upper-cased, MIOpen's defaults
+  /// filled in). Filter layouts use MIOpen's activation letters, e.g. "NHWC"
+  /// for K, Y, X, C.
+  std::string inputLayout, filterLayout, outputLayout;
+  /// MIOpen's `-F` bits: 1 forward, 2 backward data, 4 backward weight,
+  /// 6 backward data and weight. Nothing else is accepted by the parser.
+  int64_t direction = 1;
+  /// `-b`: a bias operand (forward) or a bias gradient result (backward).
+  bool bias = false;
+};
+
+/// A layer normalization problem (base args `layernorm`, `layernormfp16`,
+/// `layernormbfp16`).
+struct MIOpenLayerNormProblem {
+  MIOpenDataType dataType = MIOpenDataType::F32;
+  /// `--input`/`-X`, outermost dim first.
+  SmallVector<int64_t> shape;
+  /// `--normalized_dim`/`-o`: dims from this index on are normalized.
+  int64_t normalizedDim = 0;
+  float epsilon = 1e-5f;
+  /// `--mode`/`-m` 1 (MIOPEN_WEIGHT_BIAS): learnable weight and bias. Mode 0
+  /// (MIOPEN_ELEMENTWISE_AFFINE) means weight 1 and bias 0, i.e. none.
+  bool weightAndBias = false;
+  /// `-F` as IREE BOO defines it: 1 forward, 2 input gradient, 4 weight
+  /// gradient, 8 bias gradient, 14 all three.
+  int64_t direction = 1;
+
+  int64_t getNormalizedRank() const {
+    return static_cast<int64_t>(shape.size()) - normalizedDim;
+  }
+};
+
+using MIOpenProblem = std::variant<MIOpenConvProblem, MIOpenLayerNormProblem>;
+
+/// Parses one MIOpenDriver command line. The leading `MIOpenDriver` word (or
+/// any path whose file name is `MIOpenDriver`) is optional; quotes are
+/// respected. On failure returns failure and sets `error` to one message that
+/// names the offending flag, e.g.
+/// "--in_channels (-c): expected an integer, got 'abc'".
+FailureOr<MIOpenProblem> parseMIOpenCommand(StringRef command,
+                                            std::string &error);
+
+/// The name of the function that computes `problem`, following IREE BOO's
+/// scheme, e.g. "conv_2d_bfloat16_forward_2x9x9x8_nhwc_16x3x3x4_fhwc_nhwf_
+/// 2x2s_1x1p_1x1d_2g" (without the line break).
+std::string getMIOpenFuncName(const MIOpenProblem &problem);
+
+/// Builds and verifies the module for a parsed problem.
+FailureOr<OwningOpRef<ModuleOp>> buildMIOpenModule(MLIRContext *ctx,
+                                                   const MIOpenProblem &problem,
+                                                   std::string &error);
+
+/// parseMIOpenCommand followed by buildMIOpenModule.
+FailureOr<OwningOpRef<ModuleOp>>
+importMIOpenCommand(MLIRContext *ctx, StringRef command, std::string &error);
+
+} // namespace mlir::boo
+
+#endif // BOO_IMPORT_MIOPENIMPORT_H

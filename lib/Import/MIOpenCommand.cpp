@@ -1,0 +1,737 @@
+//===- MIOpenCommand.cpp - Parse MIOpenDriver command lines ---------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The flag tables below mirror MIOpenDriver's (driver/conv_driver.hpp and
+// driver/layernorm_driver.hpp, AddCmdLineArgs): the same long names, short
+// letters and defaults, so that a command copied from MIOpen's logs
+// (MIOPEN_ENABLE_LOGGING_CMD) or from IREE BOO's sample commands means the
+// same problem here. Flags that only steer MIOpenDriver's benchmark loop are
+// accepted and ignored. Everything we cannot honour is rejected with one
+// message that names the flag, rather than silently computing something else.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Import/MIOpenImport.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Flag tables
+//===----------------------------------------------------------------------===//
+
+enum class FlagType { Int, Float, String };
+
+/// One MIOpenDriver flag. `ignored` flags only steer the benchmark (timing,
+/// iterations, verification, data files) and do not change the problem.
+struct FlagSpec {
+  StringLiteral longName;
+  char shortName;
+  StringLiteral defaultValue;
+  FlagType type;
+  bool ignored;
+  StringLiteral meaning;
+};
+
+constexpr FlagType Int = FlagType::Int;
+constexpr FlagType Float = FlagType::Float;
+constexpr FlagType Str = FlagType::String;
+
+// clang-format off
+/// MIOpenDriver `conv*` flags (conv_driver.hpp). `bias` defaults to "" in
+/// MIOpen, which atoi reads as 0.
+const FlagSpec convFlags[] = {
+  // long name             short default    type   ignored meaning
+  {"spatial_dim",          '_', "2",       Int,   false, "2-D or 3-D convolution"},
+  {"forw",                 'F', "0",       Int,   false, "direction: 1 fwd, 2 bwd data, 4 bwd weight, 6 both bwd"},
+  {"batchsize",            'n', "100",     Int,   false, "batch size N"},
+  {"in_channels",          'c', "3",       Int,   false, "input channels C (all groups)"},
+  {"in_d",                 '!', "32",      Int,   false, "input depth (3-D)"},
+  {"in_h",                 'H', "32",      Int,   false, "input height"},
+  {"in_w",                 'W', "32",      Int,   false, "input width"},
+  {"out_channels",         'k', "32",      Int,   false, "output channels K (all groups)"},
+  {"fil_d",                '@', "3",       Int,   false, "filter depth (3-D)"},
+  {"fil_h",                'y', "3",       Int,   false, "filter height"},
+  {"fil_w",                'x', "3",       Int,   false, "filter width"},
+  {"conv_stride_d",        '#', "1",       Int,   false, "stride in depth (3-D)"},
+  {"conv_stride_h",        'u', "1",       Int,   false, "stride in height"},
+  {"conv_stride_w",        'v', "1",       Int,   false, "stride in width"},
+  {"pad_d",                '$', "0",       Int,   false, "zero padding in depth, both sides (3-D)"},
+  {"pad_h",                'p', "0",       Int,   false, "zero padding in height, both sides"},
+  {"pad_w",                'q', "0",       Int,   false, "zero padding in width, both sides"},
+  {"dilation_d",           '^', "1",       Int,   false, "filter dilation in depth (3-D)"},
+  {"dilation_h",           'l', "1",       Int,   false, "filter dilation in height"},
+  {"dilation_w",           'j', "1",       Int,   false, "filter dilation in width"},
+  {"group_count",          'g', "1",       Int,   false, "groups G"},
+  {"in_layout",            'I', "",        Str,   false, "input layout (default NCHW / NCDHW)"},
+  {"fil_layout",           'f', "",        Str,   false, "filter layout, activation letters (NHWC = K,Y,X,C)"},
+  {"out_layout",           'O', "",        Str,   false, "output layout (default NCHW / NCDHW)"},
+  {"bias",                 'b', "0",       Int,   false, "non-zero: bias operand (fwd) or bias gradient (bwd)"},
+  {"mode",                 'm', "conv",    Str,   false, "conv (trans is rejected)"},
+  {"pad_mode",             'z', "default", Str,   false, "default, same or valid"},
+  {"trans_output_pad_d",   '%', "0",       Int,   true,  "output padding of transposed conv (unused for conv)"},
+  {"trans_output_pad_h",   'Y', "0",       Int,   true,  "output padding of transposed conv (unused for conv)"},
+  {"trans_output_pad_w",   'X', "0",       Int,   true,  "output padding of transposed conv (unused for conv)"},
+  {"tensor_vect",          'Z', "0",       Int,   false, "int8 vectorized layout (only 0)"},
+  {"vector_length",        'L', "1",       Int,   false, "int8 vector length (only 1)"},
+  {"in_cast_type",         'U', "-1",      Str,   false, "fp8 cast of the input (only -1, none)"},
+  {"out_cast_type",        'T', "-1",      Str,   false, "fp8 cast of the output (only -1, none)"},
+  {"wei_cast_type",        'R', "-1",      Str,   false, "fp8 cast of the filter (only -1, none)"},
+  {"pad_val",              'r', "0",       Int,   true,  "padding value (unused by MIOpen)"},
+  {"iter",                 'i', "10",      Int,   true,  "benchmark iterations"},
+  {"verify",               'V', "1",       Int,   true,  "verify against a reference"},
+  {"verification_cache",   'C', "",        Str,   true,  "verification cache directory"},
+  {"time",                 't', "0",       Int,   true,  "time each layer"},
+  {"wall",                 'w', "0",       Int,   true,  "wall-clock timing"},
+  {"search",               's', "0",       Int,   true,  "search kernel configs"},
+  {"printconv",            'P', "1",       Int,   true,  "print the problem"},
+  {"dump_output",          'o', "0",       Int,   true,  "dump output buffers"},
+  {"in_data",              'd', "",        Str,   true,  "input data file"},
+  {"weights",              'e', "",        Str,   true,  "weights file"},
+  {"in_bias",              'a', "",        Str,   true,  "bias data file"},
+  {"dout_data",            'D', "",        Str,   true,  "output gradient data file"},
+  {"solution",             'S', "-1",      Str,   true,  "immediate-mode solution id or name"},
+  {"gpualloc",             'G', "0",       Int,   true,  "allocate and init buffers on the GPU"},
+};
+
+/// MIOpenDriver `layernorm*` flags (layernorm_driver.hpp).
+const FlagSpec layerNormFlags[] = {
+  {"forw",                 'F', "1",           Int,   false, "direction: 1 fwd, 2 dx, 4 dweight, 8 dbias, 14 all (IREE BOO)"},
+  {"input",                'X', "100x3x32x32", Str,   false, "input lengths, outermost first"},
+  {"eps",                  'e', "0.00001",     Float, false, "epsilon"},
+  {"normalized_dim",       'o', "3",           Int,   false, "first normalized dim"},
+  {"mode",                 'm', "0",           Int,   false, "0: no weight/bias, 1: weight and bias"},
+  {"iter",                 'i', "10",          Int,   true,  "benchmark iterations"},
+  {"verify",               'V', "1",           Int,   true,  "verify against a reference"},
+  {"time",                 't', "0",           Int,   true,  "time each layer"},
+  {"wall",                 'w', "0",           Int,   true,  "wall-clock timing"},
+};
+// clang-format on
+
+std::string flagName(const FlagSpec &flag) {
+  if (!flag.shortName)
+    return ("--" + flag.longName).str();
+  return llvm::formatv("--{0} (-{1})", flag.longName, flag.shortName).str();
+}
+
+//===----------------------------------------------------------------------===//
+// Flag values
+//===----------------------------------------------------------------------===//
+
+/// The values of one command's flags: what the command gave, else the
+/// defaults. Every getter reports errors as "<flag>: <what is wrong>".
+class FlagValues {
+public:
+  FlagValues(ArrayRef<FlagSpec> table, StringRef what, std::string &error)
+      : table(table), what(what), values(table.size()), error(error) {}
+
+  /// Reads `args` (the words after the base argument) the way MIOpenDriver
+  /// does: `--long value`, `-s value`, plus `--long=value`. The last
+  /// occurrence of a flag wins.
+  LogicalResult parse(ArrayRef<StringRef> args);
+
+  StringRef getString(StringRef longName) const {
+    size_t i = indexOf(longName);
+    return values[i] ? StringRef(*values[i]) : StringRef(table[i].defaultValue);
+  }
+  std::string name(StringRef longName) const {
+    return flagName(table[indexOf(longName)]);
+  }
+
+  FailureOr<int64_t> getInt(StringRef longName) const;
+  FailureOr<double> getFloat(StringRef longName) const;
+  /// An integer that must be >= `minValue` (0 or 1).
+  FailureOr<int64_t> getIntAtLeast(StringRef longName, int64_t minValue) const;
+
+  /// Sets `error` to "<flag>: <message>" and returns failure.
+  LogicalResult fail(StringRef longName, const Twine &message) const {
+    error = (name(longName) + ": " + message).str();
+    return failure();
+  }
+
+private:
+  size_t indexOf(StringRef longName) const {
+    for (auto [i, flag] : llvm::enumerate(table))
+      if (flag.longName == longName)
+        return i;
+    llvm_unreachable("flag missing from its table");
+  }
+  const FlagSpec *lookupLong(StringRef longName) const {
+    for (const FlagSpec &flag : table)
+      if (flag.longName == longName)
+        return &flag;
+    return nullptr;
+  }
+  const FlagSpec *lookupShort(char shortName) const {
+    for (const FlagSpec &flag : table)
+      if (flag.shortName == shortName)
+        return &flag;
+    return nullptr;
+  }
+
+  ArrayRef<FlagSpec> table;
+  /// "convolution" or "layer norm", for messages about unknown flags.
+  StringRef what;
+  SmallVector<std::optional<std::string>> values;
+  std::string &error;
+};
+
+LogicalResult FlagValues::parse(ArrayRef<StringRef> args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef word = args[i];
+    const FlagSpec *flag = nullptr;
+    std::optional<StringRef> inlineValue;
+    if (word.starts_with("--") && word.size() > 2) {
+      auto [longName, value] = word.drop_front(2).split('=');
+      if (word.contains('='))
+        inlineValue = value;
+      flag = lookupLong(longName);
+      if (!flag) {
+        error = llvm::formatv("unknown {0} flag '--{1}'", what, longName);
+        return failure();
+      }
+    } else if (word.starts_with("-") && word.size() == 2) {
+      flag = lookupShort(word[1]);
+      if (!flag) {
+        error = llvm::formatv("unknown {0} flag '{1}'", what, word);
+        return failure();
+      }
+    } else if (word.starts_with("-") && word.size() > 2 &&
+               !llvm::all_of(word.drop_front(), llvm::isDigit)) {
+      // MIOpenDriver would read "-n2" as "-n" and take the next word as the
+      // value; refuse rather than guess.
+      error = llvm::formatv("'{0}': a short flag is one character and takes "
+                            "its value from the next word (e.g. '-{1} {2}')",
+                            word, word[1], word.drop_front(2));
+      return failure();
+    } else {
+      error = llvm::formatv("unexpected argument '{0}' (flags start with '-' "
+                            "or '--'; quote the whole command as one argument)",
+                            word);
+      return failure();
+    }
+    std::string value;
+    if (inlineValue) {
+      value = inlineValue->str();
+    } else {
+      if (i + 1 >= args.size()) {
+        error = flagName(*flag) + ": missing value";
+        return failure();
+      }
+      value = args[++i].str();
+    }
+    values[flag - table.data()] = std::move(value);
+  }
+
+  // Check the type of every value given, ignored flags included, so that a
+  // typo is reported wherever it is.
+  for (auto [i, flag] : llvm::enumerate(table)) {
+    if (!values[i])
+      continue;
+    if (flag.type == FlagType::Int && failed(getInt(flag.longName)))
+      return failure();
+    if (flag.type == FlagType::Float && failed(getFloat(flag.longName)))
+      return failure();
+  }
+  return success();
+}
+
+FailureOr<int64_t> FlagValues::getInt(StringRef longName) const {
+  StringRef text = getString(longName);
+  int64_t value = 0;
+  if (text.getAsInteger(10, value)) {
+    // getAsInteger also fails on overflow; tell the two apart.
+    if (!text.empty() &&
+        llvm::all_of(text.drop_front(text[0] == '-'), llvm::isDigit) &&
+        text != "-")
+      return fail(longName, llvm::formatv("{0} does not fit in a 32-bit "
+                                          "integer (MIOpenDriver's int)",
+                                          text));
+    return fail(longName,
+                llvm::formatv("expected an integer, got '{0}'", text));
+  }
+  if (value < std::numeric_limits<int32_t>::min() ||
+      value > std::numeric_limits<int32_t>::max())
+    return fail(longName, llvm::formatv("{0} does not fit in a 32-bit integer "
+                                        "(MIOpenDriver's int)",
+                                        value));
+  return value;
+}
+
+FailureOr<double> FlagValues::getFloat(StringRef longName) const {
+  StringRef text = getString(longName);
+  double value = 0;
+  if (text.getAsDouble(value) || !std::isfinite(value))
+    return fail(longName,
+                llvm::formatv("expected a finite number, got '{0}'", text));
+  return value;
+}
+
+FailureOr<int64_t> FlagValues::getIntAtLeast(StringRef longName,
+                                             int64_t minValue) const {
+  FailureOr<int64_t> value = getInt(longName);
+  if (failed(value))
+    return failure();
+  if (*value < minValue)
+    return fail(longName,
+                llvm::formatv("must be {0}, got {1}",
+                              minValue == 0 ? "non-negative" : "positive",
+                              *value));
+  return *value;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// Long-name suffixes and words for the spatial dims, outermost first.
+struct SpatialDim {
+  StringLiteral suffix, word;
+};
+const SpatialDim spatialDims2D[] = {{"h", "height"}, {"w", "width"}};
+const SpatialDim spatialDims3D[] = {
+    {"d", "depth"}, {"h", "height"}, {"w", "width"}};
+
+/// Reads one layout flag: upper-cased (MIOpenDriver upper-cases layouts),
+/// MIOpen's default when absent, and checked to be a permutation.
+FailureOr<std::string> getLayout(const FlagValues &flags, StringRef longName,
+                                 LayoutKind kind, int64_t spatialRank) {
+  std::string layout = flags.getString(longName).upper();
+  // MIOpen spells the filter default with activation letters too.
+  if (layout.empty())
+    layout = spatialRank == 2 ? "NCHW" : "NCDHW";
+  if (static_cast<int64_t>(layout.size()) != spatialRank + 2) {
+    (void)flags.fail(longName,
+                     llvm::formatv("layout '{0}' has {1} letters, but "
+                                   "--spatial_dim (-_) {2} needs {3} (e.g. "
+                                   "'{4}')",
+                                   layout, layout.size(), spatialRank,
+                                   spatialRank + 2,
+                                   spatialRank == 2 ? "NHWC" : "NDHWC"));
+    return failure();
+  }
+  std::string layoutError;
+  if (failed(parseLayout(layout, kind, spatialRank, layoutError))) {
+    (void)flags.fail(longName, layoutError);
+    return failure();
+  }
+  return layout;
+}
+
+FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
+                                       ArrayRef<StringRef> args,
+                                       std::string &error) {
+  FlagValues flags(convFlags, "convolution", error);
+  if (failed(flags.parse(args)))
+    return failure();
+
+  MIOpenConvProblem problem;
+  problem.dataType = dataType;
+
+  FailureOr<int64_t> direction = flags.getInt("forw");
+  if (failed(direction))
+    return failure();
+  switch (*direction) {
+  case 1:
+  case 2:
+  case 4:
+  case 6:
+    break;
+  case 0:
+    (void)flags.fail("forw",
+                     "0 (MIOpenDriver's default) runs forward, backward-data "
+                     "and backward-weight one after the other, i.e. three "
+                     "problems; import each with -F 1, 2 or 4 (or 6 for both "
+                     "backward ones)");
+    return failure();
+  case 3:
+  case 5:
+  case 7:
+    (void)flags.fail("forw",
+                     llvm::formatv("{0} mixes forward and backward "
+                                   "convolutions; import them separately (-F 1 "
+                                   "and -F 2, 4 or 6)",
+                                   *direction));
+    return failure();
+  default:
+    (void)flags.fail("forw",
+                     llvm::formatv("expected 1 (forward), 2 (backward data), 4 "
+                                   "(backward weight) or 6 (backward data and "
+                                   "weight), got {0}",
+                                   *direction));
+    return failure();
+  }
+  problem.direction = *direction;
+
+  StringRef mode = flags.getString("mode");
+  if (mode == "trans") {
+    (void)flags.fail("mode", "transposed convolution ('trans') is not "
+                             "supported yet; only 'conv' is");
+    return failure();
+  }
+  if (mode != "conv") {
+    (void)flags.fail("mode", llvm::formatv("expected 'conv' or 'trans', got "
+                                           "'{0}'",
+                                           mode));
+    return failure();
+  }
+
+  FailureOr<int64_t> spatialRank = flags.getInt("spatial_dim");
+  if (failed(spatialRank))
+    return failure();
+  if (*spatialRank != 2 && *spatialRank != 3) {
+    (void)flags.fail("spatial_dim",
+                     llvm::formatv("expected 2 or 3, got {0} (MIOpenDriver "
+                                   "has 2-D and 3-D convolutions only)",
+                                   *spatialRank));
+    return failure();
+  }
+  ArrayRef<SpatialDim> dims =
+      *spatialRank == 2 ? ArrayRef(spatialDims2D) : ArrayRef(spatialDims3D);
+
+  // Features MIOpenDriver has that would change the numerics or the data
+  // layout in ways Boo does not model.
+  if (FailureOr<int64_t> v = flags.getInt("tensor_vect"); failed(v))
+    return failure();
+  else if (*v != 0) {
+    (void)flags.fail("tensor_vect", "vectorized (int8) tensors are not "
+                                    "supported; expected 0");
+    return failure();
+  }
+  if (FailureOr<int64_t> v = flags.getInt("vector_length"); failed(v))
+    return failure();
+  else if (*v != 1) {
+    (void)flags.fail("vector_length", "vectorized (int8) tensors are not "
+                                      "supported; expected 1");
+    return failure();
+  }
+  for (StringRef cast : {"in_cast_type", "wei_cast_type", "out_cast_type"}) {
+    if (flags.getString(cast) != "-1") {
+      (void)flags.fail(cast, llvm::formatv("fp8 casts are not supported "
+                                           "(got '{0}'); omit the flag",
+                                           flags.getString(cast)));
+      return failure();
+    }
+  }
+
+  // Sizes.
+  FailureOr<int64_t> batch = flags.getIntAtLeast("batchsize", 1);
+  FailureOr<int64_t> inChannels = flags.getIntAtLeast("in_channels", 1);
+  FailureOr<int64_t> outChannels = flags.getIntAtLeast("out_channels", 1);
+  FailureOr<int64_t> groups = flags.getIntAtLeast("group_count", 1);
+  if (failed(batch) || failed(inChannels) || failed(outChannels) ||
+      failed(groups))
+    return failure();
+  if (*inChannels % *groups != 0) {
+    (void)flags.fail("group_count",
+                     llvm::formatv("{0} groups do not divide the {1} input "
+                                   "channels (--in_channels (-c))",
+                                   *groups, *inChannels));
+    return failure();
+  }
+  if (*outChannels % *groups != 0) {
+    (void)flags.fail("group_count",
+                     llvm::formatv("{0} groups do not divide the {1} output "
+                                   "channels (--out_channels (-k))",
+                                   *groups, *outChannels));
+    return failure();
+  }
+
+  SmallVector<int64_t> inSpatial, filSpatial, strides, dilations, pads;
+  for (const SpatialDim &d : dims) {
+    FailureOr<int64_t> in = flags.getIntAtLeast(("in_" + d.suffix).str(), 1);
+    FailureOr<int64_t> fil = flags.getIntAtLeast(("fil_" + d.suffix).str(), 1);
+    FailureOr<int64_t> stride =
+        flags.getIntAtLeast(("conv_stride_" + d.suffix).str(), 1);
+    FailureOr<int64_t> dilation =
+        flags.getIntAtLeast(("dilation_" + d.suffix).str(), 1);
+    FailureOr<int64_t> pad = flags.getIntAtLeast(("pad_" + d.suffix).str(), 0);
+    if (failed(in) || failed(fil) || failed(stride) || failed(dilation) ||
+        failed(pad))
+      return failure();
+    inSpatial.push_back(*in);
+    filSpatial.push_back(*fil);
+    strides.push_back(*stride);
+    dilations.push_back(*dilation);
+    pads.push_back(*pad);
+  }
+
+  // --pad_mode, exactly as MIOpenDriver applies it
+  // (SetConvDescriptorFromCmdLineArgs): only for plain convolutions whose
+  // dilations are all 1 or whose filter is 1x1(x1); otherwise the explicit
+  // padding stays. "same" pads symmetrically by half of what TensorFlow's
+  // SAME would need in total, rounded down.
+  StringRef padMode = flags.getString("pad_mode");
+  if (padMode != "default" && padMode != "same" && padMode != "valid") {
+    (void)flags.fail("pad_mode", llvm::formatv("expected 'default', 'same' or "
+                                               "'valid', got '{0}'",
+                                               padMode));
+    return failure();
+  }
+  bool unitDilation = llvm::all_of(dilations, [](int64_t v) { return v == 1; });
+  bool unitFilter = llvm::all_of(filSpatial, [](int64_t v) { return v == 1; });
+  if (unitDilation || unitFilter) {
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (padMode == "valid") {
+        pads[i] = 0;
+      } else if (padMode == "same") {
+        int64_t rem = inSpatial[i] % strides[i];
+        int64_t total = rem == 0
+                            ? std::max<int64_t>(filSpatial[i] - strides[i], 0)
+                            : std::max<int64_t>(filSpatial[i] - rem, 0);
+        pads[i] = total / 2;
+      }
+    }
+  }
+
+  // Every output extent must be at least 1.
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    int64_t window = dilations[i] * (filSpatial[i] - 1) + 1;
+    if (inSpatial[i] + 2 * pads[i] < window) {
+      error = llvm::formatv(
+          "the output {0} would be empty: {1} = {2} plus twice the padding "
+          "{3} is smaller than the dilated filter {0} {4} ({5} = {6}, {7} = "
+          "{8})",
+          d.word, flags.name(("in_" + d.suffix).str()), inSpatial[i], pads[i],
+          window, flags.name(("fil_" + d.suffix).str()), filSpatial[i],
+          flags.name(("dilation_" + d.suffix).str()), dilations[i]);
+      return failure();
+    }
+  }
+
+  FailureOr<int64_t> bias = flags.getInt("bias");
+  if (failed(bias))
+    return failure();
+  problem.bias = *bias != 0;
+
+  FailureOr<std::string> inLayout =
+      getLayout(flags, "in_layout", LayoutKind::Activation, *spatialRank);
+  if (failed(inLayout))
+    return failure();
+  FailureOr<std::string> filLayout =
+      getLayout(flags, "fil_layout", LayoutKind::Filter, *spatialRank);
+  if (failed(filLayout))
+    return failure();
+  FailureOr<std::string> outLayout =
+      getLayout(flags, "out_layout", LayoutKind::Activation, *spatialRank);
+  if (failed(outLayout))
+    return failure();
+  problem.inputLayout = *inLayout;
+  problem.filterLayout = *filLayout;
+  problem.outputLayout = *outLayout;
+
+  // Shapes in the command's layouts; ConvGeometry derives the rest (and
+  // re-checks everything, so a gap in the checks above cannot slip through).
+  std::string geometryError;
+  auto inPerm = parseLayout(*inLayout, LayoutKind::Activation, *spatialRank,
+                            geometryError);
+  auto filPerm =
+      parseLayout(*filLayout, LayoutKind::Filter, *spatialRank, geometryError);
+  if (failed(inPerm) || failed(filPerm)) {
+    error = geometryError;
+    return failure();
+  }
+  SmallVector<int64_t> inCanonical = {*batch, *inChannels};
+  SmallVector<int64_t> filCanonical = {*outChannels, *inChannels / *groups};
+  llvm::append_range(inCanonical, inSpatial);
+  llvm::append_range(filCanonical, filSpatial);
+  SmallVector<int64_t> inShape(inCanonical.size()),
+      filShape(filCanonical.size());
+  for (size_t i = 0; i < inCanonical.size(); ++i) {
+    inShape[(*inPerm)[i]] = inCanonical[i];
+    filShape[(*filPerm)[i]] = filCanonical[i];
+  }
+  FailureOr<ConvGeometry> geometry = ConvGeometry::get(
+      inShape, filShape, strides, dilations, pads, pads, *groups, *inLayout,
+      *filLayout, *outLayout, geometryError);
+  if (failed(geometry)) {
+    error = "invalid convolution: " + geometryError;
+    return failure();
+  }
+  problem.geometry = std::move(*geometry);
+  return problem;
+}
+
+//===----------------------------------------------------------------------===//
+// Layer norm
+//===----------------------------------------------------------------------===//
+
+FailureOr<MIOpenLayerNormProblem> parseLayerNorm(MIOpenDataType dataType,
+                                                 ArrayRef<StringRef> args,
+                                                 std::string &error) {
+  FlagValues flags(layerNormFlags, "layer norm", error);
+  if (failed(flags.parse(args)))
+    return failure();
+
+  MIOpenLayerNormProblem problem;
+  problem.dataType = dataType;
+
+  FailureOr<int64_t> direction = flags.getInt("forw");
+  if (failed(direction))
+    return failure();
+  if (!llvm::is_contained(ArrayRef<int64_t>{1, 2, 4, 8, 14}, *direction)) {
+    (void)flags.fail("forw",
+                     llvm::formatv("expected 1 (forward), 2 (input gradient), "
+                                   "4 (weight gradient), 8 (bias gradient) or "
+                                   "14 (all three gradients), got {0}",
+                                   *direction));
+    return failure();
+  }
+  problem.direction = *direction;
+
+  // MIOpen's tensor flag syntax is "NxCxHxW[,layout-or-strides]"; only the
+  // dense row-major form makes sense for a kernel with tensor arguments.
+  StringRef input = flags.getString("input");
+  if (input.contains(',')) {
+    (void)flags.fail("input",
+                     llvm::formatv("strides or a layout after ',' are not "
+                                   "supported (got '{0}'); give the lengths "
+                                   "only, e.g. '10x32x42x32'",
+                                   input));
+    return failure();
+  }
+  SmallVector<StringRef> parts;
+  input.split(parts, 'x');
+  for (StringRef part : parts) {
+    int64_t extent = 0;
+    if (part.getAsInteger(10, extent) || extent < 1 ||
+        extent > std::numeric_limits<int32_t>::max()) {
+      (void)flags.fail("input",
+                       llvm::formatv("expected positive lengths separated by "
+                                     "'x' (e.g. '10x32x42x32'), got '{0}'",
+                                     input));
+      return failure();
+    }
+    problem.shape.push_back(extent);
+  }
+  int64_t rank = static_cast<int64_t>(problem.shape.size());
+
+  FailureOr<int64_t> normalizedDim = flags.getInt("normalized_dim");
+  if (failed(normalizedDim))
+    return failure();
+  if (*normalizedDim < 0 || *normalizedDim >= rank) {
+    (void)flags.fail("normalized_dim",
+                     llvm::formatv("{0} is out of range for the rank-{1} "
+                                   "input '{2}' (expected 0 to {3})",
+                                   *normalizedDim, rank, input, rank - 1));
+    return failure();
+  }
+  problem.normalizedDim = *normalizedDim;
+
+  FailureOr<double> eps = flags.getFloat("eps");
+  if (failed(eps))
+    return failure();
+  if (*eps < 0 || !std::isfinite(static_cast<float>(*eps))) {
+    (void)flags.fail("eps", llvm::formatv("must be a non-negative f32, got "
+                                          "'{0}'",
+                                          flags.getString("eps")));
+    return failure();
+  }
+  problem.epsilon = static_cast<float>(*eps);
+
+  FailureOr<int64_t> mode = flags.getInt("mode");
+  if (failed(mode))
+    return failure();
+  if (*mode != 0 && *mode != 1) {
+    (void)flags.fail("mode", llvm::formatv("expected 0 (no weight and bias) "
+                                           "or 1 (weight and bias), got {0}",
+                                           *mode));
+    return failure();
+  }
+  problem.weightAndBias = *mode == 1;
+  return problem;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry point
+//===----------------------------------------------------------------------===//
+
+FailureOr<MIOpenProblem> mlir::boo::parseMIOpenCommand(StringRef command,
+                                                       std::string &error) {
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  SmallVector<const char *> argv;
+  llvm::cl::TokenizeGNUCommandLine(command, saver, argv);
+  SmallVector<StringRef> args;
+  for (const char *arg : argv)
+    if (arg)
+      args.push_back(arg);
+
+  if (!args.empty() &&
+      llvm::sys::path::filename(args.front()) == "MIOpenDriver")
+    args.erase(args.begin());
+  if (args.empty()) {
+    error = "empty command: expected an MIOpenDriver base argument such as "
+            "'convbfp16' or 'layernorm' followed by its flags";
+    return failure();
+  }
+
+  StringRef base = args.front();
+  ArrayRef<StringRef> flags = ArrayRef(args).drop_front();
+  struct BaseArg {
+    StringLiteral name;
+    bool isConv;
+    MIOpenDataType dataType;
+  };
+  static const BaseArg baseArgs[] = {
+      {"conv", true, MIOpenDataType::F32},
+      {"convfp16", true, MIOpenDataType::F16},
+      {"convbfp16", true, MIOpenDataType::BF16},
+      {"layernorm", false, MIOpenDataType::F32},
+      {"layernormfp16", false, MIOpenDataType::F16},
+      {"layernormbfp16", false, MIOpenDataType::BF16},
+  };
+  for (const BaseArg &b : baseArgs) {
+    if (b.name != base)
+      continue;
+    if (b.isConv) {
+      FailureOr<MIOpenConvProblem> conv = parseConv(b.dataType, flags, error);
+      if (failed(conv))
+        return failure();
+      return MIOpenProblem(std::move(*conv));
+    }
+    FailureOr<MIOpenLayerNormProblem> norm =
+        parseLayerNorm(b.dataType, flags, error);
+    if (failed(norm))
+      return failure();
+    return MIOpenProblem(std::move(*norm));
+  }
+
+  if (llvm::is_contained(ArrayRef<StringRef>{"convint8", "convfp8", "convbfp8"},
+                         base)) {
+    error = llvm::formatv("base argument '{0}': only f32, f16 and bf16 "
+                          "convolutions are supported (conv, convfp16, "
+                          "convbfp16)",
+                          base);
+    return failure();
+  }
+  if (base.starts_with("-")) {
+    error = llvm::formatv("expected an MIOpenDriver base argument such as "
+                          "'convbfp16' before the flags, got '{0}'",
+                          base);
+    return failure();
+  }
+  error = llvm::formatv("unknown base argument '{0}' (supported: conv, "
+                        "convfp16, convbfp16, layernorm, layernormfp16, "
+                        "layernormbfp16)",
+                        base);
+  return failure();
+}
