@@ -28,7 +28,7 @@ struct BooVerifyLLVMContractPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     int64_t illegal = 0;
-    module.walk([&](Operation *op) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op == module.getOperation() ||
           isa<LLVM::LLVMDialect>(op->getDialect()))
         return WalkResult::advance();

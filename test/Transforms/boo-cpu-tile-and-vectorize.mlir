@@ -1,0 +1,90 @@
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="vectorize=false" | FileCheck %s --check-prefix=NOVEC
+
+#in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
+#out = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh, ow, k)>
+
+// A 3x3 NHWC/KYXC convolution (as boo-convert-to-linalg emits it): bf16
+// inputs are promoted to f32 once, the filter is reordered so K is
+// contiguous, window loops (kh, kw) and the batch/row loops get extent 1,
+// and each tile is an 8(ow) x 16(c) x 32(k) vector.contract.
+// CHECK-LABEL: func.func @conv_nhwc_bf16
+// CHECK:         %[[XF:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<1x10x10x16xbf16>) outs(%{{.+}} : tensor<1x10x10x16xf32>)
+// CHECK:         %[[WF:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<32x3x3x16xbf16>) outs(%{{.+}} : tensor<32x3x3x16xf32>)
+// CHECK:         %[[WT:.+]] = linalg.transpose ins(%[[WF]] : tensor<32x3x3x16xf32>) outs(%{{.+}} : tensor<3x3x16x32xf32>) permutation = [1, 2, 3, 0]
+// CHECK:         scf.for %[[OH:.+]] = %c0 to %c8 step %c1
+// CHECK:           scf.for %[[KH:.+]] = %c0 to %c3 step %c1
+// CHECK:             scf.for %[[KW:.+]] = %c0 to %c3 step %c1
+// CHECK:               tensor.extract_slice %[[XF]][0, %{{.+}}, %[[KW]], 0] [1, 1, 8, 16] [1, 1, 1, 1]
+// CHECK:               tensor.extract_slice %[[WT]][%[[KH]], %[[KW]], 0, 0] [1, 1, 16, 32] [1, 1, 1, 1]
+// CHECK:               vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// NOVEC-LABEL: func.func @conv_nhwc_bf16
+// NOVEC-NOT:     vector.
+// NOVEC:         linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x1x8x16xbf16>, tensor<32x1x1x16xbf16>) outs(%{{.+}} : tensor<1x1x8x32xf32>)
+func.func @conv_nhwc_bf16(%x: tensor<1x10x10x16xbf16>, %w: tensor<32x3x3x16xbf16>, %acc: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #fil, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x10x10x16xbf16>, tensor<32x3x3x16xbf16>) outs(%acc : tensor<1x8x8x32xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %o: f32):
+    %ea = arith.extf %a : bf16 to f32
+    %eb = arith.extf %b : bf16 to f32
+    %m = arith.mulf %ea, %eb : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x32xf32>
+  return %0 : tensor<1x8x8x32xf32>
+}
+
+// -----
+
+#in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh * 2 + kh, ow * 2 + kw, c)>
+#fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (kh, kw, c, k)>
+#out = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh, ow, k)>
+
+// Stride 2: the window becomes a strided slice (stride 2 along W), so the
+// tile is again a plain contraction.
+// CHECK-LABEL: func.func @conv_stride2
+// CHECK:         tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 1, 8, 16] [1, 1, 2, 1] : tensor<1x1x15x16xf32> to tensor<8x16xf32>
+// CHECK:         vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+func.func @conv_stride2(%x: tensor<1x17x17x16xf32>, %w: tensor<3x3x16x32xf32>, %acc: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #fil, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x17x17x16xf32>, tensor<3x3x16x32xf32>) outs(%acc : tensor<1x8x8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x32xf32>
+  return %0 : tensor<1x8x8x32xf32>
+}
+
+// -----
+
+// Extents with no useful divisor (7 x 35) still give static tiles: 7 rows
+// and a 7-lane vector dim (35 = 5 x 7), never a partial tile.
+// CHECK-LABEL: func.func @odd_elementwise
+// CHECK:         scf.for %{{.+}} = %c0 to %c35 step %c7
+// CHECK:           vector.transfer_read {{.*}} : tensor<7x7xf32>, vector<7x7xf32>
+// CHECK:           math.tanh %{{.+}} : vector<7x7xf32>
+func.func @odd_elementwise(%x: tensor<7x35xf32>) -> tensor<7x35xf32> {
+  %e = tensor.empty() : tensor<7x35xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<7x35xf32>) outs(%e : tensor<7x35xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  } -> tensor<7x35xf32>
+  return %0 : tensor<7x35xf32>
+}
+
+// -----
+
+// Dynamic shapes are not candidates: left for the loop lowering.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT:     scf.for
+// CHECK-NOT:     vector.
+// CHECK:         linalg.generic
+func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
