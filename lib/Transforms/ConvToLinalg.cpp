@@ -52,6 +52,7 @@ SmallVector<int64_t> splitShape(ArrayRef<int64_t> shape, int64_t pos,
 
 /// The loop dims of one conv-family generic, allocated in order.
 struct LoopAlloc {
+  explicit LoopAlloc(MLIRContext *ctx) : ctx(ctx) {}
   MLIRContext *ctx;
   unsigned next = 0;
   SmallVector<utils::IteratorType> iterators;
@@ -85,35 +86,67 @@ Exprs channel(std::optional<AffineExpr> g, AffineExpr x) {
   return {x};
 }
 
+/// One operand (or the result) of a convolution contraction: a tensor in a
+/// layout, the index expressions of its canonical dims, and the position of
+/// the channel dim that groups split.
+struct ConvOperand {
+  Value value;
+  ArrayRef<int64_t> perm;
+  SmallVector<Exprs> canonical;
+  int64_t channelPos;
+};
+
+/// The multiply-accumulate generic shared by all convolutions: splits the
+/// channel dims into (group, channel) when grouped, accumulates lhs * rhs in
+/// an f32 tensor of `resultShape`, and merges the group dim back.
+Value contract(LinalgBuilder &lb, const LoopAlloc &loops, int64_t groups,
+               ConvOperand lhs, ConvOperand rhs, ArrayRef<int64_t> resultShape,
+               const ConvOperand &result) {
+  if (groups > 1) {
+    lhs.value = lb.splitDim(lhs.value, lhs.channelPos, groups);
+    rhs.value = lb.splitDim(rhs.value, rhs.channelPos, groups);
+  }
+  Value acc = lb.zeros(splitShape(resultShape, result.channelPos, groups),
+                       lb.f32());
+  acc = lb.generic(loops.next, {lhs.value, rhs.value},
+                   {inLayoutOrder(lhs.perm, lhs.canonical),
+                    inLayoutOrder(rhs.perm, rhs.canonical)},
+                   acc, inLayoutOrder(result.perm, result.canonical),
+                   loops.iterators,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     return multiplyAccumulate(lb, nb, l, a);
+                   });
+  if (groups > 1)
+    acc = lb.mergeDims(acc, result.channelPos);
+  return acc;
+}
+
+/// Pads the spatial dims of an input-layout tensor by the problem's padding.
+Value padInput(LinalgBuilder &lb, const ConvGeometry &g, Value input) {
+  int64_t rank = g.spatialRank + 2;
+  SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
+  for (int64_t i = 0; i < g.spatialRank; ++i) {
+    lo[g.inputPerm[2 + i]] = g.padLow[i];
+    hi[g.inputPerm[2 + i]] = g.padHigh[i];
+  }
+  return lb.padOrCrop(input, lo, hi);
+}
+
 Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
                    bool keepF32) {
   ConvGeometry g = op.getGeometry();
   MLIRContext *ctx = op.getContext();
   int64_t r = g.spatialRank;
-  bool grouped = g.groups > 1;
-  LoopAlloc loops{ctx};
+  LoopAlloc loops(ctx);
   AffineExpr n = loops.add(kParallel);
   std::optional<AffineExpr> grp;
-  if (grouped)
+  if (g.groups > 1)
     grp = loops.add(kParallel);
   AffineExpr k = loops.add(kParallel);
   Exprs o = loops.addN(r, kParallel);
   AffineExpr c = loops.add(kReduction);
   Exprs f = loops.addN(r, kReduction);
 
-  // Input: pad spatially, split channels into groups.
-  int64_t rank = r + 2;
-  SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
-  for (int64_t i = 0; i < r; ++i) {
-    lo[g.inputPerm[2 + i]] = g.padLow[i];
-    hi[g.inputPerm[2 + i]] = g.padHigh[i];
-  }
-  Value input = lb.padOrCrop(operands[0], lo, hi);
-  Value filter = operands[1];
-  if (grouped) {
-    input = lb.splitDim(input, g.inputPerm[1], g.groups);
-    filter = lb.splitDim(filter, g.filterPerm[0], g.groups);
-  }
   SmallVector<Exprs> inC = {{n}, channel(grp, c)};
   SmallVector<Exprs> filC = {channel(grp, k), {c}};
   SmallVector<Exprs> outC = {{n}, channel(grp, k)};
@@ -122,18 +155,11 @@ Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
     filC.push_back({f[i]});
     outC.push_back({o[i]});
   }
-  Value acc = lb.zeros(splitShape(g.outputShape(), g.outputPerm[1],
-                                  grouped ? g.groups : 1),
-                       lb.f32());
-  acc = lb.generic(loops.next, {input, filter},
-                   {inLayoutOrder(g.inputPerm, inC),
-                    inLayoutOrder(g.filterPerm, filC)},
-                   acc, inLayoutOrder(g.outputPerm, outC), loops.iterators,
-                   [&](OpBuilder &nb, Location l, ValueRange a) {
-                     return multiplyAccumulate(lb, nb, l, a);
-                   });
-  if (grouped)
-    acc = lb.mergeDims(acc, g.outputPerm[1]);
+  Value acc = contract(
+      lb, loops, g.groups,
+      {padInput(lb, g, operands[0]), g.inputPerm, inC, g.inputPerm[1]},
+      {operands[1], g.filterPerm, filC, g.filterPerm[0]}, g.outputShape(),
+      {Value(), g.outputPerm, outC, g.outputPerm[1]});
 
   // Epilogue: bias, then the single rounding to the storage type.
   Type outElem =
@@ -141,7 +167,7 @@ Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
   if (operands.size() < 3)
     return lb.convertElements(acc, outElem);
   Exprs biasExpr = {lb.getBuilder().getAffineDimExpr(g.outputPerm[1])};
-  return lb.elementwise({acc, operands[2]}, {{}, biasExpr},
+  return lb.elementwise({acc, operands[2]}, {std::nullopt, biasExpr},
                         lb.empty(g.outputShape(), outElem),
                         [&](OpBuilder &nb, Location l, ValueRange a) {
                           Value sum = arith::AddFOp::create(
@@ -158,11 +184,10 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
   Location loc = lb.getLoc();
   int64_t r = g.spatialRank;
   int64_t rank = r + 2;
-  bool grouped = g.groups > 1;
-  LoopAlloc loops{ctx};
+  LoopAlloc loops(ctx);
   AffineExpr n = loops.add(kParallel);
   std::optional<AffineExpr> grp;
-  if (grouped)
+  if (g.groups > 1)
     grp = loops.add(kParallel);
   AffineExpr c = loops.add(kParallel);
   Exprs i = loops.addN(r, kParallel);
@@ -212,10 +237,6 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
         {filter}, {flip}, lb.empty(fType.getShape(), fType.getElementType()),
         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
   }
-  if (grouped) {
-    dy = lb.splitDim(dy, g.outputPerm[1], g.groups);
-    filter = lb.splitDim(filter, g.filterPerm[0], g.groups);
-  }
   SmallVector<Exprs> dyC = {{n}, channel(grp, k)};
   SmallVector<Exprs> filC = {channel(grp, k), {c}};
   SmallVector<Exprs> dxC = {{n}, channel(grp, c)};
@@ -224,18 +245,11 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
     filC.push_back({f[j]});
     dxC.push_back({i[j]});
   }
-  Value acc = lb.zeros(splitShape(g.inputShape(), g.inputPerm[1],
-                                  grouped ? g.groups : 1),
-                       lb.f32());
-  acc = lb.generic(loops.next, {dy, filter},
-                   {inLayoutOrder(g.outputPerm, dyC),
-                    inLayoutOrder(g.filterPerm, filC)},
-                   acc, inLayoutOrder(g.inputPerm, dxC), loops.iterators,
-                   [&](OpBuilder &nb, Location l, ValueRange a) {
-                     return multiplyAccumulate(lb, nb, l, a);
-                   });
-  if (grouped)
-    acc = lb.mergeDims(acc, g.inputPerm[1]);
+  Value acc = contract(lb, loops, g.groups,
+                       {dy, g.outputPerm, dyC, g.outputPerm[1]},
+                       {filter, g.filterPerm, filC, g.filterPerm[0]},
+                       g.inputShape(),
+                       {Value(), g.inputPerm, dxC, g.inputPerm[1]});
   return lb.convertElements(
       acc, keepF32 ? lb.f32() : op.getGradInput().getType().getElementType());
 }
@@ -245,11 +259,9 @@ Value lowerBackwardWeight(LinalgBuilder &lb, ConvBwdWeightOp op,
   ConvGeometry g = op.getGeometry();
   MLIRContext *ctx = op.getContext();
   int64_t r = g.spatialRank;
-  int64_t rank = r + 2;
-  bool grouped = g.groups > 1;
-  LoopAlloc loops{ctx};
+  LoopAlloc loops(ctx);
   std::optional<AffineExpr> grp;
-  if (grouped)
+  if (g.groups > 1)
     grp = loops.add(kParallel);
   AffineExpr k = loops.add(kParallel);
   AffineExpr c = loops.add(kParallel);
@@ -257,17 +269,6 @@ Value lowerBackwardWeight(LinalgBuilder &lb, ConvBwdWeightOp op,
   AffineExpr n = loops.add(kReduction);
   Exprs o = loops.addN(r, kReduction);
 
-  Value dy = operands[0];
-  SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
-  for (int64_t j = 0; j < r; ++j) {
-    lo[g.inputPerm[2 + j]] = g.padLow[j];
-    hi[g.inputPerm[2 + j]] = g.padHigh[j];
-  }
-  Value input = lb.padOrCrop(operands[1], lo, hi);
-  if (grouped) {
-    dy = lb.splitDim(dy, g.outputPerm[1], g.groups);
-    input = lb.splitDim(input, g.inputPerm[1], g.groups);
-  }
   SmallVector<Exprs> dyC = {{n}, channel(grp, k)};
   SmallVector<Exprs> inC = {{n}, channel(grp, c)};
   SmallVector<Exprs> dwC = {channel(grp, k), {c}};
@@ -276,18 +277,10 @@ Value lowerBackwardWeight(LinalgBuilder &lb, ConvBwdWeightOp op,
     inC.push_back({o[j] * g.strides[j] + f[j] * g.dilations[j]});
     dwC.push_back({f[j]});
   }
-  Value acc = lb.zeros(splitShape(g.filterShape(), g.filterPerm[0],
-                                  grouped ? g.groups : 1),
-                       lb.f32());
-  acc = lb.generic(loops.next, {dy, input},
-                   {inLayoutOrder(g.outputPerm, dyC),
-                    inLayoutOrder(g.inputPerm, inC)},
-                   acc, inLayoutOrder(g.filterPerm, dwC), loops.iterators,
-                   [&](OpBuilder &nb, Location l, ValueRange a) {
-                     return multiplyAccumulate(lb, nb, l, a);
-                   });
-  if (grouped)
-    acc = lb.mergeDims(acc, g.filterPerm[0]);
+  Value acc = contract(
+      lb, loops, g.groups, {operands[0], g.outputPerm, dyC, g.outputPerm[1]},
+      {padInput(lb, g, operands[1]), g.inputPerm, inC, g.inputPerm[1]},
+      g.filterShape(), {Value(), g.filterPerm, dwC, g.filterPerm[0]});
   return lb.convertElements(
       acc, keepF32 ? lb.f32() : op.getGradFilter().getType().getElementType());
 }

@@ -109,9 +109,10 @@ Value lowerBinary(LinalgBuilder &lb, OpTy op, ValueRange operands,
                   bool keepF32) {
   auto type = cast<RankedTensorType>(op.getType());
   Type elem = resultElement(lb, op.getOutput(), keepF32);
-  SmallVector<SmallVector<AffineExpr>> exprs = {{}, {}};
+  SmallVector<std::optional<SmallVector<AffineExpr>>> exprs = {std::nullopt,
+                                                              std::nullopt};
   if (std::optional<int64_t> dim = op.getChannelDim())
-    exprs[1] = {lb.getBuilder().getAffineDimExpr(*dim)};
+    exprs[1] = SmallVector<AffineExpr>{lb.getBuilder().getAffineDimExpr(*dim)};
   return lb.elementwise(
       {operands[0], operands[1]}, exprs, lb.empty(type.getShape(), elem),
       [&](OpBuilder &b, Location l, ValueRange a) {

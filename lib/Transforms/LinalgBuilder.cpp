@@ -140,16 +140,16 @@ Value LinalgBuilder::generic(unsigned numDims, ArrayRef<Value> ins,
   return op.getResult(0);
 }
 
-Value LinalgBuilder::elementwise(ArrayRef<Value> ins,
-                                 ArrayRef<SmallVector<AffineExpr>> inExprs,
-                                 Value init, BodyFn body) {
+Value LinalgBuilder::elementwise(
+    ArrayRef<Value> ins,
+    ArrayRef<std::optional<SmallVector<AffineExpr>>> inExprs, Value init,
+    BodyFn body) {
   unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
   SmallVector<AffineExpr> identity = dims(rank);
   SmallVector<SmallVector<AffineExpr>> exprs;
   for (size_t i = 0; i < ins.size(); ++i)
-    exprs.push_back(i < inExprs.size() && !inExprs[i].empty()
-                        ? inExprs[i]
-                        : identity);
+    exprs.push_back(i < inExprs.size() && inExprs[i] ? *inExprs[i]
+                                                     : identity);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   return generic(rank, ins, exprs, init, identity, iters, body);
 }

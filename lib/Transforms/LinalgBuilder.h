@@ -60,11 +60,12 @@ public:
                 ArrayRef<AffineExpr> outExprs,
                 ArrayRef<utils::IteratorType> iterators, BodyFn body);
 
-  /// An element-wise generic over the shape of `init` with identity maps
-  /// for every input whose `inExprs` entry is empty.
+  /// An element-wise generic over the shape of `init`. Input `i` is indexed
+  /// by `inExprs[i]` (an empty list broadcasts a rank-0 tensor); inputs
+  /// without an entry, or with std::nullopt, use the identity map.
   Value elementwise(ArrayRef<Value> ins,
-                    ArrayRef<SmallVector<AffineExpr>> inExprs, Value init,
-                    BodyFn body);
+                    ArrayRef<std::optional<SmallVector<AffineExpr>>> inExprs,
+                    Value init, BodyFn body);
 
   /// Converts every element of `t` to `elem` (identity if it already is).
   Value convertElements(Value t, Type elem);

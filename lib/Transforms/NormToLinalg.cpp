@@ -51,6 +51,11 @@ struct Rows {
   }
 };
 
+/// Index expressions of the inputs of an element-wise generic.
+SmallVector<std::optional<Exprs>> explicitMaps(ArrayRef<Exprs> exprs) {
+  return SmallVector<std::optional<Exprs>>(exprs.begin(), exprs.end());
+}
+
 Value add(OpBuilder &b, Location l, Value x, Value y) {
   return arith::AddFOp::create(b, l, x, y);
 }
@@ -111,7 +116,7 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, LayerNormOp op,
     exprs.push_back(rows.inner);
   }
   Value y = lb.elementwise(
-      ins, exprs, lb.empty(xType.getShape(), yElem),
+      ins, explicitMaps(exprs), lb.empty(xType.getShape(), yElem),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value v = mul(b, l, sub(b, l, lb.toF32(b, l, a[0]), a[1]), a[2]);
         if (weightIdx >= 0)
@@ -176,7 +181,7 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
   dxExprs.append({rows.outer, rows.outer});
   size_t sumIdx = dxIns.size() - 2;
   Value dx = lb.elementwise(
-      dxIns, dxExprs, lb.empty(xType.getShape(), dxElem),
+      dxIns, explicitMaps(dxExprs), lb.empty(xType.getShape(), dxElem),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value g = gradScaled(b, l, a[0], weight ? a[4] : Value());
         Value xh = xhat(b, l, a[1], a[2], a[3]);

@@ -148,3 +148,16 @@ func.func @elementwise(%x: tensor<2x4xf32>, %c: tensor<4xf32>) -> tensor<2x4xf32
   %4 = boo.add %3, %c {channel_dim = 1 : i64} : tensor<2x4xf32>, tensor<4xf32>
   return %4 : tensor<2x4xf32>
 }
+
+// -----
+
+// Normalizing every dim: the statistics are rank-0 tensors, broadcast into
+// the element-wise generic with an empty map result list.
+// CHECK-DAG: #[[SCALAR:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @layer_norm_all_dims
+// CHECK:       linalg.generic {indexing_maps = [#{{.+}}, #[[SCALAR]], #[[SCALAR]], #{{.+}}, #{{.+}}], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME:    outs(%{{.+}} : tensor<3x5xbf16>)
+func.func @layer_norm_all_dims(%x: tensor<3x5xbf16>, %b: tensor<3x5xbf16>) -> (tensor<3x5xbf16>, tensor<f32>, tensor<bf16>) {
+  %y, %m, %r = boo.layer_norm %x bias(%b : tensor<3x5xbf16>) {normalized_rank = 2 : i64} : tensor<3x5xbf16> -> tensor<3x5xbf16>, tensor<f32>, tensor<bf16>
+  return %y, %m, %r : tensor<3x5xbf16>, tensor<f32>, tensor<bf16>
+}
