@@ -1,0 +1,445 @@
+//===- ConvSweepTest.cpp - Randomized convolution numerics ----------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Random convolution problems (1-D/2-D/3-D, groups up to depthwise, strides,
+// dilations, asymmetric padding, any layout permutation, f32/f16/bf16),
+// forward, backward data, backward weight and bias gradient, alone and with
+// element-wise epilogues (in a boo.fusion or as a plain chain), compiled for
+// the CPU and checked against the reference. See docs/Numerics.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SweepHarness.h"
+
+#include <algorithm>
+#include <sstream>
+
+using namespace boo;
+using namespace boo::sweep;
+using ref::ConvProblem;
+using ref::DType;
+using ref::Tensor;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Random problems
+//===----------------------------------------------------------------------===//
+
+const char *kActivationSpatial = "DHW";
+const char *kFilterSpatial = "ZYX";
+
+std::string spatialLetters(const char *letters, int rank) {
+  return std::string(letters).substr(3 - rank);
+}
+
+std::string shuffled(std::string s, CaseRng &rng) {
+  std::shuffle(s.begin(), s.end(), rng.get());
+  return s;
+}
+
+std::string randomActivationLayout(CaseRng &rng, int rank) {
+  std::string sp = spatialLetters(kActivationSpatial, rank);
+  double r = rng.real(0, 1);
+  if (r < 0.4)
+    return "NC" + sp;
+  if (r < 0.75)
+    return "N" + sp + "C";
+  return shuffled("NC" + sp, rng);
+}
+
+std::string randomFilterLayout(CaseRng &rng, int rank) {
+  std::string sp = spatialLetters(kFilterSpatial, rank);
+  std::string miopenSp = spatialLetters(kActivationSpatial, rank);
+  double r = rng.real(0, 1);
+  if (r < 0.35)
+    return "KC" + sp;
+  if (r < 0.6)
+    return "K" + sp + "C";
+  if (r < 0.75) // MIOpen spells filters with activation letters.
+    return rng.coin() ? "NC" + miopenSp : "N" + miopenSp + "C";
+  // Any permutation, spelled consistently one way or another.
+  std::string k = rng.pick(std::vector<std::string>{"K", "F", "N"});
+  return shuffled(k + "C" + (rng.coin() ? sp : miopenSp), rng);
+}
+
+/// A random valid problem with every tensor at most `maxElements` and at
+/// most `maxMacs` multiply-adds, or false after too many rejected draws.
+bool randomConvProblem(CaseRng &rng, ConvProblem &p,
+                       int64_t maxElements = 1 << 16,
+                       int64_t maxMacs = 1 << 21) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int rank = rng.pick(std::vector<int>{1, 2, 2, 2, 3});
+    p = ConvProblem::withDefaults(rank);
+    p.batch = rng.range(1, 3);
+    double g = rng.real(0, 1);
+    if (g < 0.5) {
+      p.groups = 1;
+      p.inChannels = rng.range(1, 12);
+      p.outChannels = rng.range(1, 12);
+    } else if (g < 0.8) {
+      p.groups = rng.range(2, 4);
+      p.inChannels = p.groups * rng.range(1, 4);
+      p.outChannels = p.groups * rng.range(1, 4);
+    } else { // depthwise, with a channel multiplier
+      p.groups = p.inChannels = rng.range(2, 12);
+      p.outChannels = p.groups * rng.range(1, 2);
+    }
+    int64_t maxIn = rank == 1 ? 24 : rank == 2 ? 12 : 6;
+    for (int d = 0; d < rank; ++d) {
+      p.inSpatial[d] = rng.range(1, maxIn);
+      p.filterSpatial[d] =
+          rng.pick(std::vector<int64_t>{1, 1, 2, 3, 3, rank == 1 ? 5 : 3});
+      // Strides up to 4 make stride > kernel common.
+      p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 1, 2, 2, 3, 4});
+      p.dilations[d] = rng.pick(std::vector<int64_t>{1, 1, 1, 2, 3});
+      if (rng.coin(0.6)) {
+        p.padLow[d] = rng.range(0, 2);
+        p.padHigh[d] = rng.coin(0.7) ? p.padLow[d] : rng.range(0, 3);
+      }
+    }
+    p.inputLayout = randomActivationLayout(rng, rank);
+    p.filterLayout = randomFilterLayout(rng, rank);
+    p.outputLayout =
+        rng.coin(0.7) ? p.inputLayout : randomActivationLayout(rng, rank);
+    std::string error;
+    if (!p.validate(error))
+      continue;
+    int64_t macs = ref::product(p.outputShape()) * p.inChannels / p.groups *
+                   ref::product(p.filterSpatial);
+    if (ref::product(p.inputShape()) > maxElements ||
+        ref::product(p.outputShape()) > maxElements ||
+        ref::product(p.filterShape()) > maxElements || macs > maxMacs)
+      continue;
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// MLIR text
+//===----------------------------------------------------------------------===//
+
+/// The attribute dictionary of `p`, leaving out (at random) attributes that
+/// have their default values, so that the defaults are exercised too.
+std::string convAttrs(const ConvProblem &p, CaseRng &rng) {
+  std::vector<std::string> attrs;
+  auto add = [&](const std::string &name, const std::vector<int64_t> &v,
+                 int64_t dflt) {
+    bool isDefault =
+        std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == dflt; });
+    if (!isDefault || rng.coin())
+      attrs.push_back(name + " = " + i64Array(v));
+  };
+  add("strides", p.strides, 1);
+  add("dilations", p.dilations, 1);
+  add("padding_low", p.padLow, 0);
+  add("padding_high", p.padHigh, 0);
+  if (p.groups != 1 || rng.coin())
+    attrs.push_back("groups = " + std::to_string(p.groups) + " : i64");
+  auto layout = [&](const char *name, const std::string &l,
+                    ref::LayoutRole role) {
+    if (l != ref::defaultLayout(role, p.spatialRank) || rng.coin())
+      attrs.push_back(std::string(name) + " = \"" + l + "\"");
+  };
+  layout("input_layout", p.inputLayout, ref::LayoutRole::Activation);
+  layout("filter_layout", p.filterLayout, ref::LayoutRole::Filter);
+  layout("output_layout", p.outputLayout, ref::LayoutRole::Activation);
+  if (attrs.empty())
+    return "";
+  std::string s = " {";
+  for (size_t i = 0; i < attrs.size(); ++i)
+    s += (i ? ", " : "") + attrs[i];
+  return s + "}";
+}
+
+std::string describe(const ConvProblem &p, DType t, const char *what) {
+  return std::string(what) + " " + ref::dtypeName(t) + " " + p.describe();
+}
+
+//===----------------------------------------------------------------------===//
+// Single ops
+//===----------------------------------------------------------------------===//
+
+bool makeForward(CaseRng &rng, Case &c) {
+  ConvProblem p;
+  if (!randomConvProblem(rng, p))
+    return false;
+  DType t = randomDType(rng);
+  bool withBias = rng.coin(0.4);
+  Tensor x = randomTensor(p.inputShape(), t, rng);
+  Tensor w = randomTensor(p.filterShape(), t, rng);
+  Tensor b = randomTensor({p.outChannels}, t, rng);
+  std::string tx = tensorType(p.inputShape(), t),
+              tw = tensorType(p.filterShape(), t),
+              ty = tensorType(p.outputShape(), t),
+              tb = tensorType({p.outChannels}, t);
+  FuncBuilder f("conv");
+  std::string vx = f.arg(tx), vw = f.arg(tw);
+  c.args = {{"input", x, t}, {"filter", w, t}};
+  std::string biasClause;
+  if (withBias) {
+    biasClause = " bias(" + f.arg(tb) + " : " + tb + ")";
+    c.args.push_back({"bias", b, t});
+  }
+  std::string y = f.fresh();
+  f.body() << "  " << y << " = boo.conv " << vx << ", " << vw << biasClause
+         << convAttrs(p, rng) << " : " << tx << ", " << tw << " -> " << ty
+         << "\n";
+  c.mlir = f.finish({y}, {ty});
+  c.description = describe(p, t, withBias ? "conv+bias" : "conv");
+  c.results = {{"output",
+                ref::convForwardBounded(p, x, w, withBias ? &b : nullptr, t),
+                t}};
+  c.vectorize = rng.coin(0.85);
+  return true;
+}
+
+bool makeBackwardData(CaseRng &rng, Case &c) {
+  ConvProblem p;
+  if (!randomConvProblem(rng, p))
+    return false;
+  DType t = randomDType(rng);
+  Tensor dy = randomTensor(p.outputShape(), t, rng);
+  Tensor w = randomTensor(p.filterShape(), t, rng);
+  std::string tx = tensorType(p.inputShape(), t),
+              tw = tensorType(p.filterShape(), t),
+              ty = tensorType(p.outputShape(), t);
+  FuncBuilder f("conv_bwd_data");
+  std::string vdy = f.arg(ty), vw = f.arg(tw);
+  std::string dx = f.fresh();
+  f.body() << "  " << dx << " = boo.conv_bwd_data " << vdy << ", " << vw
+         << convAttrs(p, rng) << " : " << ty << ", " << tw << " -> " << tx
+         << "\n";
+  c.mlir = f.finish({dx}, {tx});
+  c.description = describe(p, t, "conv_bwd_data");
+  c.args = {{"grad_output", dy, t}, {"filter", w, t}};
+  c.results = {
+      {"grad_input", ref::convBackwardDataBounded(p, dy, w, t), t}};
+  c.vectorize = rng.coin(0.85);
+  return true;
+}
+
+bool makeBackwardWeight(CaseRng &rng, Case &c) {
+  ConvProblem p;
+  if (!randomConvProblem(rng, p))
+    return false;
+  DType t = randomDType(rng);
+  Tensor dy = randomTensor(p.outputShape(), t, rng);
+  Tensor x = randomTensor(p.inputShape(), t, rng);
+  std::string tx = tensorType(p.inputShape(), t),
+              tw = tensorType(p.filterShape(), t),
+              ty = tensorType(p.outputShape(), t);
+  FuncBuilder f("conv_bwd_weight");
+  std::string vdy = f.arg(ty), vx = f.arg(tx);
+  std::string dw = f.fresh();
+  f.body() << "  " << dw << " = boo.conv_bwd_weight " << vdy << ", " << vx
+         << convAttrs(p, rng) << " : " << ty << ", " << tx << " -> " << tw
+         << "\n";
+  c.mlir = f.finish({dw}, {tw});
+  c.description = describe(p, t, "conv_bwd_weight");
+  c.args = {{"grad_output", dy, t}, {"input", x, t}};
+  c.results = {
+      {"grad_filter", ref::convBackwardWeightBounded(p, dy, x, t), t}};
+  c.vectorize = rng.coin(0.85);
+  return true;
+}
+
+bool makeBackwardBias(CaseRng &rng, Case &c) {
+  ConvProblem p;
+  if (!randomConvProblem(rng, p))
+    return false;
+  DType t = randomDType(rng);
+  Tensor dy = randomTensor(p.outputShape(), t, rng);
+  std::vector<int> perm;
+  std::string error;
+  ref::parseLayout(p.outputLayout, ref::LayoutRole::Activation, p.spatialRank,
+                   perm, error);
+  std::string ty = tensorType(p.outputShape(), t),
+              tb = tensorType({p.outChannels}, t);
+  FuncBuilder f("conv_bwd_bias");
+  std::string vdy = f.arg(ty);
+  std::string db = f.fresh();
+  std::string attr;
+  if (p.outputLayout !=
+          ref::defaultLayout(ref::LayoutRole::Activation, p.spatialRank) ||
+      rng.coin())
+    attr = " {output_layout = \"" + p.outputLayout + "\"}";
+  f.body() << "  " << db << " = boo.conv_bwd_bias " << vdy << attr << " : " << ty
+         << " -> " << tb << "\n";
+  c.mlir = f.finish({db}, {tb});
+  c.description = std::string("conv_bwd_bias ") + ref::dtypeName(t) +
+                  " grad_output " + ty + " layout " + p.outputLayout;
+  c.args = {{"grad_output", dy, t}};
+  c.results = {
+      {"grad_bias", ref::convBackwardBiasBounded(dy, perm[1], t), t}};
+  c.vectorize = rng.coin(0.85);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogues
+//===----------------------------------------------------------------------===//
+
+/// A convolution (forward, or now and then backward data) followed by one
+/// to three element-wise ops drawn from: activation, residual add (a tensor
+/// of the output's type), per-channel add and per-channel mul.
+bool makeEpilogue(CaseRng &rng, Case &c) {
+  ConvProblem p;
+  if (!randomConvProblem(rng, p, 1 << 15, 1 << 20))
+    return false;
+  DType t = randomDType(rng);
+  bool backward = rng.coin(0.15);
+  bool fused = rng.coin(0.6);
+  bool withBias = !backward && rng.coin(0.6);
+  std::string tx = tensorType(p.inputShape(), t),
+              tw = tensorType(p.filterShape(), t),
+              ty = tensorType(p.outputShape(), t),
+              tb = tensorType({p.outChannels}, t);
+  FuncBuilder f("conv_epilogue");
+  std::ostringstream &os = f.body();
+  std::string indent = fused ? "    " : "  ";
+  std::string anchor;
+  ref::Bounded value;
+  std::string valueType;
+  std::vector<int> outPerm;
+  std::string error;
+  std::ostringstream desc;
+  desc << (fused ? "fusion{" : "chain{");
+
+  // Arguments are declared first, the body refers to them.
+  std::string vx, vw, vb;
+  Tensor w = randomTensor(p.filterShape(), t, rng);
+  if (!backward) {
+    Tensor x = randomTensor(p.inputShape(), t, rng);
+    vx = f.arg(tx);
+    vw = f.arg(tw);
+    c.args = {{"input", x, t}, {"filter", w, t}};
+    Tensor b = randomTensor({p.outChannels}, t, rng);
+    if (withBias) {
+      vb = f.arg(tb);
+      c.args.push_back({"bias", b, t});
+    }
+    value = ref::convForwardBounded(p, x, w, withBias ? &b : nullptr, t);
+    valueType = ty;
+    ref::parseLayout(p.outputLayout, ref::LayoutRole::Activation,
+                     p.spatialRank, outPerm, error);
+    desc << (withBias ? "conv+bias" : "conv");
+  } else {
+    Tensor dy = randomTensor(p.outputShape(), t, rng);
+    vx = f.arg(ty);
+    vw = f.arg(tw);
+    c.args = {{"grad_output", dy, t}, {"filter", w, t}};
+    value = ref::convBackwardDataBounded(p, dy, w, t);
+    valueType = tx;
+    ref::parseLayout(p.inputLayout, ref::LayoutRole::Activation,
+                     p.spatialRank, outPerm, error);
+    desc << "conv_bwd_data";
+  }
+  int channelDim = outPerm[1];
+  int64_t channels = value.value.shape[channelDim];
+  std::string tc = tensorType({channels}, t);
+
+  // Draw the epilogue and declare its operands.
+  int numOps = static_cast<int>(rng.range(1, 3));
+  std::vector<int> kinds;
+  std::vector<RandomActivation> acts;
+  std::vector<std::string> operands;
+  std::vector<size_t> operandArgs; // index into c.args
+  for (int i = 0; i < numOps; ++i) {
+    int kind = static_cast<int>(rng.range(0, 3));
+    kinds.push_back(kind);
+    acts.push_back(randomActivation(rng));
+    operandArgs.push_back(c.args.size());
+    if (kind == 1) {
+      operands.push_back(f.arg(valueType));
+      c.args.push_back({"residual", randomTensor(value.value.shape, t, rng),
+                        t});
+    } else if (kind >= 2) {
+      operands.push_back(f.arg(tc));
+      c.args.push_back({kind == 2 ? "channel_add" : "channel_mul",
+                        randomTensor({channels}, t, rng, -2, 2), t});
+    } else {
+      operands.push_back("");
+    }
+  }
+
+  std::string result = f.fresh();
+  if (fused)
+    os << "  " << result << " = boo.fusion -> " << valueType << " {\n";
+  anchor = f.fresh();
+  if (!backward)
+    os << indent << anchor << " = boo.conv " << vx << ", " << vw
+       << (withBias ? " bias(" + vb + " : " + tb + ")" : "")
+       << convAttrs(p, rng) << " : " << tx << ", " << tw << " -> " << ty
+       << "\n";
+  else
+    os << indent << anchor << " = boo.conv_bwd_data " << vx << ", " << vw
+       << convAttrs(p, rng) << " : " << ty << ", " << tw << " -> " << tx
+       << "\n";
+  std::string cur = anchor;
+  for (int i = 0; i < numOps; ++i) {
+    std::string next = f.fresh();
+    const Tensor &operand =
+        kinds[i] == 0 ? value.value : c.args[operandArgs[i]].value;
+    switch (kinds[i]) {
+    case 0:
+      os << indent << next << " = " << activationOp(acts[i], cur, valueType)
+         << "\n";
+      value = ref::activationBounded(acts[i].kind, value, acts[i].params, t);
+      desc << " -> " << ref::activationName(acts[i].kind);
+      break;
+    case 1:
+      os << indent << next << " = boo.add " << cur << ", " << operands[i]
+         << " : " << valueType << ", " << valueType << "\n";
+      value = ref::binaryBounded(ref::BinaryKind::Add, value,
+                                 ref::exact(operand), -1, t);
+      desc << " -> add residual";
+      break;
+    default: {
+      bool isAdd = kinds[i] == 2;
+      os << indent << next << " = boo." << (isAdd ? "add " : "mul ") << cur
+         << ", " << operands[i] << " {channel_dim = " << channelDim
+         << " : i64} : " << valueType << ", " << tc << "\n";
+      value = ref::binaryBounded(isAdd ? ref::BinaryKind::Add
+                                       : ref::BinaryKind::Mul,
+                                 value, ref::exact(operand), channelDim, t);
+      desc << (isAdd ? " -> add per-channel" : " -> mul per-channel");
+      break;
+    }
+    }
+    cur = next;
+  }
+  if (fused) {
+    os << "    boo.yield " << cur << " : " << valueType << "\n  }\n";
+    cur = result;
+  }
+  c.mlir = f.finish({cur}, {valueType});
+  c.formFusions = rng.coin(0.7);
+  c.vectorize = rng.coin(0.85);
+  desc << "} " << ref::dtypeName(t) << " " << p.describe();
+  c.description = desc.str();
+  c.results = {{"output", value, t}};
+  return true;
+}
+
+TEST(ConvSweep, Forward) { runSweep("ConvSweep.Forward", 150, makeForward); }
+
+TEST(ConvSweep, BackwardData) {
+  runSweep("ConvSweep.BackwardData", 100, makeBackwardData);
+}
+
+TEST(ConvSweep, BackwardWeight) {
+  runSweep("ConvSweep.BackwardWeight", 100, makeBackwardWeight);
+}
+
+TEST(ConvSweep, BackwardBias) {
+  runSweep("ConvSweep.BackwardBias", 30, makeBackwardBias);
+}
+
+TEST(ConvSweep, Epilogue) { runSweep("ConvSweep.Epilogue", 80, makeEpilogue); }
+
+} // namespace

@@ -1,0 +1,192 @@
+//===- Reference.h - Independent numerics reference -------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A plain C++ reference for every Boo op, used to check the compiler's
+// numerics. It deliberately depends on nothing in Boo or MLIR: it parses
+// layout strings itself, computes in double with naive loops, and encodes
+// f16/bf16 itself. If it shared code with the compiler (ConvGeometry, the
+// runner's HostTensor conversions), a bug in that code would cancel out.
+//
+// The backward convolutions are written as the adjoint (scatter) of the
+// forward definition, not as transposed convolutions: for every term
+// `in[i] * filter[f]` that contributes to `out[o]`, bwd-data accumulates
+// `dout[o] * filter[f]` into `din[i]` and bwd-weight accumulates
+// `dout[o] * in[i]` into `dfilter[f]`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_UNITTESTS_NUMERICS_REFERENCE_H
+#define BOO_UNITTESTS_NUMERICS_REFERENCE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace boo::ref {
+
+//===----------------------------------------------------------------------===//
+// Tensors and storage types
+//===----------------------------------------------------------------------===//
+
+int64_t product(const std::vector<int64_t> &values);
+
+/// A dense, row-major tensor of doubles.
+struct Tensor {
+  std::vector<int64_t> shape;
+  std::vector<double> data;
+
+  Tensor() = default;
+  explicit Tensor(std::vector<int64_t> shape, double fill = 0.0);
+  int64_t size() const { return static_cast<int64_t>(data.size()); }
+};
+
+/// Storage types of Boo tensors.
+enum class DType { F32, F16, BF16 };
+
+const char *dtypeName(DType type); // "f32", "f16", "bf16"
+int64_t dtypeBytes(DType type);
+/// Unit roundoff u = 2^-p of round-to-nearest (p = 24, 11, 8): a rounded
+/// normal value is within u * |v| of v.
+double unitRoundoff(DType type);
+/// Half the spacing of the subnormals: the absolute error of rounding a
+/// value near zero.
+double subnormalHalfSpacing(DType type);
+/// Rounds `v` to the nearest value of `type` (ties to even), overflowing to
+/// infinity as IEEE does.
+double roundTo(double v, DType type);
+/// The little-endian bit pattern of `v`, which must be representable in
+/// `type` (call roundTo first). bf16 is the upper half of an IEEE f32.
+uint32_t encode(double v, DType type);
+/// Inverse of `encode`.
+double decode(uint32_t bits, DType type);
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+enum class LayoutRole { Activation, Filter };
+
+/// Parses a layout string for a tensor with `spatialRank` spatial dims. On
+/// success fills `perm`, where `perm[i]` is the position in the tensor of
+/// canonical dim `i`. Canonical order is (N, C, spatial...) for activations
+/// and (K, C, spatial...) for filters, spatial dims outermost first
+/// (D, H, W). Activations spell their dims N, C, D, H, W (1-D: W; 2-D: H W);
+/// filters spell them K (or F, or N as MIOpen does), C, and Z/Y/X (or D/H/W).
+bool parseLayout(const std::string &layout, LayoutRole role, int spatialRank,
+                 std::vector<int> &perm, std::string &error);
+
+/// NCW / NCHW / NCDHW, or KCX / KCYX / KCZYX.
+std::string defaultLayout(LayoutRole role, int spatialRank);
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+/// A convolution problem. Sizes are given in canonical order; the layout
+/// strings only say how each tensor is stored.
+struct ConvProblem {
+  int spatialRank = 2;
+  int64_t batch = 1;
+  int64_t inChannels = 1;  // C, over all groups
+  int64_t outChannels = 1; // K, over all groups
+  int64_t groups = 1;
+  std::vector<int64_t> inSpatial;     // (D,) (H,) W
+  std::vector<int64_t> filterSpatial; // (Z,) (Y,) X
+  std::vector<int64_t> strides, dilations, padLow, padHigh;
+  std::string inputLayout, filterLayout, outputLayout;
+
+  /// A problem with the given spatial rank and every attribute at its
+  /// default (stride 1, dilation 1, no padding, NC.../KC... layouts).
+  static ConvProblem withDefaults(int spatialRank);
+
+  /// (in + padLow + padHigh - dilation * (filter - 1) - 1) / stride + 1.
+  std::vector<int64_t> outSpatial() const;
+  /// Shapes in the layouts of this problem.
+  std::vector<int64_t> inputShape() const;
+  std::vector<int64_t> filterShape() const;
+  std::vector<int64_t> outputShape() const;
+  /// Checks sizes, divisibility by groups, layouts and that the output is
+  /// non-empty.
+  bool validate(std::string &error) const;
+  /// One line, e.g. "2-D N=2 C=8 K=16 G=2 in=9x9 fil=3x3 ...".
+  std::string describe() const;
+};
+
+/// out[n, k, o] = bias[k] + sum_{c, f} in[n, g*C/G + c, o*s + f*d - padLow]
+///                                     * filter[k, c, f]
+/// with out-of-range input positions reading zero. `bias` may be null.
+Tensor convForward(const ConvProblem &p, const Tensor &input,
+                   const Tensor &filter, const Tensor *bias);
+/// The adjoint of convForward with respect to `input`.
+Tensor convBackwardData(const ConvProblem &p, const Tensor &gradOutput,
+                        const Tensor &filter);
+/// The adjoint of convForward with respect to `filter`.
+Tensor convBackwardWeight(const ConvProblem &p, const Tensor &gradOutput,
+                          const Tensor &input);
+/// grad_bias[k] = sum of gradOutput over every dim but `channelDim`.
+Tensor convBackwardBias(const Tensor &gradOutput, int channelDim);
+
+//===----------------------------------------------------------------------===//
+// Layer norm
+//===----------------------------------------------------------------------===//
+
+struct LayerNormResult {
+  Tensor y, mean, rstd;
+};
+
+/// Normalizes over the trailing `normalizedRank` dims of `x`; `weight` and
+/// `bias` (shape of those dims) may be null.
+LayerNormResult layerNormForward(const Tensor &x, int normalizedRank,
+                                 const Tensor *weight, const Tensor *bias,
+                                 double epsilon);
+
+struct LayerNormGrads {
+  Tensor dx, dweight, dbias;
+};
+
+/// The gradients of layerNormForward, given the forward's `mean` and `rstd`
+/// (used as given, not recomputed). `weight` may be null (ones).
+LayerNormGrads layerNormBackward(const Tensor &dy, const Tensor &x,
+                                 const Tensor &mean, const Tensor &rstd,
+                                 const Tensor *weight, int normalizedRank);
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+enum class Activation {
+  Relu,
+  Sigmoid,
+  Tanh,
+  Gelu,
+  GeluTanh,
+  Silu,
+  LeakyRelu,
+  Clamp
+};
+constexpr int kNumActivations = 8;
+
+/// The Boo spelling: "relu", ..., "leaky_relu", "clamp".
+const char *activationName(Activation kind);
+
+struct ActivationParams {
+  double alpha = 0.0;          // leaky_relu
+  double min = 0.0, max = 0.0; // clamp
+};
+
+double applyActivation(Activation kind, double x, const ActivationParams &p);
+Tensor activation(Activation kind, const Tensor &x, const ActivationParams &p);
+
+enum class BinaryKind { Add, Mul };
+
+/// Element-wise lhs (op) rhs. With `channelDim` < 0, `rhs` has the shape of
+/// `lhs`; otherwise `rhs` is 1-D, indexed by lhs's dim `channelDim`.
+Tensor binary(BinaryKind kind, const Tensor &lhs, const Tensor &rhs,
+              int channelDim);
+
+} // namespace boo::ref
+
+#endif // BOO_UNITTESTS_NUMERICS_REFERENCE_H

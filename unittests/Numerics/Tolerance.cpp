@@ -1,0 +1,255 @@
+//===- Tolerance.cpp - Error bounds for the numerics sweeps ---------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tolerance.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace boo::ref {
+
+namespace {
+const double kU32 = 0x1p-24;
+
+/// Transcendentals evaluated in f32 (exp, tanh, erf, possibly through
+/// polynomial approximations) are allowed this many f32 ulps, relative to
+/// |x| + |f(x)|: relative to |f(x)| alone would be too strict near the zeros
+/// of gelu/silu/tanh, where the approximations are accurate in absolute
+/// terms only.
+const double kActivationEvalUlps = 32;
+
+/// First-order analyses below drop second-order terms and do not pin the
+/// order of the few scalar operations around each reduction; this factor
+/// covers both. It is applied to the layer-norm bounds only (the convolution
+/// bound is rigorous as is).
+const double kLayerNormSlack = 2;
+
+Tensor absOf(const Tensor &t) {
+  Tensor a(t.shape);
+  for (int64_t i = 0; i < t.size(); ++i)
+    a.data[i] = std::fabs(t.data[i]);
+  return a;
+}
+
+/// Adds the final rounding to `out` to an error `err` of the f32 value:
+/// |round(v') - v| <= err + u_out (|v| + err), plus half a subnormal
+/// spacing for results near zero.
+double finish(double err, double value, DType out) {
+  double u = unitRoundoff(out);
+  return (1 + u) * err + u * std::fabs(value) + subnormalHalfSpacing(out);
+}
+} // namespace
+
+Bounded exact(const Tensor &value) { return {value, Tensor(value.shape)}; }
+
+double accumulationGamma(int64_t n) {
+  double nu = static_cast<double>(n) * kU32;
+  return nu / (1 - nu);
+}
+
+Bounded boundReduction(Tensor value, const Tensor &absSum, int64_t n,
+                       DType out) {
+  // One more than the number of terms: f32 products of f32 inputs round
+  // too (f16 and bf16 products are exact in f32).
+  double gamma = accumulationGamma(n + 1);
+  Tensor bound(value.shape);
+  for (int64_t i = 0; i < value.size(); ++i)
+    bound.data[i] = finish(gamma * absSum.data[i], value.data[i], out);
+  return {std::move(value), std::move(bound)};
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions: the sum of |terms| is the same op applied to |operands|.
+//===----------------------------------------------------------------------===//
+
+Bounded convForwardBounded(const ConvProblem &p, const Tensor &input,
+                           const Tensor &filter, const Tensor *bias,
+                           DType out) {
+  Tensor absBias = bias ? absOf(*bias) : Tensor();
+  Tensor absSum = convForward(p, absOf(input), absOf(filter),
+                              bias ? &absBias : nullptr);
+  int64_t n = p.inChannels / p.groups * product(p.filterSpatial) + 1;
+  return boundReduction(convForward(p, input, filter, bias), absSum, n, out);
+}
+
+Bounded convBackwardDataBounded(const ConvProblem &p, const Tensor &gradOutput,
+                                const Tensor &filter, DType out) {
+  Tensor absSum = convBackwardData(p, absOf(gradOutput), absOf(filter));
+  int64_t n = p.outChannels / p.groups * product(p.filterSpatial);
+  return boundReduction(convBackwardData(p, gradOutput, filter), absSum, n,
+                        out);
+}
+
+Bounded convBackwardWeightBounded(const ConvProblem &p,
+                                  const Tensor &gradOutput,
+                                  const Tensor &input, DType out) {
+  Tensor absSum = convBackwardWeight(p, absOf(gradOutput), absOf(input));
+  int64_t n = p.batch * product(p.outSpatial());
+  return boundReduction(convBackwardWeight(p, gradOutput, input), absSum, n,
+                        out);
+}
+
+Bounded convBackwardBiasBounded(const Tensor &gradOutput, int channelDim,
+                                DType out) {
+  Tensor absSum = convBackwardBias(absOf(gradOutput), channelDim);
+  int64_t n = gradOutput.size() / gradOutput.shape[channelDim];
+  return boundReduction(convBackwardBias(gradOutput, channelDim), absSum, n,
+                        out);
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+double activationLipschitz(Activation kind, const ActivationParams &p) {
+  switch (kind) {
+  case Activation::Relu:
+  case Activation::Tanh:
+  case Activation::Clamp:
+    return 1.0;
+  case Activation::Sigmoid:
+    return 0.25;
+  case Activation::LeakyRelu:
+    return std::max(1.0, std::fabs(p.alpha));
+  case Activation::Gelu:     // max gelu'(x) = 1.1289 at x = 1.4142
+  case Activation::GeluTanh: // max 1.1295
+  case Activation::Silu:     // max silu'(x) = 1.0998 at x = 2.3994
+    return 1.13;
+  }
+  return 1.0;
+}
+
+Bounded activationBounded(Activation kind, const Bounded &x,
+                          const ActivationParams &p, DType out) {
+  double lipschitz = activationLipschitz(kind, p);
+  Bounded y{activation(kind, x.value, p), Tensor(x.value.shape)};
+  for (int64_t i = 0; i < y.value.size(); ++i) {
+    double xi = std::fabs(x.value.data[i]) + x.bound.data[i];
+    double eval =
+        kActivationEvalUlps * kU32 * (xi + std::fabs(y.value.data[i]));
+    y.bound.data[i] =
+        finish(lipschitz * x.bound.data[i] + eval, y.value.data[i], out);
+  }
+  return y;
+}
+
+Bounded binaryBounded(BinaryKind kind, const Bounded &lhs, const Bounded &rhs,
+                      int channelDim, DType out) {
+  Bounded y{binary(kind, lhs.value, rhs.value, channelDim),
+            Tensor(lhs.value.shape)};
+  // Broadcast |rhs| and its bound the same way as rhs.
+  Tensor ones(lhs.value.shape, 1.0);
+  Tensor rhsMag = binary(BinaryKind::Mul, ones, absOf(rhs.value), channelDim);
+  Tensor rhsBound = binary(BinaryKind::Mul, ones, rhs.bound, channelDim);
+  for (int64_t i = 0; i < y.value.size(); ++i) {
+    double l = std::fabs(lhs.value.data[i]), r = rhsMag.data[i];
+    double bl = lhs.bound.data[i], br = rhsBound.data[i];
+    double v = y.value.data[i];
+    double err = kind == BinaryKind::Add ? bl + br
+                                         : l * br + r * bl + bl * br;
+    // The f32 operation itself rounds once.
+    err += kU32 * (std::fabs(v) + err);
+    y.bound.data[i] = finish(err, v, out);
+  }
+  return y;
+}
+
+//===----------------------------------------------------------------------===//
+// Layer norm
+//===----------------------------------------------------------------------===//
+
+LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
+                                         const Tensor *weight,
+                                         const Tensor *bias, double epsilon,
+                                         DType out, DType statType) {
+  LayerNormResult r = layerNormForward(x, normalizedRank, weight, bias,
+                                       epsilon);
+  LayerNormBounded b{exact(r.y), exact(r.mean), exact(r.rstd)};
+  int64_t rows = r.mean.size(), m = x.size() / std::max<int64_t>(rows, 1);
+  double gamma = accumulationGamma(m + 4);
+  for (int64_t row = 0; row < rows; ++row) {
+    double meanAbs = 0, var = 0;
+    double mean = r.mean.data[row], rstd = r.rstd.data[row];
+    for (int64_t j = 0; j < m; ++j) {
+      double xj = x.data[row * m + j];
+      meanAbs += std::fabs(xj) / m;
+      var += (xj - mean) * (xj - mean) / m;
+    }
+    // The f32 mean is off by at most gamma * mean|x|.
+    double errMean = gamma * meanAbs;
+    // sum((x - mean')^2) with mean' = mean + e is var + e^2 (the cross
+    // term vanishes because x - mean sums to zero); f32 accumulation adds
+    // gamma * var. 1/sqrt(v + eps) halves the relative error of v + eps;
+    // the add, sqrt and divide round three more times.
+    double errVar = (gamma + 3 * kU32) * var + errMean * errMean;
+    double relRstd = 0.5 * errVar / (var + epsilon) + 3 * kU32;
+    b.mean.bound.data[row] =
+        finish(kLayerNormSlack * errMean, mean, statType);
+    b.rstd.bound.data[row] =
+        finish(kLayerNormSlack * relRstd * rstd, rstd, statType);
+    for (int64_t j = 0; j < m; ++j) {
+      int64_t i = row * m + j;
+      double xhat = (x.data[i] - mean) * rstd;
+      double w = weight ? std::fabs(weight->data[j]) : 1.0;
+      // xhat' = (x - mean') * rstd', each operation rounding once.
+      double errXhat =
+          rstd * errMean + std::fabs(xhat) * (relRstd + 2 * kU32);
+      double errY = w * errXhat +
+                    2 * kU32 * (std::fabs(xhat) * w + std::fabs(r.y.data[i]));
+      b.y.bound.data[i] = finish(kLayerNormSlack * errY, r.y.data[i], out);
+    }
+  }
+  return b;
+}
+
+LayerNormGradsBounded layerNormBackwardBounded(const Tensor &dy,
+                                               const Tensor &x,
+                                               const Tensor &mean,
+                                               const Tensor &rstd,
+                                               const Tensor *weight,
+                                               int normalizedRank, DType out) {
+  LayerNormGrads g =
+      layerNormBackward(dy, x, mean, rstd, weight, normalizedRank);
+  LayerNormGradsBounded b{exact(g.dx), exact(g.dweight), exact(g.dbias)};
+  int64_t rows = mean.size(), m = x.size() / std::max<int64_t>(rows, 1);
+  double gammaM = accumulationGamma(m + 4);
+  double gammaR = accumulationGamma(rows + 4);
+  Tensor dweightAbs(g.dweight.shape), dbiasAbs(g.dbias.shape);
+  for (int64_t row = 0; row < rows; ++row) {
+    double rs = rstd.data[row];
+    double meanAbsG = 0, meanAbsGXhat = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      int64_t i = row * m + j;
+      double xhat = std::fabs((x.data[i] - mean.data[row]) * rs);
+      double gj = std::fabs(dy.data[i] * (weight ? weight->data[j] : 1.0));
+      meanAbsG += gj / m;
+      meanAbsGXhat += gj * xhat / m;
+      dweightAbs.data[j] += std::fabs(dy.data[i]) * xhat;
+      dbiasAbs.data[j] += std::fabs(dy.data[i]);
+    }
+    for (int64_t j = 0; j < m; ++j) {
+      int64_t i = row * m + j;
+      double xhat = std::fabs((x.data[i] - mean.data[row]) * rs);
+      double gj = std::fabs(dy.data[i] * (weight ? weight->data[j] : 1.0));
+      // dx = rstd (g - mean(g) - xhat mean(g xhat)): the two row means err
+      // by gamma_M times their absolute sums, every other operation
+      // (including forming xhat and g) by a few f32 roundings.
+      double absSum = rs * (gj + meanAbsG + xhat * meanAbsGXhat);
+      double err = (gammaM + 10 * kU32) * absSum;
+      b.dx.bound.data[i] = finish(kLayerNormSlack * err, g.dx.data[i], out);
+    }
+  }
+  for (int64_t j = 0; j < g.dweight.size(); ++j) {
+    b.dweight.bound.data[j] = finish(
+        kLayerNormSlack * (gammaR + 3 * kU32) * dweightAbs.data[j],
+        g.dweight.data[j], out);
+    b.dbias.bound.data[j] = finish(kLayerNormSlack * gammaR * dbiasAbs.data[j],
+                                   g.dbias.data[j], out);
+  }
+  return b;
+}
+
+} // namespace boo::ref
