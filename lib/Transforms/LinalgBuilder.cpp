@@ -45,40 +45,50 @@ Value LinalgBuilder::zeros(ArrayRef<int64_t> shape, Type elem) {
 
 Value LinalgBuilder::padOrCrop(Value t, ArrayRef<int64_t> low,
                                ArrayRef<int64_t> high) {
+  // result[j] = t[j - low] where in range, else 0, per dim; the result has
+  // size + low + high elements. Negative amounts crop.
   auto type = cast<RankedTensorType>(t.getType());
   int64_t rank = type.getRank();
-  // Crop first.
-  bool crop = llvm::any_of(low, [](int64_t v) { return v < 0; }) ||
-              llvm::any_of(high, [](int64_t v) { return v < 0; });
+  SmallVector<int64_t> resultShape, srcStart, srcSize, padLo, padHi;
+  bool empty = false, crop = false, pad = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    int64_t total = size + low[d] + high[d];
+    int64_t start = std::max<int64_t>(0, -low[d]);
+    int64_t end = std::min<int64_t>(size, total - low[d]);
+    resultShape.push_back(total);
+    if (end <= start) {
+      // Every element of this dim is padding (e.g. a gradient whose every
+      // tap reads the convolution's padding).
+      empty = true;
+      continue;
+    }
+    srcStart.push_back(start);
+    srcSize.push_back(end - start);
+    padLo.push_back(std::max<int64_t>(0, low[d]));
+    padHi.push_back(total - padLo.back() - (end - start));
+    crop |= start > 0 || end < size;
+    pad |= padLo.back() > 0 || padHi.back() > 0;
+  }
+  if (empty)
+    return zeros(resultShape, type.getElementType());
   if (crop) {
     SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
     for (int64_t d = 0; d < rank; ++d) {
-      int64_t offset = low[d] < 0 ? -low[d] : 0;
-      int64_t size =
-          type.getDimSize(d) - offset - (high[d] < 0 ? -high[d] : 0);
-      offsets.push_back(b.getIndexAttr(offset));
-      sizes.push_back(b.getIndexAttr(size));
+      offsets.push_back(b.getIndexAttr(srcStart[d]));
+      sizes.push_back(b.getIndexAttr(srcSize[d]));
     }
     t = tensor::ExtractSliceOp::create(b, loc, t, offsets, sizes, strides);
-    type = cast<RankedTensorType>(t.getType());
   }
-  bool pad = llvm::any_of(low, [](int64_t v) { return v > 0; }) ||
-             llvm::any_of(high, [](int64_t v) { return v > 0; });
   if (!pad)
     return t;
-  SmallVector<int64_t> lo(rank), hi(rank), shape(rank);
-  for (int64_t d = 0; d < rank; ++d) {
-    lo[d] = std::max<int64_t>(low[d], 0);
-    hi[d] = std::max<int64_t>(high[d], 0);
-    shape[d] = type.getDimSize(d) + lo[d] + hi[d];
-  }
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  auto resultType = RankedTensorType::get(resultShape, type.getElementType());
   Value zero =
       arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
   SmallVector<OpFoldResult> loF, hiF;
   for (int64_t d = 0; d < rank; ++d) {
-    loF.push_back(b.getIndexAttr(lo[d]));
-    hiF.push_back(b.getIndexAttr(hi[d]));
+    loF.push_back(b.getIndexAttr(padLo[d]));
+    hiF.push_back(b.getIndexAttr(padHi[d]));
   }
   return tensor::PadOp::create(b, loc, resultType, t, loF, hiF, zero);
 }

@@ -22,22 +22,22 @@ using namespace mlir;
 
 void boo::buildCPUPipeline(OpPassManager &pm,
                            const CPUPipelineOptions &options) {
-  // 1. Boo to linalg on tensors.
+  // 1. Boo to linalg on tensors; element-wise epilogue generics fuse.
   //    boo-opt --boo-form-fusions --boo-convert-to-linalg
-  //            --linalg-generalize-named-ops
+  //            --linalg-generalize-named-ops --canonicalize
+  //            --linalg-fuse-elementwise-ops --canonicalize
   if (options.formFusions)
     pm.addNestedPass<func::FuncOp>(createBooFormFusions());
   pm.addPass(createBooConvertToLinalg());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createCanonicalizerPass());
-  //    boo-opt --linalg-fuse-elementwise-ops (epilogue generics become one)
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
 
   // 2. Tile into static register-sized tiles and vectorize; hoist the
   //    accumulator out of the reduction loops while still on tensors.
   //    boo-opt --boo-cpu-tile-and-vectorize --canonicalize --cse
-  //            --loop-invariant-subset-hoisting
+  //            --loop-invariant-subset-hoisting --canonicalize
   if (options.vectorize) {
     BooCPUTileAndVectorizeOptions tileOptions;
     tileOptions.vectorWidth = options.vectorWidth;
@@ -53,7 +53,7 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //      bufferize-function-boundaries
   //      function-boundary-type-conversion=identity-layout-map"
   //      --cse --canonicalize --buffer-results-to-out-params="hoist-static-allocs
-  //      modify-public-functions" --buffer-deallocation-pipeline
+  //      modify-public-functions" --canonicalize --buffer-deallocation-pipeline
   //      --convert-bufferization-to-memref
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
@@ -78,10 +78,11 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //      --convert-vector-to-scf=full-unroll
   //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
   //      --arith-expand=include-bf16 --convert-math-to-libm
-  //      --convert-vector-to-llvm --finalize-memref-to-llvm
-  //      --convert-math-to-llvm --convert-arith-to-llvm
-  //      --convert-index-to-llvm --convert-ub-to-llvm --convert-cf-to-llvm
-  //      --convert-func-to-llvm --reconcile-unrealized-casts
+  //      --convert-vector-to-llvm=vector-contract-lowering=outerproduct
+  //      --finalize-memref-to-llvm --convert-math-to-llvm
+  //      --convert-arith-to-llvm --convert-index-to-llvm --convert-ub-to-llvm
+  //      --convert-cf-to-llvm --convert-func-to-llvm
+  //      --reconcile-unrealized-casts --canonicalize
   pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Fully unrolled: n-D transfers become 1-D loads/stores, no stack buffers.

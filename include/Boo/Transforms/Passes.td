@@ -53,7 +53,8 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
-           "Target number of f32 lanes for the innermost parallel tile">,
+           "f32 lanes of one vector register; the innermost parallel "
+           "tile spans up to 4 registers">,
     Option<"rowTile", "row-tile", "int64_t", /*default=*/"8",
            "Target extent of the second parallel (register-row) tile">,
     Option<"reductionTile", "reduction-tile", "int64_t", /*default=*/"16",

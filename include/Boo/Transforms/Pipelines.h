@@ -24,7 +24,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
-      llvm::cl::desc("Target f32 lanes of the innermost parallel tile"),
+      llvm::cl::desc("f32 lanes of one vector register; the innermost "
+                     "parallel tile spans up to 4 registers"),
       llvm::cl::init(8)};
 };
 

@@ -409,3 +409,31 @@ func.func @fusion_no_anchor(%x: tensor<4xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @fusion_unrelated_epilogue(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>, %y: tensor<1x4x6x6xf32>) {
+  // expected-error@+1 {{element-wise op 'boo.activation' does not consume the anchor's result (only ops of its epilogue belong in the fusion)}}
+  %0 = boo.fusion -> tensor<1x4x6x6xf32> {
+    %c = boo.conv %x, %w : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
+    %t = boo.activation tanh %y : tensor<1x4x6x6xf32>
+    boo.yield %c : tensor<1x4x6x6xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @activation_dynamic(%x: tensor<?x8xf32>) {
+  // expected-error@+1 {{requires a static shape, got 'tensor<?x8xf32>'}}
+  %0 = boo.activation relu %x : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @binary_dynamic(%x: tensor<?x8xf32>, %b: tensor<8xf32>) {
+  // expected-error@+1 {{requires a static shape, got 'tensor<?x8xf32>'}}
+  %0 = boo.add %x, %b {channel_dim = 1 : i64} : tensor<?x8xf32>, tensor<8xf32>
+  return
+}

@@ -276,7 +276,17 @@ LogicalResult LayerNormBwdOp::verify() {
 // Element-wise
 //===----------------------------------------------------------------------===//
 
+/// Element-wise ops lower to static tiles; dynamic dims are rejected here
+/// rather than failing later in the lowering.
+static LogicalResult verifyStatic(Operation *op, RankedTensorType type) {
+  if (!type.hasStaticShape())
+    return op->emitOpError("requires a static shape, got ") << type;
+  return success();
+}
+
 LogicalResult ActivationOp::verify() {
+  if (failed(verifyStatic(*this, getInput().getType())))
+    return failure();
   ActivationKind kind = getKind();
   bool wantsAlpha = kind == ActivationKind::leaky_relu;
   bool wantsRange = kind == ActivationKind::clamp;
@@ -298,6 +308,8 @@ template <typename OpTy>
 static LogicalResult verifyBinary(OpTy op) {
   RankedTensorType lhs = op.getLhs().getType();
   RankedTensorType rhs = op.getRhs().getType();
+  if (failed(verifyStatic(op, lhs)) || failed(verifyStatic(op, rhs)))
+    return failure();
   if (lhs.getElementType() != rhs.getElementType())
     return op.emitOpError("operands must have the same element type, got ")
            << lhs.getElementType() << " and " << rhs.getElementType();
@@ -361,5 +373,19 @@ LogicalResult FusionOp::verify() {
     return emitOpError("body must hold exactly one convolution or layer norm "
                        "(a fusion is one kernel), found ")
            << anchors;
+  // The epilogue must consume the anchor: every element-wise op uses a value
+  // computed in the body.
+  for (Operation &op : body.without_terminator()) {
+    if (isFusionAnchor(&op))
+      continue;
+    if (llvm::none_of(op.getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && def->getBlock() == &body;
+        }))
+      return emitOpError("element-wise op '")
+             << op.getName()
+             << "' does not consume the anchor's result (only ops of its "
+                "epilogue belong in the fusion)";
+  }
   return success();
 }

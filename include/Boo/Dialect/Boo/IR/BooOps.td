@@ -270,11 +270,11 @@ def Boo_ActivationOp : Boo_Op<"activation",
   let hasVerifier = 1;
 }
 
-class Boo_BinaryOp<string mnemonic, string opName>
+class Boo_BinaryOp<string mnemonic, string operation>
     : Boo_Op<mnemonic, [Pure, AllTypesMatch<["lhs", "output"]>]> {
-  let summary = "element-wise " # opName # " with per-channel broadcasting";
+  let summary = "element-wise " # operation # " with per-channel broadcasting";
   let description = [{
-    Element-wise }] # opName # [{ of `lhs` and `rhs`, computed in f32. `rhs`
+    Element-wise }] # operation # [{ of `lhs` and `rhs`, computed in f32. `rhs`
     either has the type of `lhs`, or is a 1-D per-channel vector whose size is
     that of `lhs`'s dim `channel_dim` (the attribute is required then), which
     is broadcast along every other dim.
