@@ -123,4 +123,9 @@ void boo::registerBooPipelines() {
       "Lower Boo ops to the LLVM dialect for the host CPU (tiled and "
       "vectorized), ending with boo-verify-llvm-contract",
       buildCPUPipeline);
+  PassPipelineRegistration<ROCDLPipelineOptions>(
+      "boo-to-rocdl",
+      "Compile Boo kernels to HSACO code objects for an AMD GPU chip, ending "
+      "with boo-verify-rocdl-contract",
+      buildROCDLPipeline);
 }

@@ -91,4 +91,63 @@ def BooVerifyLLVMContract : Pass<"boo-verify-llvm-contract", "ModuleOp"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// AMD GPU code generation
+//===----------------------------------------------------------------------===//
+
+def BooSelectLoweringConfig : Pass<"boo-select-lowering-config",
+                                   "ModuleOp"> {
+  let summary = "Attach a #boo.lowering_config to every kernel (tuning spec "
+                "or heuristic)";
+  let description = [{
+    Records the target chip on the module and gives every kernel (each
+    boo.fusion and each anchor op outside one) a verified
+    `#boo.lowering_config`: from the first tuning-spec rule that matches the
+    kernel's problem, else from the documented heuristic, which produces a
+    valid config for any shape. The spec comes from `tuning-spec`, else from
+    the BOO_TUNING_SPEC_PATH environment variable, else the default spec
+    embedded in the compiler; BOO_TUNING_SPEC_PATH="" disables specs. See
+    docs/TuningSpec.md.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target chip (see docs/Targets.md for the supported list)">,
+    Option<"tuningSpec", "tuning-spec", "std::string", /*default=*/"\"\"",
+           "Path of a tuning spec; empty: BOO_TUNING_SPEC_PATH or the "
+           "embedded default">
+  ];
+  let dependentDialects = ["::mlir::boo::BooDialect",
+                           "::mlir::transform::TransformDialect"];
+}
+
+def BooGPUDistribute : Pass<"boo-gpu-distribute", "ModuleOp"> {
+  let summary = "Map each kernel's linalg ops onto workgroups and threads "
+                "(gpu.launch) as its lowering config says";
+  let description = [{
+    One gpu.launch per kernel (a boo.fusion is one kernel): the kernel's
+    root linalg op is tiled onto workgroups and threads following its
+    `#boo.lowering_config`, producers (fills, pads, the anchor of a fusion)
+    are fused into the tiles so the epilogue is applied before the single
+    store.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"
+  ];
+}
+
+def BooExpandMath : Pass<"boo-expand-math", "ModuleOp"> {
+  let summary = "Expand math ops that would need device libraries (erf, "
+                "tanh, ...) into polynomial approximations";
+  let dependentDialects = ["::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
+  let summary = "Fail loudly unless every kernel is a serialized gpu.binary "
+                "and the host code is what the runtime expects";
+}
+
 #endif // BOO_TRANSFORMS_PASSES_TD

@@ -33,7 +33,29 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// with boo-verify-llvm-contract.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers `boo-to-llvm-cpu` with the pass pipeline registry.
+/// Options of the `boo-to-rocdl` pipeline.
+struct ROCDLPipelineOptions
+    : public PassPipelineOptions<ROCDLPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target chip, e.g. gfx942"),
+                           llvm::cl::init("gfx942")};
+  Option<std::string> tuningSpec{
+      *this, "tuning-spec",
+      llvm::cl::desc("Tuning spec path (empty: BOO_TUNING_SPEC_PATH, else "
+                     "the embedded default)"),
+      llvm::cl::init("")};
+  Option<int64_t> optLevel{*this, "opt-level",
+                           llvm::cl::desc("LLVM optimization level (0-3)"),
+                           llvm::cl::init(3)};
+};
+
+/// Boo to gpu.binary ops holding HSACO code objects for `chip`; ends with
+/// boo-verify-rocdl-contract. Defined in ROCDLPipeline.cpp.
+void buildROCDLPipeline(OpPassManager &pm,
+                        const ROCDLPipelineOptions &options);
+
+/// Registers `boo-to-llvm-cpu` and `boo-to-rocdl` with the pass pipeline
+/// registry.
 void registerBooPipelines();
 
 } // namespace mlir::boo
