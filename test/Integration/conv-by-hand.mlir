@@ -122,6 +122,24 @@ func.func @bwd_data_unread(%dy: tensor<1x1x1xf32>, %w: tensor<1x1x2xf32>) -> ten
   return %dx : tensor<1x1x3xf32>
 }
 
+// A tap that only ever reads padding: W = 1, a 1-tap filter, stride 2,
+// padding 1 low: out W = (1+1-0-1)/2+1 = 1 and y0 reads p0 = padding, so
+// the forward gives [0] and the input gradient is [0] whatever dy and w are.
+// RUN: boo-run-module --module=%s --function=bwd_data_all_padding \
+// RUN:   --input="1x1x1xf32=5" --input="1x1x1xf32=3" \
+// RUN:   | FileCheck %s --check-prefix=ALLPAD
+// RUN: boo-run-module --module=%s --function=bwd_data_all_padding \
+// RUN:   --cpu-pipeline-options="vectorize=false" \
+// RUN:   --input="1x1x1xf32=5" --input="1x1x1xf32=3" \
+// RUN:   | FileCheck %s --check-prefix=ALLPAD
+// ALLPAD: result[0]: 1x1x1xf32={{\[\[}}0]]
+func.func @bwd_data_all_padding(%dy: tensor<1x1x1xf32>, %w: tensor<1x1x1xf32>) -> tensor<1x1x1xf32> {
+  %dx = boo.conv_bwd_data %dy, %w {strides = array<i64: 2>,
+          padding_low = array<i64: 1>, padding_high = array<i64: 0>}
+        : tensor<1x1x1xf32>, tensor<1x1x1xf32> -> tensor<1x1x1xf32>
+  return %dx : tensor<1x1x1xf32>
+}
+
 // Backward weight: y0 = w0 x0 + w1 x1, y1 = w0 x1 + w1 x2. x = [1 2 3],
 // dy = [1 1]: dw0 = x0 + x1 = 3, dw1 = x1 + x2 = 5.
 // RUN: boo-run-module --module=%s --function=bwd_weight \

@@ -90,7 +90,9 @@ bool randomConvProblem(CaseRng &rng, ConvProblem &p,
     }
     int64_t maxIn = rank == 1 ? 24 : rank == 2 ? 12 : 6;
     for (int d = 0; d < rank; ++d) {
-      p.inSpatial[d] = rng.range(1, maxIn);
+      // Extents of 1 or 2 are where padding and strides meet the edges
+      // (taps that only ever read padding, unread input positions).
+      p.inSpatial[d] = rng.coin(0.15) ? rng.range(1, 2) : rng.range(1, maxIn);
       p.filterSpatial[d] =
           rng.pick(std::vector<int64_t>{1, 1, 2, 3, 3, rank == 1 ? 5 : 3});
       // Strides up to 4 make stride > kernel common.
@@ -117,6 +119,41 @@ bool randomConvProblem(CaseRng &rng, ConvProblem &p,
     return true;
   }
   return false;
+}
+
+/// A tiny problem (1-D or 2-D, extents 1-4, padding up to 3 per side,
+/// strides up to 4): the edge geometry where taps only ever read padding,
+/// input positions are never read, and outputs have extent 1.
+bool randomTinyConvProblem(CaseRng &rng, ConvProblem &p) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int rank = static_cast<int>(rng.range(1, 2));
+    p = ConvProblem::withDefaults(rank);
+    p.batch = rng.range(1, 2);
+    p.groups = rng.range(1, 2);
+    p.inChannels = p.groups * rng.range(1, 3);
+    p.outChannels = p.groups * rng.range(1, 3);
+    for (int d = 0; d < rank; ++d) {
+      p.inSpatial[d] = rng.range(1, 4);
+      p.filterSpatial[d] = rng.range(1, 3);
+      p.strides[d] = rng.range(1, 4);
+      p.dilations[d] = rng.range(1, 2);
+      p.padLow[d] = rng.range(0, 3);
+      p.padHigh[d] = rng.range(0, 3);
+    }
+    p.inputLayout = randomActivationLayout(rng, rank);
+    p.filterLayout = randomFilterLayout(rng, rank);
+    p.outputLayout = randomActivationLayout(rng, rank);
+    std::string error;
+    if (p.validate(error))
+      return true;
+  }
+  return false;
+}
+
+/// Draws the problem of a case.
+using ProblemDraw = bool (*)(CaseRng &, ConvProblem &);
+bool randomRegularConvProblem(CaseRng &rng, ConvProblem &p) {
+  return randomConvProblem(rng, p);
 }
 
 //===----------------------------------------------------------------------===//
@@ -164,9 +201,10 @@ std::string describe(const ConvProblem &p, DType t, const char *what) {
 // Single ops
 //===----------------------------------------------------------------------===//
 
-bool makeForward(CaseRng &rng, Case &c) {
+bool makeForward(CaseRng &rng, Case &c,
+                 ProblemDraw draw = randomRegularConvProblem) {
   ConvProblem p;
-  if (!randomConvProblem(rng, p))
+  if (!draw(rng, p))
     return false;
   DType t = randomDType(rng);
   bool withBias = rng.coin(0.4);
@@ -187,8 +225,8 @@ bool makeForward(CaseRng &rng, Case &c) {
   }
   std::string y = f.fresh();
   f.body() << "  " << y << " = boo.conv " << vx << ", " << vw << biasClause
-         << convAttrs(p, rng) << " : " << tx << ", " << tw << " -> " << ty
-         << "\n";
+           << convAttrs(p, rng) << " : " << tx << ", " << tw << " -> " << ty
+           << "\n";
   c.mlir = f.finish({y}, {ty});
   c.description = describe(p, t, withBias ? "conv+bias" : "conv");
   c.results = {{"output",
@@ -198,9 +236,10 @@ bool makeForward(CaseRng &rng, Case &c) {
   return true;
 }
 
-bool makeBackwardData(CaseRng &rng, Case &c) {
+bool makeBackwardData(CaseRng &rng, Case &c,
+                      ProblemDraw draw = randomRegularConvProblem) {
   ConvProblem p;
-  if (!randomConvProblem(rng, p))
+  if (!draw(rng, p))
     return false;
   DType t = randomDType(rng);
   Tensor dy = randomTensor(p.outputShape(), t, rng);
@@ -212,20 +251,20 @@ bool makeBackwardData(CaseRng &rng, Case &c) {
   std::string vdy = f.arg(ty), vw = f.arg(tw);
   std::string dx = f.fresh();
   f.body() << "  " << dx << " = boo.conv_bwd_data " << vdy << ", " << vw
-         << convAttrs(p, rng) << " : " << ty << ", " << tw << " -> " << tx
-         << "\n";
+           << convAttrs(p, rng) << " : " << ty << ", " << tw << " -> " << tx
+           << "\n";
   c.mlir = f.finish({dx}, {tx});
   c.description = describe(p, t, "conv_bwd_data");
   c.args = {{"grad_output", dy, t}, {"filter", w, t}};
-  c.results = {
-      {"grad_input", ref::convBackwardDataBounded(p, dy, w, t), t}};
+  c.results = {{"grad_input", ref::convBackwardDataBounded(p, dy, w, t), t}};
   c.vectorize = rng.coin(0.85);
   return true;
 }
 
-bool makeBackwardWeight(CaseRng &rng, Case &c) {
+bool makeBackwardWeight(CaseRng &rng, Case &c,
+                        ProblemDraw draw = randomRegularConvProblem) {
   ConvProblem p;
-  if (!randomConvProblem(rng, p))
+  if (!draw(rng, p))
     return false;
   DType t = randomDType(rng);
   Tensor dy = randomTensor(p.outputShape(), t, rng);
@@ -237,13 +276,12 @@ bool makeBackwardWeight(CaseRng &rng, Case &c) {
   std::string vdy = f.arg(ty), vx = f.arg(tx);
   std::string dw = f.fresh();
   f.body() << "  " << dw << " = boo.conv_bwd_weight " << vdy << ", " << vx
-         << convAttrs(p, rng) << " : " << ty << ", " << tx << " -> " << tw
-         << "\n";
+           << convAttrs(p, rng) << " : " << ty << ", " << tx << " -> " << tw
+           << "\n";
   c.mlir = f.finish({dw}, {tw});
   c.description = describe(p, t, "conv_bwd_weight");
   c.args = {{"grad_output", dy, t}, {"input", x, t}};
-  c.results = {
-      {"grad_filter", ref::convBackwardWeightBounded(p, dy, x, t), t}};
+  c.results = {{"grad_filter", ref::convBackwardWeightBounded(p, dy, x, t), t}};
   c.vectorize = rng.coin(0.85);
   return true;
 }
@@ -268,14 +306,13 @@ bool makeBackwardBias(CaseRng &rng, Case &c) {
           ref::defaultLayout(ref::LayoutRole::Activation, p.spatialRank) ||
       rng.coin())
     attr = " {output_layout = \"" + p.outputLayout + "\"}";
-  f.body() << "  " << db << " = boo.conv_bwd_bias " << vdy << attr << " : " << ty
-         << " -> " << tb << "\n";
+  f.body() << "  " << db << " = boo.conv_bwd_bias " << vdy << attr << " : "
+           << ty << " -> " << tb << "\n";
   c.mlir = f.finish({db}, {tb});
   c.description = std::string("conv_bwd_bias ") + ref::dtypeName(t) +
                   " grad_output " + ty + " layout " + p.outputLayout;
   c.args = {{"grad_output", dy, t}};
-  c.results = {
-      {"grad_bias", ref::convBackwardBiasBounded(dy, perm[1], t), t}};
+  c.results = {{"grad_bias", ref::convBackwardBiasBounded(dy, perm[1], t), t}};
   c.vectorize = rng.coin(0.85);
   return true;
 }
@@ -325,8 +362,8 @@ bool makeEpilogue(CaseRng &rng, Case &c) {
     }
     value = ref::convForwardBounded(p, x, w, withBias ? &b : nullptr, t);
     valueType = ty;
-    ref::parseLayout(p.outputLayout, ref::LayoutRole::Activation,
-                     p.spatialRank, outPerm, error);
+    ref::parseLayout(p.outputLayout, ref::LayoutRole::Activation, p.spatialRank,
+                     outPerm, error);
     desc << (withBias ? "conv+bias" : "conv");
   } else {
     Tensor dy = randomTensor(p.outputShape(), t, rng);
@@ -335,8 +372,8 @@ bool makeEpilogue(CaseRng &rng, Case &c) {
     c.args = {{"grad_output", dy, t}, {"filter", w, t}};
     value = ref::convBackwardDataBounded(p, dy, w, t);
     valueType = tx;
-    ref::parseLayout(p.inputLayout, ref::LayoutRole::Activation,
-                     p.spatialRank, outPerm, error);
+    ref::parseLayout(p.inputLayout, ref::LayoutRole::Activation, p.spatialRank,
+                     outPerm, error);
     desc << "conv_bwd_data";
   }
   int channelDim = outPerm[1];
@@ -356,8 +393,8 @@ bool makeEpilogue(CaseRng &rng, Case &c) {
     operandArgs.push_back(c.args.size());
     if (kind == 1) {
       operands.push_back(f.arg(valueType));
-      c.args.push_back({"residual", randomTensor(value.value.shape, t, rng),
-                        t});
+      c.args.push_back(
+          {"residual", randomTensor(value.value.shape, t, rng), t});
     } else if (kind >= 2) {
       operands.push_back(f.arg(tc));
       c.args.push_back({kind == 2 ? "channel_add" : "channel_mul",
@@ -426,20 +463,38 @@ bool makeEpilogue(CaseRng &rng, Case &c) {
   return true;
 }
 
-TEST(ConvSweep, Forward) { runSweep("ConvSweep.Forward", 150, makeForward); }
+TEST(ConvSweep, Forward) {
+  runSweep("ConvSweep.Forward", 200,
+           [](CaseRng &rng, Case &c) { return makeForward(rng, c); });
+}
 
 TEST(ConvSweep, BackwardData) {
-  runSweep("ConvSweep.BackwardData", 100, makeBackwardData);
+  runSweep("ConvSweep.BackwardData", 200,
+           [](CaseRng &rng, Case &c) { return makeBackwardData(rng, c); });
 }
 
 TEST(ConvSweep, BackwardWeight) {
-  runSweep("ConvSweep.BackwardWeight", 100, makeBackwardWeight);
+  runSweep("ConvSweep.BackwardWeight", 150,
+           [](CaseRng &rng, Case &c) { return makeBackwardWeight(rng, c); });
 }
 
 TEST(ConvSweep, BackwardBias) {
   runSweep("ConvSweep.BackwardBias", 30, makeBackwardBias);
 }
 
-TEST(ConvSweep, Epilogue) { runSweep("ConvSweep.Epilogue", 80, makeEpilogue); }
+TEST(ConvSweep, Epilogue) { runSweep("ConvSweep.Epilogue", 120, makeEpilogue); }
+
+TEST(ConvSweep, EdgeCases) {
+  runSweep("ConvSweep.EdgeCases", 120, [](CaseRng &rng, Case &c) {
+    switch (rng.range(0, 2)) {
+    case 0:
+      return makeForward(rng, c, randomTinyConvProblem);
+    case 1:
+      return makeBackwardData(rng, c, randomTinyConvProblem);
+    default:
+      return makeBackwardWeight(rng, c, randomTinyConvProblem);
+    }
+  });
+}
 
 } // namespace

@@ -59,9 +59,8 @@ bool makeActivation(CaseRng &rng, Case &c) {
   f.body() << "  " << y << " = " << activationOp(act, vx, tx) << "\n";
   c.mlir = f.finish({y}, {tx});
   c.args = {{"x", x, t}};
-  c.results = {{"y",
-                ref::activationBounded(act.kind, ref::exact(x), act.params, t),
-                t}};
+  c.results = {
+      {"y", ref::activationBounded(act.kind, ref::exact(x), act.params, t), t}};
   std::ostringstream desc;
   desc << "activation " << ref::activationName(act.kind) << " "
        << tensorType(shape, t) << act.attrs;
@@ -110,16 +109,15 @@ bool makeChain(CaseRng &rng, Case &c) {
         s.operand = f.arg(tx);
         s.operandValue = randomTensor(shape, t, rng, -2, 2);
       }
-      c.args.push_back({s.kind == 1 ? "add_rhs" : "mul_rhs", s.operandValue,
-                        t});
+      c.args.push_back(
+          {s.kind == 1 ? "add_rhs" : "mul_rhs", s.operandValue, t});
     }
     steps.push_back(s);
   }
   for (const Step &s : steps) {
     std::string next = f.fresh();
     if (s.kind == 0) {
-      f.body() << "  " << next << " = " << activationOp(s.act, cur, tx)
-               << "\n";
+      f.body() << "  " << next << " = " << activationOp(s.act, cur, tx) << "\n";
       value = ref::activationBounded(s.act.kind, value, s.act.params, t);
       desc << " " << ref::activationName(s.act.kind);
     } else {
@@ -131,10 +129,9 @@ bool makeChain(CaseRng &rng, Case &c) {
                  << ", " << tensorType({shape[s.channelDim]}, t) << "\n";
       else
         f.body() << " : " << tx << ", " << tx << "\n";
-      value = ref::binaryBounded(add ? ref::BinaryKind::Add
-                                     : ref::BinaryKind::Mul,
-                                 value, ref::exact(s.operandValue),
-                                 s.channelDim, t);
+      value = ref::binaryBounded(
+          add ? ref::BinaryKind::Add : ref::BinaryKind::Mul, value,
+          ref::exact(s.operandValue), s.channelDim, t);
       desc << " " << (add ? "add" : "mul");
       if (s.channelDim >= 0)
         desc << "[channel_dim=" << s.channelDim << "]";
@@ -150,11 +147,11 @@ bool makeChain(CaseRng &rng, Case &c) {
 }
 
 TEST(ElementwiseSweep, Activation) {
-  runSweep("ElementwiseSweep.Activation", 60, makeActivation);
+  runSweep("ElementwiseSweep.Activation", 80, makeActivation);
 }
 
 TEST(ElementwiseSweep, Chain) {
-  runSweep("ElementwiseSweep.Chain", 40, makeChain);
+  runSweep("ElementwiseSweep.Chain", 60, makeChain);
 }
 
 } // namespace

@@ -103,9 +103,8 @@ bool makeForward(CaseRng &rng, Case &c) {
     os << "  " << fusion << ":3 = boo.fusion -> " << tx << ", " << ts << ", "
        << ts << " {\n";
   os << indent << norm << ":3 = boo.layer_norm " << vx << params
-     << " {epsilon = " << f32Attr(epsilon)
-     << ", normalized_rank = " << nr << " : i64} : " << tx << " -> " << tx
-     << ", " << ts << ", " << ts << "\n";
+     << " {epsilon = " << f32Attr(epsilon) << ", normalized_rank = " << nr
+     << " : i64} : " << tx << " -> " << tx << ", " << ts << ", " << ts << "\n";
   ref::LayerNormBounded r = ref::layerNormForwardBounded(
       x, nr, withWeight ? &w : nullptr, withBias ? &b : nullptr, epsilon, t,
       statType);
@@ -125,8 +124,8 @@ bool makeForward(CaseRng &rng, Case &c) {
   // dead code).
   if (rng.coin(0.75)) {
     c.mlir = f.finish({y, mean, rstd}, {tx, ts, ts});
-    c.results = {{"y", r.y, t}, {"mean", r.mean, statType},
-                 {"rstd", r.rstd, statType}};
+    c.results = {
+        {"y", r.y, t}, {"mean", r.mean, statType}, {"rstd", r.rstd, statType}};
   } else {
     c.mlir = f.finish({y}, {tx});
     c.results = {{"y", r.y, t}};
@@ -157,8 +156,8 @@ bool makeBackward(CaseRng &rng, Case &c) {
   Tensor dy = randomTensor(shape, t, rng);
   Tensor w = randomTensor(inner, t, rng, -2, 2);
   // The statistics a forward pass would have stored, in their storage type.
-  ref::LayerNormResult fwd = ref::layerNormForward(
-      x, nr, withWeight ? &w : nullptr, nullptr, epsilon);
+  ref::LayerNormResult fwd =
+      ref::layerNormForward(x, nr, withWeight ? &w : nullptr, nullptr, epsilon);
   for (double &v : fwd.mean.data)
     v = ref::roundTo(v, statType);
   for (double &v : fwd.rstd.data)
@@ -167,8 +166,7 @@ bool makeBackward(CaseRng &rng, Case &c) {
               ts = tensorType(outer, statType);
 
   FuncBuilder f("layer_norm_bwd");
-  std::string vdy = f.arg(tx), vx = f.arg(tx), vm = f.arg(ts),
-              vr = f.arg(ts);
+  std::string vdy = f.arg(tx), vx = f.arg(tx), vm = f.arg(ts), vr = f.arg(ts);
   c.args = {{"dy", dy, t},
             {"x", x, t},
             {"mean", fwd.mean, statType},
@@ -180,10 +178,9 @@ bool makeBackward(CaseRng &rng, Case &c) {
   }
   std::string g = f.fresh();
   f.body() << "  " << g << ":3 = boo.layer_norm_bwd " << vdy << ", " << vx
-           << ", " << vm << ", " << vr << weight
-           << " {normalized_rank = " << nr << " : i64} : " << tx << ", " << tx
-           << ", " << ts << ", " << ts << " -> " << tx << ", " << tp << ", "
-           << tp << "\n";
+           << ", " << vm << ", " << vr << weight << " {normalized_rank = " << nr
+           << " : i64} : " << tx << ", " << tx << ", " << ts << ", " << ts
+           << " -> " << tx << ", " << tp << ", " << tp << "\n";
   ref::LayerNormGradsBounded r = ref::layerNormBackwardBounded(
       dy, x, fwd.mean, fwd.rstd, withWeight ? &w : nullptr, nr, t);
   // A non-empty subset of (dx, dweight, dbias); all three half the time.
@@ -210,11 +207,11 @@ bool makeBackward(CaseRng &rng, Case &c) {
 }
 
 TEST(LayerNormSweep, Forward) {
-  runSweep("LayerNormSweep.Forward", 60, makeForward);
+  runSweep("LayerNormSweep.Forward", 80, makeForward);
 }
 
 TEST(LayerNormSweep, Backward) {
-  runSweep("LayerNormSweep.Backward", 60, makeBackward);
+  runSweep("LayerNormSweep.Backward", 80, makeBackward);
 }
 
 } // namespace

@@ -159,10 +159,9 @@ TEST(MIOpenNumerics, Conv) {
       c.args = {{"input", x, t}, {"filter", w, t}};
       if (cmd.bias)
         c.args.push_back({"bias", b, t});
-      c.results = {{"output",
-                    ref::convForwardBounded(p, x, w, cmd.bias ? &b : nullptr,
-                                            t),
-                    t}};
+      c.results = {
+          {"output",
+           ref::convForwardBounded(p, x, w, cmd.bias ? &b : nullptr, t), t}};
     } else {
       c.args = {{"grad_output", dy, t}};
       if (cmd.direction & 4)
@@ -183,8 +182,8 @@ TEST(MIOpenNumerics, Conv) {
             {"grad_bias", ref::convBackwardBiasBounded(dy, perm[1], t), t});
       }
     }
-    EXPECT_TRUE(runCase(c, options, "MIOpenNumerics.Conv",
-                        static_cast<int64_t>(i)));
+    EXPECT_TRUE(
+        runCase(c, options, "MIOpenNumerics.Conv", static_cast<int64_t>(i)));
   }
 }
 
@@ -205,7 +204,8 @@ TEST(MIOpenNumerics, LayerNorm) {
     Tensor b = randomTensor({6, 10}, DType::F32, rng);
     ref::LayerNormBounded r = ref::layerNormForwardBounded(
         x, 2, &w, &b, ref::roundTo(0.001, DType::F32), DType::F32, DType::F32);
-    c.args = {{"x", x, DType::F32}, {"weight", w, DType::F32},
+    c.args = {{"x", x, DType::F32},
+              {"weight", w, DType::F32},
               {"bias", b, DType::F32}};
     c.results = {{"y", r.y, DType::F32},
                  {"mean", r.mean, DType::F32},
@@ -235,12 +235,14 @@ TEST(MIOpenNumerics, LayerNorm) {
       v = ref::roundTo(v, DType::F32);
     ref::LayerNormGradsBounded r =
         ref::layerNormBackwardBounded(dy, x, fwd.mean, fwd.rstd, &w, 1, t);
-    c.args = {{"dy", dy, t},         {"x", x, t},
-              {"weight", w, t},      {"bias", b, t},
+    c.args = {{"dy", dy, t},
+              {"x", x, t},
+              {"weight", w, t},
+              {"bias", b, t},
               {"mean", fwd.mean, DType::F32},
               {"rstd", fwd.rstd, DType::F32}};
-    c.results = {{"dx", r.dx, t}, {"dweight", r.dweight, t},
-                 {"dbias", r.dbias, t}};
+    c.results = {
+        {"dx", r.dx, t}, {"dweight", r.dweight, t}, {"dbias", r.dbias, t}};
     EXPECT_TRUE(runCase(c, options, "MIOpenNumerics.LayerNorm", 1));
   }
 }

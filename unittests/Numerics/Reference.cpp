@@ -279,8 +279,8 @@ bool ConvProblem::validate(std::string &error) const {
     error = "spatial rank must be 1..3";
     return false;
   }
-  for (const auto *v : {&inSpatial, &filterSpatial, &strides, &dilations,
-                        &padLow, &padHigh})
+  for (const auto *v :
+       {&inSpatial, &filterSpatial, &strides, &dilations, &padLow, &padHigh})
     if (v->size() != r) {
       error = "every spatial vector must have spatialRank entries";
       return false;
@@ -325,11 +325,12 @@ static std::string join(const std::vector<int64_t> &v, const char *sep) {
 std::string ConvProblem::describe() const {
   std::ostringstream os;
   os << spatialRank << "-D N=" << batch << " C=" << inChannels
-     << " K=" << outChannels << " G=" << groups << " in=" << join(inSpatial, "x")
-     << " fil=" << join(filterSpatial, "x") << " stride=" << join(strides, ",")
-     << " dil=" << join(dilations, ",") << " padLow=" << join(padLow, ",")
-     << " padHigh=" << join(padHigh, ",") << " layouts=" << inputLayout << "/"
-     << filterLayout << "/" << outputLayout;
+     << " K=" << outChannels << " G=" << groups
+     << " in=" << join(inSpatial, "x") << " fil=" << join(filterSpatial, "x")
+     << " stride=" << join(strides, ",") << " dil=" << join(dilations, ",")
+     << " padLow=" << join(padLow, ",") << " padHigh=" << join(padHigh, ",")
+     << " layouts=" << inputLayout << "/" << filterLayout << "/"
+     << outputLayout;
   return os.str();
 }
 
@@ -367,7 +368,8 @@ private:
 
 /// Advances the multi-index `idx` within `extent` (last dim fastest).
 /// Returns false after the last index.
-static bool next(std::vector<int64_t> &idx, const std::vector<int64_t> &extent) {
+static bool next(std::vector<int64_t> &idx,
+                 const std::vector<int64_t> &extent) {
   for (int i = static_cast<int>(idx.size()) - 1; i >= 0; --i) {
     if (++idx[i] < extent[i])
       return true;
@@ -379,9 +381,8 @@ static bool next(std::vector<int64_t> &idx, const std::vector<int64_t> &extent) 
 static void checkShape(const Tensor &t, const std::vector<int64_t> &shape,
                        const char *what) {
   if (t.shape != shape)
-    fatal(std::string(what) +
-                                " has the wrong shape (" + join(t.shape, "x") +
-                                ", expected " + join(shape, "x") + ")");
+    fatal(std::string(what) + " has the wrong shape (" + join(t.shape, "x") +
+          ", expected " + join(shape, "x") + ")");
 }
 
 Tensor convForward(const ConvProblem &p, const Tensor &input,
@@ -412,8 +413,8 @@ Tensor convForward(const ConvProblem &p, const Tensor &input,
             do {
               bool inside = true;
               for (int d = 0; d < p.spatialRank; ++d) {
-                in[d] = o[d] * p.strides[d] + f[d] * p.dilations[d] -
-                        p.padLow[d];
+                in[d] =
+                    o[d] * p.strides[d] + f[d] * p.dilations[d] - p.padLow[d];
                 inside &= in[d] >= 0 && in[d] < p.inSpatial[d];
               }
               if (inside)
@@ -453,8 +454,7 @@ forEachConvTerm(const ConvProblem &p,
           do {
             bool inside = true;
             for (int d = 0; d < p.spatialRank; ++d) {
-              in[d] =
-                  o[d] * p.strides[d] + f[d] * p.dilations[d] - p.padLow[d];
+              in[d] = o[d] * p.strides[d] + f[d] * p.dilations[d] - p.padLow[d];
               inside &= in[d] >= 0 && in[d] < p.inSpatial[d];
             }
             if (inside)
@@ -568,8 +568,7 @@ LayerNormGrads layerNormBackward(const Tensor &dy, const Tensor &x,
   checkShape(rstd, s.outerShape, "rstd");
   if (weight)
     checkShape(*weight, s.innerShape, "weight");
-  LayerNormGrads r{Tensor(x.shape), Tensor(s.innerShape),
-                   Tensor(s.innerShape)};
+  LayerNormGrads r{Tensor(x.shape), Tensor(s.innerShape), Tensor(s.innerShape)};
   std::vector<double> xhat(s.rowSize), g(s.rowSize);
   for (int64_t row = 0; row < s.rows; ++row) {
     double m = mean.data[row], rs = rstd.data[row];

@@ -467,22 +467,19 @@ TEST(ReferenceLayerNorm, BackwardMatchesFiniteDifferences) {
   for (bool withWeight : {false, true})
     for (int nr : {1, 2}) {
       Tensor x = randomTensor({3, 2, 5}, rng);
-      Tensor w = randomTensor(nr == 1 ? std::vector<int64_t>{5}
-                                      : std::vector<int64_t>{2, 5},
-                              rng);
+      Tensor w = randomTensor(
+          nr == 1 ? std::vector<int64_t>{5} : std::vector<int64_t>{2, 5}, rng);
       Tensor b = randomTensor(w.shape, rng);
       Tensor dy = randomTensor(x.shape, rng);
       const double eps = 1e-3;
       const Tensor *wp = withWeight ? &w : nullptr;
       auto loss = [&](const Tensor &xv, const Tensor &wv, const Tensor &bv) {
-        return dot(layerNormForward(xv, nr, withWeight ? &wv : nullptr, &bv,
-                                    eps)
-                       .y,
-                   dy);
+        return dot(
+            layerNormForward(xv, nr, withWeight ? &wv : nullptr, &bv, eps).y,
+            dy);
       };
       LayerNormResult fwd = layerNormForward(x, nr, wp, &b, eps);
-      LayerNormGrads g =
-          layerNormBackward(dy, x, fwd.mean, fwd.rstd, wp, nr);
+      LayerNormGrads g = layerNormBackward(dy, x, fwd.mean, fwd.rstd, wp, nr);
       const double h = 1e-6;
       auto fd = [&](Tensor &t, int64_t i) {
         double saved = t.data[i];
@@ -529,8 +526,8 @@ TEST(ReferenceElementwise, Activations) {
   EXPECT_EQ(applyActivation(Activation::Gelu, 0.0, p), 0.0);
   // gelu_tanh(1) = 0.5 (1 + tanh(sqrt(2/pi) * 1.044715))
   //             = 0.5 (1 + tanh(0.833562...)) = 0.8411919906082768.
-  EXPECT_NEAR(applyActivation(Activation::GeluTanh, 1.0, p),
-              0.8411919906082768, 1e-15);
+  EXPECT_NEAR(applyActivation(Activation::GeluTanh, 1.0, p), 0.8411919906082768,
+              1e-15);
   p.alpha = 0.1;
   EXPECT_NEAR(applyActivation(Activation::LeakyRelu, -2.0, p), -0.2, 1e-15);
   EXPECT_EQ(applyActivation(Activation::LeakyRelu, 3.0, p), 3.0);
@@ -545,8 +542,7 @@ TEST(ReferenceElementwise, Activations) {
 TEST(ReferenceElementwise, Broadcast) {
   // lhs 2x3, rhs [10 20 30] along dim 1: add -> [11 22 33 14 25 36].
   Tensor lhs = makeTensor({2, 3}, {1, 2, 3, 4, 5, 6});
-  expectValues(binary(BinaryKind::Add, lhs,
-                      makeTensor({3}, {10, 20, 30}), 1),
+  expectValues(binary(BinaryKind::Add, lhs, makeTensor({3}, {10, 20, 30}), 1),
                {11, 22, 33, 14, 25, 36});
   // rhs [10 100] along dim 0, mul -> [10 20 30 400 500 600].
   expectValues(binary(BinaryKind::Mul, lhs, makeTensor({2}, {10, 100}), 0),
@@ -588,8 +584,8 @@ int countOutsideBound(DType type, int64_t n, bool lowPrecision, int trials,
         acc = static_cast<float>(roundTo(acc, type));
     }
     double got = roundTo(acc, type);
-    Bounded r = boundReduction(Tensor({1}, exactSum), Tensor({1}, absSum), n,
-                               type);
+    Bounded r =
+        boundReduction(Tensor({1}, exactSum), Tensor({1}, absSum), n, type);
     if (!(std::fabs(got - exactSum) <= r.bound.data[0]))
       ++outside;
   }
@@ -609,19 +605,17 @@ TEST(ReferenceTolerance, LowPrecisionAccumulationIsCaught) {
   // Accumulating in the storage type instead of f32 (a real bug) must
   // fail the bound for most long reductions.
   std::mt19937_64 rng(6);
-  EXPECT_GT(countOutsideBound(DType::BF16, 512, /*lowPrecision=*/true, 100,
-                              rng),
-            50);
-  EXPECT_GT(countOutsideBound(DType::F16, 512, /*lowPrecision=*/true, 100,
-                              rng),
+  EXPECT_GT(
+      countOutsideBound(DType::BF16, 512, /*lowPrecision=*/true, 100, rng), 50);
+  EXPECT_GT(countOutsideBound(DType::F16, 512, /*lowPrecision=*/true, 100, rng),
             50);
 }
 
 TEST(ReferenceTolerance, OneUlpIsCaught) {
   // A bf16 result one ulp off is outside the bound of a short reduction:
   // 1.5 = 1 * 1.5 exactly; the next bf16 up is 1.5 + 2^-7.
-  Bounded r = boundReduction(Tensor({1}, 1.5), Tensor({1}, 1.5), 1,
-                             DType::BF16);
+  Bounded r =
+      boundReduction(Tensor({1}, 1.5), Tensor({1}, 1.5), 1, DType::BF16);
   EXPECT_LT(r.bound.data[0], std::ldexp(1, -7));
   EXPECT_GE(r.bound.data[0], 0.0);
 }

@@ -45,8 +45,8 @@ double CaseRng::real(double lo, double hi) {
 
 bool CaseRng::coin(double pTrue) { return real(0, 1) < pTrue; }
 
-Tensor randomTensor(const std::vector<int64_t> &shape, DType type,
-                    CaseRng &rng, double lo, double hi) {
+Tensor randomTensor(const std::vector<int64_t> &shape, DType type, CaseRng &rng,
+                    double lo, double hi) {
   Tensor t(shape);
   for (double &v : t.data)
     v = ref::roundTo(rng.real(lo, hi), type);
@@ -111,8 +111,7 @@ std::string FuncBuilder::finish(const std::vector<std::string> &values,
 
 RandomActivation randomActivation(CaseRng &rng) {
   RandomActivation a;
-  a.kind =
-      static_cast<ref::Activation>(rng.range(0, ref::kNumActivations - 1));
+  a.kind = static_cast<ref::Activation>(rng.range(0, ref::kNumActivations - 1));
   if (a.kind == ref::Activation::LeakyRelu) {
     a.params.alpha = rng.range(1, 40) / 64.0;
     a.attrs = " {alpha = " + f32Attr(a.params.alpha) + "}";
@@ -153,8 +152,8 @@ SweepOptions getSweepOptions(int64_t defaultCases) {
   SweepOptions o;
   int64_t v;
   o.caseTimeoutSeconds = readEnv("BOO_SWEEP_CASE_TIMEOUT", v) ? v : 120;
-  o.forceVectorize = readEnv("BOO_SWEEP_VECTORIZE", v) ? static_cast<int>(v)
-                                                       : -1;
+  o.forceVectorize =
+      readEnv("BOO_SWEEP_VECTORIZE", v) ? static_cast<int>(v) : -1;
   o.forceFormFusions =
       readEnv("BOO_SWEEP_FORM_FUSIONS", v) ? static_cast<int>(v) : -1;
   o.seed = readEnv("BOO_SWEEP_SEED", v) ? static_cast<uint64_t>(v)
@@ -203,9 +202,8 @@ void printSweepSummary(const std::string &name, const SweepOptions &options) {
               name.c_str(), static_cast<long long>(s.cases),
               static_cast<long long>(s.skipped),
               static_cast<long long>(s.failures), s.referenceSeconds,
-              s.parseSeconds, s.compileSeconds, s.pipelineSeconds,
-              s.jitSeconds, s.runSeconds,
-              s.maxErrorRatio);
+              s.parseSeconds, s.compileSeconds, s.pipelineSeconds, s.jitSeconds,
+              s.runSeconds, s.maxErrorRatio);
   std::fflush(stdout);
 }
 
@@ -268,8 +266,8 @@ private:
           cv.wait(lock);
           continue;
         }
-        if (cv.wait_until(lock, deadline) == std::cv_status::timeout &&
-            armed && std::chrono::steady_clock::now() >= deadline) {
+        if (cv.wait_until(lock, deadline) == std::cv_status::timeout && armed &&
+            std::chrono::steady_clock::now() >= deadline) {
           std::fprintf(stderr, "\n[ TIMEOUT  ] %s\n", message.c_str());
           std::fflush(stdout);
           std::fflush(stderr);
@@ -324,8 +322,7 @@ static mlir::boo::HostTensor toHost(const Arg &arg) {
   return h;
 }
 
-static double fromHost(const mlir::boo::HostTensor &h, int64_t i,
-                       DType type) {
+static double fromHost(const mlir::boo::HostTensor &h, int64_t i, DType type) {
   int64_t bytes = ref::dtypeBytes(type);
   uint32_t bits = 0;
   std::memcpy(&bits, &h.data[i * bytes], bytes);
@@ -350,8 +347,7 @@ static std::vector<int64_t> delinearize(int64_t i,
 }
 
 static double seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -442,11 +438,9 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
   for (size_t r = 0; r < c.results.size(); ++r) {
     const Expected &e = c.results[r];
     const mlir::boo::HostTensor &out = outs[r];
-    if (out.shape != e.ref.value.shape ||
-        out.type != toElementType(e.type))
-      return failure("result " + e.name + " has type " +
-                     out.getTypeString() + ", expected " +
-                     tensorType(e.ref.value.shape, e.type));
+    if (out.shape != e.ref.value.shape || out.type != toElementType(e.type))
+      return failure("result " + e.name + " has type " + out.getTypeString() +
+                     ", expected " + tensorType(e.ref.value.shape, e.type));
     int64_t mismatches = 0, first = -1;
     double worstRatio = 0;
     int64_t worst = -1;

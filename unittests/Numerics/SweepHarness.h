@@ -51,8 +51,7 @@ public:
   int64_t range(int64_t lo, int64_t hi);
   double real(double lo, double hi);
   bool coin(double pTrue = 0.5);
-  template <typename T>
-  const T &pick(const std::vector<T> &values) {
+  template <typename T> const T &pick(const std::vector<T> &values) {
     return values[range(0, static_cast<int64_t>(values.size()) - 1)];
   }
   std::mt19937_64 &get() { return engine; }
@@ -213,8 +212,8 @@ void runSweep(const std::string &name, int64_t defaultCases,
                       << (error == std::string::npos
                               ? ""
                               : "\n  " + message.substr(
-                                             error, message.find('\n', error) -
-                                                        error))
+                                             error,
+                                             message.find('\n', error) - error))
                       << "\n  problem: " << c.description;
       }
     }

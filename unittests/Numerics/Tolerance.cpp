@@ -69,8 +69,8 @@ Bounded convForwardBounded(const ConvProblem &p, const Tensor &input,
                            const Tensor &filter, const Tensor *bias,
                            DType out) {
   Tensor absBias = bias ? absOf(*bias) : Tensor();
-  Tensor absSum = convForward(p, absOf(input), absOf(filter),
-                              bias ? &absBias : nullptr);
+  Tensor absSum =
+      convForward(p, absOf(input), absOf(filter), bias ? &absBias : nullptr);
   int64_t n = p.inChannels / p.groups * product(p.filterSpatial) + 1;
   return boundReduction(convForward(p, input, filter, bias), absSum, n, out);
 }
@@ -84,8 +84,8 @@ Bounded convBackwardDataBounded(const ConvProblem &p, const Tensor &gradOutput,
 }
 
 Bounded convBackwardWeightBounded(const ConvProblem &p,
-                                  const Tensor &gradOutput,
-                                  const Tensor &input, DType out) {
+                                  const Tensor &gradOutput, const Tensor &input,
+                                  DType out) {
   Tensor absSum = convBackwardWeight(p, absOf(gradOutput), absOf(input));
   int64_t n = p.batch * product(p.outSpatial());
   return boundReduction(convBackwardWeight(p, gradOutput, input), absSum, n,
@@ -148,8 +148,7 @@ Bounded binaryBounded(BinaryKind kind, const Bounded &lhs, const Bounded &rhs,
     double l = std::fabs(lhs.value.data[i]), r = rhsMag.data[i];
     double bl = lhs.bound.data[i], br = rhsBound.data[i];
     double v = y.value.data[i];
-    double err = kind == BinaryKind::Add ? bl + br
-                                         : l * br + r * bl + bl * br;
+    double err = kind == BinaryKind::Add ? bl + br : l * br + r * bl + bl * br;
     // The f32 operation itself rounds once.
     err += kU32 * (std::fabs(v) + err);
     y.bound.data[i] = finish(err, v, out);
@@ -165,8 +164,8 @@ LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
                                          const Tensor *weight,
                                          const Tensor *bias, double epsilon,
                                          DType out, DType statType) {
-  LayerNormResult r = layerNormForward(x, normalizedRank, weight, bias,
-                                       epsilon);
+  LayerNormResult r =
+      layerNormForward(x, normalizedRank, weight, bias, epsilon);
   LayerNormBounded b{exact(r.y), exact(r.mean), exact(r.rstd)};
   int64_t rows = r.mean.size(), m = x.size() / std::max<int64_t>(rows, 1);
   double gamma = accumulationGamma(m + 4);
@@ -186,8 +185,7 @@ LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
     // the add, sqrt and divide round three more times.
     double errVar = (gamma + 3 * kU32) * var + errMean * errMean;
     double relRstd = 0.5 * errVar / (var + epsilon) + 3 * kU32;
-    b.mean.bound.data[row] =
-        finish(kLayerNormSlack * errMean, mean, statType);
+    b.mean.bound.data[row] = finish(kLayerNormSlack * errMean, mean, statType);
     b.rstd.bound.data[row] =
         finish(kLayerNormSlack * relRstd * rstd, rstd, statType);
     for (int64_t j = 0; j < m; ++j) {
@@ -195,8 +193,7 @@ LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
       double xhat = (x.data[i] - mean) * rstd;
       double w = weight ? std::fabs(weight->data[j]) : 1.0;
       // xhat' = (x - mean') * rstd', each operation rounding once.
-      double errXhat =
-          rstd * errMean + std::fabs(xhat) * (relRstd + 2 * kU32);
+      double errXhat = rstd * errMean + std::fabs(xhat) * (relRstd + 2 * kU32);
       double errY = w * errXhat +
                     2 * kU32 * (std::fabs(xhat) * w + std::fabs(r.y.data[i]));
       b.y.bound.data[i] = finish(kLayerNormSlack * errY, r.y.data[i], out);
@@ -205,12 +202,10 @@ LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
   return b;
 }
 
-LayerNormGradsBounded layerNormBackwardBounded(const Tensor &dy,
-                                               const Tensor &x,
-                                               const Tensor &mean,
-                                               const Tensor &rstd,
-                                               const Tensor *weight,
-                                               int normalizedRank, DType out) {
+LayerNormGradsBounded
+layerNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
+                         const Tensor &rstd, const Tensor *weight,
+                         int normalizedRank, DType out) {
   LayerNormGrads g =
       layerNormBackward(dy, x, mean, rstd, weight, normalizedRank);
   LayerNormGradsBounded b{exact(g.dx), exact(g.dweight), exact(g.dbias)};
@@ -243,9 +238,9 @@ LayerNormGradsBounded layerNormBackwardBounded(const Tensor &dy,
     }
   }
   for (int64_t j = 0; j < g.dweight.size(); ++j) {
-    b.dweight.bound.data[j] = finish(
-        kLayerNormSlack * (gammaR + 3 * kU32) * dweightAbs.data[j],
-        g.dweight.data[j], out);
+    b.dweight.bound.data[j] =
+        finish(kLayerNormSlack * (gammaR + 3 * kU32) * dweightAbs.data[j],
+               g.dweight.data[j], out);
     b.dbias.bound.data[j] = finish(kLayerNormSlack * gammaR * dbiasAbs.data[j],
                                    g.dbias.data[j], out);
   }

@@ -54,13 +54,12 @@ Bounded boundReduction(Tensor value, const Tensor &absSum, int64_t n,
                        DType out);
 
 Bounded convForwardBounded(const ConvProblem &p, const Tensor &input,
-                           const Tensor &filter, const Tensor *bias,
-                           DType out);
+                           const Tensor &filter, const Tensor *bias, DType out);
 Bounded convBackwardDataBounded(const ConvProblem &p, const Tensor &gradOutput,
                                 const Tensor &filter, DType out);
 Bounded convBackwardWeightBounded(const ConvProblem &p,
-                                  const Tensor &gradOutput,
-                                  const Tensor &input, DType out);
+                                  const Tensor &gradOutput, const Tensor &input,
+                                  DType out);
 Bounded convBackwardBiasBounded(const Tensor &gradOutput, int channelDim,
                                 DType out);
 
@@ -85,12 +84,10 @@ struct LayerNormGradsBounded {
   Bounded dx, dweight, dbias;
 };
 /// Inputs (including the given mean and rstd) are exact.
-LayerNormGradsBounded layerNormBackwardBounded(const Tensor &dy,
-                                               const Tensor &x,
-                                               const Tensor &mean,
-                                               const Tensor &rstd,
-                                               const Tensor *weight,
-                                               int normalizedRank, DType out);
+LayerNormGradsBounded
+layerNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
+                         const Tensor &rstd, const Tensor *weight,
+                         int normalizedRank, DType out);
 
 } // namespace boo::ref
 
