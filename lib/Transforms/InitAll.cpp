@@ -5,12 +5,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/InitAll.h"
+#include "TuningSpec.h"
 #include "Boo/Dialect/Boo/IR/BooDialect.h"
 #include "Boo/Transforms/Passes.h"
 #include "Boo/Transforms/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -33,6 +37,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -58,6 +63,7 @@
 using namespace mlir;
 
 void boo::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<amdgpu::AMDGPUDialect, gpu::GPUDialect, ROCDL::ROCDLDialect>();
   registry.insert<boo::BooDialect, affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, index::IndexDialect, LLVM::LLVMDialect,
@@ -66,6 +72,10 @@ void boo::registerAllDialects(DialectRegistry &registry) {
                   tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
   func::registerInlinerExtension(registry);
+  // Tuning specs (boo-select-lowering-config) are transform IR using
+  // transform.boo.match.problem.
+  registry.insert<transform::TransformDialect>();
+  boo::registerBooTransformExtension(registry);
   // Lets buffer-results-to-out-params hoist result allocations (no copy).
   memref::registerAllocationOpInterfaceExternalModels(registry);
   // Bufferization and tiling models the CPU pipeline relies on.

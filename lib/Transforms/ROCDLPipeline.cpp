@@ -1,9 +1,154 @@
-// PLACEHOLDER (scaffolding): replaced by the GPU code generation work.
+//===- ROCDLPipeline.cpp - The boo-to-rocdl pipeline ----------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Boo ops (or linalg on tensors) to `gpu.binary` ops holding HSACO code
+// objects for one AMD GPU, and host functions made of `gpu.launch_func`.
+// Each stage names the boo-opt command that replays it; docs/GPUPipeline.md
+// has the IR contract of every stage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Target/ChipInfo.h"
+#include "Boo/Target/ROCDLSerialize.h"
 #include "Boo/Transforms/Passes.h"
 #include "Boo/Transforms/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
 using namespace mlir;
+
 void boo::buildROCDLPipeline(OpPassManager &pm,
                              const ROCDLPipelineOptions &options) {
-  pm.addPass(createBooSelectLoweringConfig());
-  pm.addPass(createBooGPUDistribute());
+  buildROCDLPipeline(pm, options, ROCDLSerializeHooks());
+}
+
+void boo::buildROCDLPipeline(OpPassManager &pm,
+                             const ROCDLPipelineOptions &options,
+                             const ROCDLSerializeHooks &hooks) {
+  const std::string &chip = options.chip;
+  // The wave size comes from the architecture table; an unknown chip is
+  // reported by boo-gpu-distribute, which checks the same table.
+  const ChipInfo *chipInfo = lookupChip(chip);
+
+  // 1. Boo to linalg on tensors, with a #boo.lowering_config on every kernel
+  //    (tuning spec or heuristic); element-wise epilogue generics fuse.
+  //    boo-opt --boo-form-fusions
+  //            --boo-select-lowering-config="chip=gfx942 tuning-spec="
+  //            --boo-convert-to-linalg --linalg-generalize-named-ops
+  //            --canonicalize --linalg-fuse-elementwise-ops --canonicalize
+  pm.addNestedPass<func::FuncOp>(createBooFormFusions());
+  BooSelectLoweringConfigOptions configOptions;
+  configOptions.chip = chip;
+  configOptions.tuningSpec = options.tuningSpec;
+  pm.addPass(createBooSelectLoweringConfig(configOptions));
+  pm.addPass(createBooConvertToLinalg());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // 2. Workgroup and thread tiles (scf.forall), producers fused into them.
+  //    boo-opt --boo-gpu-distribute=chip=gfx942 --canonicalize --cse
+  BooGPUDistributeOptions distributeOptions;
+  distributeOptions.chip = chip;
+  pm.addPass(createBooGPUDistribute(distributeOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // 3. Bufferize. Results become out-params: the caller owns every buffer.
+  //    boo-opt --eliminate-empty-tensors --one-shot-bufferize="
+  //      bufferize-function-boundaries
+  //      function-boundary-type-conversion=identity-layout-map"
+  //      --cse --canonicalize --buffer-results-to-out-params="
+  //      hoist-static-allocs modify-public-functions" --canonicalize
+  //      --convert-bufferization-to-memref
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  // CSE before canonicalize: identical subviews must merge so that tile
+  // self-copies (memref.copy %x, %x) fold away.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParamOptions;
+  outParamOptions.hoistStaticAllocs = true;
+  outParamOptions.modifyPublicFunctions = true;
+  pm.addPass(
+      bufferization::createBufferResultsToOutParamsPass(outParamOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // 4. scf.forall nests to gpu.launch; then outline the kernels.
+  //    boo-opt --boo-gpu-forall-to-launch --cse --canonicalize
+  //      --gpu-launch-sink-index-computations --gpu-kernel-outlining
+  //      --canonicalize --rocdl-attach-target="chip=gfx942 O=3 wave64=true"
+  pm.addPass(createBooGPUForallToLaunch());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  // Outlining does not sink constants any more: without this they would
+  // become kernel arguments.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createCanonicalizerPass());
+  GpuROCDLAttachTargetOptions targetOptions;
+  targetOptions.chip = chip;
+  targetOptions.optLevel = options.optLevel;
+  // The device-library control variable; the ISA's wave size itself is the
+  // chip's default.
+  targetOptions.wave64Flag = !chipInfo || chipInfo->waveSize == 64;
+  pm.addPass(createGpuROCDLAttachTarget(targetOptions));
+
+  // 5. Kernels to the ROCDL/LLVM dialects.
+  //    boo-opt --pass-pipeline="builtin.module(gpu.module(
+  //      convert-linalg-to-loops, convert-scf-to-cf, boo-expand-math,
+  //      expand-strided-metadata, lower-affine, arith-expand{include-bf16},
+  //      convert-vector-to-llvm, convert-amdgpu-to-rocdl{chipset=gfx942},
+  //      convert-gpu-to-rocdl{chipset=gfx942 runtime=HIP
+  //        use-bare-ptr-memref-call-conv=true},
+  //      reconcile-unrealized-casts, canonicalize, cse))"
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertLinalgToLoopsPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createBooExpandMath());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertVectorToLLVMPass());
+  ConvertAMDGPUToROCDLPassOptions amdgpuOptions;
+  amdgpuOptions.chipset = chip;
+  kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpuOptions));
+  ConvertGpuOpsToROCDLOpsOptions rocdlOptions;
+  rocdlOptions.chipset = chip;
+  rocdlOptions.runtime = gpu::amd::Runtime::HIP;
+  // One pointer per buffer argument (see the kernel ABI in
+  // docs/GPUPipeline.md); every kernel argument is a static, identity-layout
+  // memref by construction (boo-gpu-forall-to-launch).
+  rocdlOptions.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdlOptions));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+
+  // 6. LLVM's AMDGPU backend, the in-process assembler and ld.lld: each
+  //    gpu.module becomes a gpu.binary holding an HSACO code object.
+  //    boo-opt --boo-rocdl-serialize
+  pm.addPass(createBooROCDLSerializeWithHooks(BooROCDLSerializeOptions(),
+                                              hooks));
+
+  // 7. The contract: HSACO for `chip`, no scratch, host code of launches.
+  //    boo-opt --boo-verify-rocdl-contract=chip=gfx942
+  BooVerifyROCDLContractOptions contractOptions;
+  contractOptions.chip = chip;
+  pm.addPass(createBooVerifyROCDLContract(contractOptions));
 }

@@ -14,14 +14,28 @@
 //
 //   boo-translate --mlir-to-llvmir in.mlir [-o out.ll]
 //     Any translation registered with mlirTranslateMain (file in, file out).
-//     Later targets (HSACO, ISA) register here as well.
+//
+//   boo-translate --emit-hsaco=<dir|file.hsaco> [--chip=gfx942] in.mlir
+//   boo-translate --emit-isa    [--chip=gfx942] in.mlir [-o out.s]
+//   boo-translate --emit-llvmir [--chip=gfx942] in.mlir [-o out.ll]
+//     The AMD GPU outputs of a module (docs/GPUPipeline.md). A module that
+//     boo-to-rocdl has compiled (it holds gpu.binary ops) gives its code
+//     objects, and its ISA by disassembly. Any other module (Boo ops, linalg)
+//     is compiled with boo-to-rocdl first; the ISA is then the compiler's
+//     (with the .amdhsa_* directives) and the LLVM IR is available.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
+#include "Boo/Target/ROCDLSerialize.h"
+#include "Boo/Transforms/Pipelines.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -33,6 +47,9 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -43,6 +60,8 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral importFlag = "import-miopen";
+constexpr llvm::StringLiteral emitFlags[] = {"emit-hsaco", "emit-isa",
+                                             "emit-llvmir"};
 
 int reportError(const llvm::Twine &message) {
   llvm::errs() << "boo-translate: error: " << message << "\n";
@@ -100,6 +119,175 @@ int importMIOpenMain(int argc, char **argv) {
   return 0;
 }
 
+/// One kernel's outputs, in pipeline order.
+struct KernelOutput {
+  std::string module, chip, llvmIR, isa;
+  std::string codeObject;
+};
+
+/// Writes `contents` to `path`.
+LogicalResult writeFile(StringRef path, StringRef contents) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
+  if (!file) {
+    reportError(error);
+    return failure();
+  }
+  file->os() << contents;
+  file->keep();
+  return success();
+}
+
+/// `boo-translate --emit-{hsaco,isa,llvmir}`.
+int emitMain(int argc, char **argv) {
+  llvm::cl::OptionCategory category("AMD GPU output options");
+  llvm::cl::opt<std::string> emitHsaco(
+      "emit-hsaco",
+      llvm::cl::desc("Write each kernel's HSACO code object: into this "
+                     "directory as <kernel>.hsaco, or to this file when it "
+                     "ends in .hsaco (one kernel only)"),
+      llvm::cl::value_desc("dir|file.hsaco"), llvm::cl::cat(category));
+  llvm::cl::opt<bool> emitIsa(
+      "emit-isa", llvm::cl::desc("Print each kernel's ISA (AMDGPU assembly)"),
+      llvm::cl::cat(category));
+  llvm::cl::opt<bool> emitLLVMIR(
+      "emit-llvmir",
+      llvm::cl::desc("Print each kernel's optimized LLVM IR (needs a module "
+                     "that is not compiled yet)"),
+      llvm::cl::cat(category));
+  llvm::cl::opt<std::string> chip(
+      "chip", llvm::cl::desc("Target chip when compiling (boo-to-rocdl chip=)"),
+      llvm::cl::init("gfx942"), llvm::cl::cat(category));
+  llvm::cl::opt<int64_t> optLevel(
+      "opt-level", llvm::cl::desc("LLVM optimization level when compiling"),
+      llvm::cl::init(3), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> tuningSpec(
+      "tuning-spec", llvm::cl::desc("Tuning spec when compiling"),
+      llvm::cl::init(""), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> inputFilename(
+      llvm::cl::Positional, llvm::cl::desc("<input module>"),
+      llvm::cl::init("-"), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> outputFilename(
+      "o", llvm::cl::desc("Output file for --emit-isa/--emit-llvmir "
+                          "(default: stdout)"),
+      llvm::cl::value_desc("filename"), llvm::cl::init("-"),
+      llvm::cl::cat(category));
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "Boo translation driver: AMD GPU code objects, ISA and LLVM IR\n\n"
+      "  boo-translate --emit-hsaco=out/ --chip=gfx942 conv.mlir\n"
+      "  boo-opt conv.mlir --boo-to-rocdl | boo-translate --emit-isa\n");
+  if (emitIsa && emitLLVMIR)
+    return reportError("--emit-isa and --emit-llvmir print to the same "
+                       "output; pass one of them");
+
+  DialectRegistry registry;
+  boo::registerAllDialects(registry);
+  boo::registerROCDLSerializationInterfaces(registry);
+  MLIRContext context(registry);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
+  if (!input)
+    return reportError(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // Not compiled yet: run boo-to-rocdl, keeping each kernel's LLVM IR and
+  // ISA on the way.
+  std::vector<KernelOutput> kernels;
+  bool compiled = !module->getOps<gpu::BinaryOp>().empty();
+  if (!compiled) {
+    boo::ROCDLPipelineOptions options;
+    options.chip = chip;
+    options.optLevel = optLevel;
+    options.tuningSpec = tuningSpec;
+    boo::ROCDLSerializeHooks hooks;
+    auto kernelFor = [&](StringRef name) -> KernelOutput & {
+      if (kernels.empty() || kernels.back().module != name)
+        kernels.push_back({name.str(), chip, "", "", ""});
+      return kernels.back();
+    };
+    hooks.onLLVMIR = [&](StringRef name, StringRef, StringRef ir) {
+      kernelFor(name).llvmIR = ir.str();
+    };
+    hooks.onISA = [&](StringRef name, StringRef, StringRef isa) {
+      kernelFor(name).isa = isa.str();
+    };
+    PassManager pm(&context);
+    boo::buildROCDLPipeline(pm, options, hooks);
+    if (failed(pm.run(*module)))
+      return 1;
+  } else if (emitLLVMIR) {
+    return reportError("the module is already compiled (it holds "
+                       "gpu.binary ops); --emit-llvmir needs the module "
+                       "before boo-to-rocdl, e.g. the Boo source");
+  }
+
+  // The code objects, in the order of the module's binaries.
+  size_t next = 0;
+  for (auto binary : module->getOps<gpu::BinaryOp>()) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(attr);
+      auto target = object ? dyn_cast<ROCDL::ROCDLTargetAttr>(object.getTarget())
+                           : ROCDL::ROCDLTargetAttr();
+      if (!target || object.getFormat() != gpu::CompilationTarget::Binary)
+        continue;
+      if (next == kernels.size())
+        kernels.push_back({binary.getName().str(), target.getChip().str(),
+                           "", "", ""});
+      KernelOutput &kernel = kernels[next++];
+      kernel.codeObject = object.getObject().getValue().str();
+      if (compiled && emitIsa) {
+        llvm::raw_string_ostream os(kernel.isa);
+        if (failed(boo::disassembleCodeObject(kernel.codeObject, kernel.chip,
+                                              os, error)))
+          return reportError("cannot disassemble '" + kernel.module +
+                             "': " + error);
+      }
+    }
+  }
+  if (kernels.empty())
+    return reportError("the module has no kernel");
+
+  if (!emitHsaco.empty()) {
+    bool toFile = StringRef(emitHsaco).ends_with(".hsaco");
+    if (toFile && kernels.size() != 1)
+      return reportError("--emit-hsaco=" + emitHsaco + " names one file, but "
+                         "the module has " + Twine(kernels.size()) +
+                         " kernels; pass a directory");
+    if (!toFile)
+      if (std::error_code ec = llvm::sys::fs::create_directories(emitHsaco))
+        return reportError("cannot create '" + emitHsaco +
+                           "': " + ec.message());
+    for (const KernelOutput &kernel : kernels) {
+      llvm::SmallString<128> path(emitHsaco);
+      if (!toFile)
+        llvm::sys::path::append(path, kernel.module + ".hsaco");
+      if (failed(writeFile(path, kernel.codeObject)))
+        return 1;
+      llvm::outs() << path << "\n";
+    }
+  }
+  if (emitIsa || emitLLVMIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    // ';' starts a comment in both AMDGPU assembly and LLVM IR.
+    for (const KernelOutput &kernel : kernels)
+      os << "; ---- kernel module @" << kernel.module << " ("
+         << kernel.chip << ")\n"
+         << (emitIsa ? kernel.isa : kernel.llvmIR) << "\n";
+    if (failed(writeFile(outputFilename, text)))
+      return 1;
+  }
+  return 0;
+}
+
 /// Translations run through mlirTranslateMain.
 void registerBooTranslations() {
   // Like upstream's registerToLLVMIRTranslation, but the input may use any
@@ -117,6 +305,7 @@ void registerBooTranslations() {
       },
       [](DialectRegistry &registry) {
         boo::registerAllDialects(registry);
+        boo::registerROCDLSerializationInterfaces(registry);
         registerAllToLLVMIRTranslations(registry);
       });
 }
@@ -131,6 +320,9 @@ int main(int argc, char **argv) {
       break;
     if (arg.ltrim('-') == importFlag && arg.starts_with("-"))
       return importMIOpenMain(argc, argv);
+    StringRef flag = arg.ltrim('-').split('=').first;
+    if (arg.starts_with("-") && llvm::is_contained(emitFlags, flag))
+      return emitMain(argc, argv);
   }
 
   registerBooTranslations();
@@ -141,6 +333,9 @@ int main(int argc, char **argv) {
       "out.mlir]\n"
       "      imports one MIOpenDriver command line (see "
       "docs/MIOpenImport.md)\n"
+      "  boo-translate --emit-hsaco=<dir> | --emit-isa | --emit-llvmir "
+      "[--chip=gfx942] <input>\n"
+      "      AMD GPU code objects, ISA or LLVM IR (see docs/GPUPipeline.md)\n"
       "  boo-translate --<translation> <input> [-o <output>]\n"
       "      runs one of the translations below\n");
   return failed(result) ? 1 : 0;

@@ -8,6 +8,7 @@
 #define BOO_TRANSFORMS_PASSES_H
 
 #include "Boo/Dialect/Boo/IR/BooDialect.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

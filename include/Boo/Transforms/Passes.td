@@ -100,46 +100,122 @@ def BooSelectLoweringConfig : Pass<"boo-select-lowering-config",
   let summary = "Attach a #boo.lowering_config to every kernel (tuning spec "
                 "or heuristic)";
   let description = [{
-    Records the target chip on the module and gives every kernel (each
-    boo.fusion and each anchor op outside one) a verified
-    `#boo.lowering_config`: from the first tuning-spec rule that matches the
-    kernel's problem, else from the documented heuristic, which produces a
-    valid config for any shape. The spec comes from `tuning-spec`, else from
-    the BOO_TUNING_SPEC_PATH environment variable, else the default spec
-    embedded in the compiler; BOO_TUNING_SPEC_PATH="" disables specs. See
-    docs/TuningSpec.md.
+    Records the target chip on the module (`boo.target = #boo.target<chip =
+    "...">`) and gives every kernel (each `boo.fusion`, and each anchor or
+    element-wise op outside one) a `#boo.lowering_config`. Per kernel, the
+    first of these wins:
+
+    1. a config already on the kernel;
+    2. the tuning spec: a transform dialect library whose entry point
+       `@__boo_kernel_config` runs `transform.foreach_match` with
+       `transform.boo.match.problem` matchers and `transform.annotate`
+       actions;
+    3. the heuristic, which produces a valid config for any shape (MMA for
+       f16/bf16 convolutions with M, N, K >= 16 on chips that have it, FMA
+       otherwise).
+
+    The spec comes from `tuning-spec`, else from the file named by the
+    BOO_TUNING_SPEC_PATH environment variable, else the default spec
+    embedded in the compiler; BOO_TUNING_SPEC_PATH="" (set but empty)
+    disables specs. A missing or unparsable spec is an error naming the
+    path. Every config, whatever its source, is verified against the kernel
+    and the chip; an invalid one is an error at the kernel. See
+    docs/TuningSpec.md and docs/Targets.md.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
            "Target chip (see docs/Targets.md for the supported list)">,
     Option<"tuningSpec", "tuning-spec", "std::string", /*default=*/"\"\"",
            "Path of a tuning spec; empty: BOO_TUNING_SPEC_PATH or the "
-           "embedded default">
+           "embedded default">,
+    Option<"printSignatures", "print-signatures", "bool", /*default=*/"false",
+           "Emit a remark at each kernel with its problem signature (what "
+           "transform.boo.match.problem matches) and its config's source">
   ];
   let dependentDialects = ["::mlir::boo::BooDialect",
                            "::mlir::transform::TransformDialect"];
 }
 
 def BooGPUDistribute : Pass<"boo-gpu-distribute", "ModuleOp"> {
-  let summary = "Map each kernel's linalg ops onto workgroups and threads "
-                "(gpu.launch) as its lowering config says";
+  let summary = "Tile each kernel's root linalg op onto workgroups and "
+                "threads (scf.forall) and fuse its producers into the tiles";
   let description = [{
-    One gpu.launch per kernel (a boo.fusion is one kernel): the kernel's
-    root linalg op is tiled onto workgroups and threads following its
-    `#boo.lowering_config`, producers (fills, pads, the anchor of a fusion)
-    are fused into the tiles so the epilogue is applied before the single
-    store.
+    Runs on linalg on tensors, before bufferization. Every kernel becomes one
+    two-level `scf.forall` nest: the outer loop is mapped to workgroups
+    (`#gpu.block<linear_dim_*>`), the inner one to threads
+    (`#gpu.thread<linear_dim_*>`). A kernel's root is a linalg op whose
+    result no other linalg op reads through a fusable map (the epilogue
+    generic of a fusion, a standalone op); its producers (fills, the anchor's
+    accumulation generic, layer-norm statistics) are fused into the thread
+    tile with `scf::tileConsumerAndFuseProducersUsingSCF`, so the epilogue is
+    applied in registers before the single store.
+
+    Reads through data-movement producers (`tensor.pad`, the zero-stuffing
+    `tensor.insert_slice` of backward data, reshapes, the filter flip) are
+    first rewritten into guarded loads in the consumer's body: nothing is
+    materialized, and padding costs a compare instead of a copy.
+
+    Tiles follow the `boo.lowering_config` of the kernel when its root (or
+    the fused op carrying it) has one; otherwise a built-in default: one
+    output element per thread, `workgroup-size` threads per workgroup,
+    spread from the output's innermost dim outwards. Tiles need not divide
+    the problem: partial tiles have `affine.min` sizes. See
+    docs/GPUPipeline.md.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target chip, checked against the architecture table">,
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"256",
+           "Threads per workgroup when a kernel has no lowering config">
+  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
   ];
 }
 
-def BooExpandMath : Pass<"boo-expand-math", "ModuleOp"> {
+def BooGPULowerMMA : Pass<"boo-gpu-lower-mma", "ModuleOp"> {
+  let summary = "Lower subgroup-level MMA tile contractions to amdgpu.mfma "
+                "/ amdgpu.wmma with the hardware's per-lane layouts";
+  let description = [{
+    Rewrites every `linalg.generic` contraction on memrefs that carries a
+    `boo.mma = "<intrinsic>"` attribute and whose static M x N x K shape is
+    the intrinsic's into per-lane code: each lane loads its fragments of A,
+    B and C at the positions the hardware defines for its lane id, issues
+    one `amdgpu.mfma` (CDNA) or `amdgpu.wmma` (RDNA) and stores its part of
+    D. The whole subgroup must execute the op (it is subgroup-uniform). The
+    per-lane layouts are tabulated in docs/MMALayouts.md.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target chip (decides the intrinsic family and its layouts)">
+  ];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
+def BooExpandMath : Pass<"boo-expand-math"> {
   let summary = "Expand math ops that would need device libraries (erf, "
                 "tanh, ...) into polynomial approximations";
+  let description = [{
+    On AMDGPU, `convert-gpu-to-rocdl` turns most `math` ops into calls to
+    `__ocml_*` functions, which only ROCm's device libraries define. Boo
+    links no device library, so this pass rewrites every such op into
+    arithmetic (upstream `populateMathPolynomialApproximationPatterns` and
+    `math::populateExpansionPatterns`): tanh, erf, erfc, atan, atan2, asin,
+    acos, log1p, expm1, cbrt, sin, cos, log2 become polynomial
+    approximations (f32); tan, sinh, cosh, asinh, acosh, atanh, exp2,
+    powf, fpowi, rsqrt, ceil, floor become compositions of native ops.
+    `exp`, `log` and `sqrt` (f32) stay: they lower to LLVM intrinsics and
+    native instructions. Ops on f16/bf16 are computed in f32. Afterwards,
+    any op that would still become a device-library call (including
+    `arith.remf`) is an error. Accuracy: see docs/GPUPipeline.md.
+  }];
   let dependentDialects = ["::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];
@@ -148,6 +224,69 @@ def BooExpandMath : Pass<"boo-expand-math", "ModuleOp"> {
 def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
   let summary = "Fail loudly unless every kernel is a serialized gpu.binary "
                 "and the host code is what the runtime expects";
+  let description = [{
+    The contract check that ends `boo-to-rocdl`. The module must hold at
+    least one `gpu.binary`, each with exactly one HSACO object
+    (`#gpu.object<#rocdl.target<chip = ...>, bin = ...>`, an AMDGPU ELF
+    shared object for `chip`) whose kernel table records no scratch
+    (private segment) use and no register spills when `allow-scratch` is
+    false. Host functions may only hold `gpu.launch_func` (with the
+    `boo.kernel_abi` launch record), `gpu.alloc`/`gpu.dealloc`, memref view
+    ops, constants and `func.return`. Anything else (linalg, tensor, Boo,
+    scf, unrealized casts, an unserialized `gpu.module`) is reported at its
+    location, and the pass fails.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "The chip every code object must be compiled for">,
+    Option<"allowScratch", "allow-scratch", "bool", /*default=*/"false",
+           "Accept kernels that use scratch memory or spill registers">
+  ];
+}
+
+def BooGPUForallToLaunch : Pass<"boo-gpu-forall-to-launch", "ModuleOp"> {
+  let summary = "Turn the bufferized workgroup/thread scf.forall nests into "
+                "gpu.launch ops and record each launch's ABI";
+  let description = [{
+    Runs after bufferization. Each workgroup-mapped `scf.forall` becomes one
+    `gpu.launch`: the workgroup loop's iterations are linearized onto the
+    grid's x dim, the thread loops' onto the workgroup's threads; thread
+    loops with fewer iterations than threads (partial tiles) are guarded.
+    Private temporaries inside a kernel become `memref.alloca` of their
+    static upper bound (registers after LLVM's SROA), host temporaries
+    become `gpu.alloc`/`gpu.dealloc`, and host-side copies left by
+    bufferization are elided or become copy kernels. Memref view ops are
+    sunk into the kernels so that every kernel argument is a whole buffer.
+    Each launch gets a `boo.kernel_abi` dictionary (see
+    docs/GPUPipeline.md).
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def BooROCDLSerialize : Pass<"boo-rocdl-serialize", "ModuleOp"> {
+  let summary = "Compile every ROCDL gpu.module to an HSACO code object "
+                "(gpu.binary) without a ROCm installation";
+  let description = [{
+    For each `gpu.module` with a `#rocdl.target`: translates it to LLVM IR,
+    optimizes and compiles it with LLVM's AMDGPU backend to ISA, assembles
+    the ISA in-process, and links the object into a code object with
+    `ld.lld -shared` (the `lld` option; by default LLVM's own ld.lld, found
+    at build time). The `gpu.module` is replaced by a `gpu.binary` with one
+    `#gpu.object` holding the HSACO and its kernel table (`amdhsa.kernels`
+    metadata: register counts, scratch, spills). No ROCm toolkit or device
+    library is used.
+  }];
+  let options = [
+    Option<"lld", "lld", "std::string", /*default=*/"\"\"",
+           "Path of ld.lld (empty: the one LLVM was installed with)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // BOO_TRANSFORMS_PASSES_TD

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Dialect/Boo/IR/BooDialect.h"
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Dialect/Boo/IR/BooOps.h"
 
 using namespace mlir;
@@ -17,4 +18,5 @@ void BooDialect::initialize() {
 #define GET_OP_LIST
 #include "Boo/Dialect/Boo/IR/BooOps.cpp.inc"
       >();
+  registerAttributes(); // BooAttrs.cpp
 }

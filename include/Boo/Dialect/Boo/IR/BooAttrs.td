@@ -7,6 +7,8 @@
 #ifndef BOO_DIALECT_BOO_IR_BOOATTRS_TD
 #define BOO_DIALECT_BOO_IR_BOOATTRS_TD
 
+include "Boo/Dialect/Boo/IR/BooBase.td"
+include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
 def Boo_ActRelu      : I32EnumAttrCase<"relu", 0>;
@@ -23,6 +25,158 @@ def Boo_ActivationKind : I32EnumAttr<"ActivationKind",
     [Boo_ActRelu, Boo_ActSigmoid, Boo_ActTanh, Boo_ActGelu, Boo_ActGeluTanh,
      Boo_ActSilu, Boo_ActLeakyRelu, Boo_ActClamp]> {
   let cppNamespace = "::mlir::boo";
+}
+
+//===----------------------------------------------------------------------===//
+// Code generation attributes
+//===----------------------------------------------------------------------===//
+
+class Boo_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Boo_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+/// A list of integers, one per loop (or per dim), printed `[1, 64, 0]`.
+class Boo_I64ListParameter<string desc>
+    : OptionalArrayRefParameter<"int64_t", desc> {
+  let parser = [{ ::mlir::boo::parseI64List($_parser) }];
+  let printer = [{ ::mlir::boo::printI64List($_printer, $_self) }];
+}
+
+def Boo_TargetAttr : Boo_Attr<"Target", "target"> {
+  let summary = "the AMD GPU a module is compiled for";
+  let description = [{
+    Recorded on the module, as `boo.target`, by `boo-select-lowering-config`.
+    `chip` is an LLVM processor name from Boo's architecture table
+    (`include/Boo/Target/ChipInfo.h`, docs/Targets.md); any other name is
+    rejected with the list of supported chips.
+
+    While a module carries `boo.target`, the verifier checks every
+    `boo.lowering_config` in it against the chip: MMA availability, wave
+    size, workgroup size and LDS use (`verifyLoweringConfig`).
+
+    ```mlir
+    module attributes {boo.target = #boo.target<chip = "gfx942">} { ... }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"LLVM processor name">:$chip);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The table entry of `chip`. Only valid on a verified attribute.
+    const ::mlir::boo::ChipInfo &getChipInfo() const;
+  }];
+}
+
+def Boo_LoweringConfigAttr : Boo_Attr<"LoweringConfig", "lowering_config"> {
+  let summary = "per-kernel code generation decisions: tiles, threads, MMA";
+  let description = [{
+    Attached, as `boo.lowering_config`, to every kernel by
+    `boo-select-lowering-config`: to each `boo.fusion`, and to each anchor
+    op (convolution, layer norm) or element-wise op outside a fusion.
+    `boo-convert-to-linalg` copies it onto the kernel's **root
+    `linalg.generic`**, and every tile list below has one entry per loop of
+    that generic, in its loop order (`d0, d1, ...`, docs/Lowering.md):
+
+    | kernel (for a fusion: its anchor) | root generic | loops |
+    |---|---|---|
+    | `boo.conv` | the accumulation | `n, [g,] k, o..., c, f...` |
+    | `boo.conv_bwd_data` | the accumulation | `n, [g,] c, i..., k, f...` |
+    | `boo.conv_bwd_weight` | the accumulation | `[g,] k, c, f..., n, o...` |
+    | `boo.conv_bwd_bias` | the reduction | `dy`'s dims in `dy`'s layout |
+    | `boo.layer_norm`, `_bwd` | the row reductions | `x`'s dims: rows, then normalized |
+    | `boo.activation/add/mul` | the element-wise generic | result dims |
+
+    `g` exists only when `groups > 1`; `o...`, `i...` and `f...` are the
+    output, input and filter spatial dims (D, H, W order). For layer norms
+    every row reduction (sum, centered sum of squares, the backward `Σg` and
+    `Σg·xhat`) and the element-wise `y`/`dx` generic share this loop nest;
+    the backward column sums (`dweight`, `dbias`) are derived by the code
+    generator.
+
+    Fields:
+
+    - `workgroup`: the tile of each **parallel** loop one workgroup
+      computes. 0 on reduction loops. 0 on a parallel loop means untiled
+      (the whole extent).
+    - `reduction`: the step of each **reduction** loop (the K slab staged
+      per iteration). 0 on parallel loops; 0 on a reduction loop means the
+      whole extent in one step.
+    - `thread` (FMA path): the elements of each loop one thread computes;
+      0 means the loop is not distributed over threads. A loop with a
+      thread tile is distributed over `tile / thread` threads, where `tile`
+      is its workgroup tile (parallel) or reduction tile (reduction: the
+      threads then combine partial sums). The threads of all distributed
+      loops must make exactly `workgroup_size`.
+    - `subgroup` (MMA path): the same for subgroups (waves): the parallel
+      tile each subgroup computes with MMA intrinsics. The subgroups of all
+      distributed loops times `subgroup_size` make `workgroup_size`.
+    - `workgroup_size = [x, y, z]`: threads per workgroup, at most 1024 in
+      total, a multiple of `subgroup_size`.
+    - `subgroup_size`: the wave size the kernel is compiled for (the
+      chip's: 64 on CDNA, 32 on RDNA).
+    - `mma`: an intrinsic of the architecture table (e.g.
+      `"MFMA_F32_16x16x16_F16"`), or absent for the FMA (scalar/vector ALU)
+      path.
+    - `mma_loops = [m, n, k]`: the loops that map onto the intrinsic's M, N
+      and K dims (with `mma`). Their workgroup (M, N) and reduction (K)
+      tiles, and the subgroup tiles on M and N, are multiples of the
+      intrinsic's M, N, K; every other loop of the subgroup tile is looped
+      over by the subgroup.
+    - `promote_operands`: indices of the root generic's inputs (`ins`)
+      whose tiles are staged through LDS (shared memory).
+    - `pipeline_depth`: 1 = single-buffered LDS copies, 2 = double-buffered
+      (the next reduction step's copy overlaps the current step's math).
+
+    **Tiles need not divide the problem.** The code generator masks
+    partial tiles at the boundary (loads outside the problem read zero,
+    stores outside are dropped), so a 64-wide tile of a 35-wide loop is one
+    partial tile. Distribution tiles (thread, subgroup) must divide their
+    workgroup/reduction tiles, and MMA tiles must be multiples of the
+    intrinsic's shape.
+
+    Checked without a chip by this attribute's verifier; checked against
+    the kernel op and `boo.target`'s chip by `verifyLoweringConfig` (tile
+    count = the root generic's loop count, reduction tiles only on
+    reduction loops, MMA input types, MMA availability on the chip, wave
+    size, LDS bytes of the promoted tiles times `pipeline_depth`).
+
+    ```mlir
+    // bf16 NHWC conv, loops (n, k, oh, ow, c, fh, fw), on gfx942: 64x64
+    // output tiles of ow x k by 4 waves of 32x32, K slabs of 32 channels.
+    #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0],
+        reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0],
+        workgroup_size = [256, 1, 1], subgroup_size = 64,
+        mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4],
+        promote_operands = [0, 1], pipeline_depth = 2>
+    ```
+  }];
+  let parameters = (ins
+    Boo_I64ListParameter<"workgroup tile per loop">:$workgroup,
+    Boo_I64ListParameter<"reduction tile per loop">:$reduction,
+    Boo_I64ListParameter<"thread tile per loop (FMA path)">:$thread,
+    Boo_I64ListParameter<"subgroup tile per loop (MMA path)">:$subgroup,
+    Boo_I64ListParameter<"threads per workgroup, [x, y, z]">:$workgroup_size,
+    "int64_t":$subgroup_size,
+    StringRefParameter<"MMA intrinsic name, empty for FMA", [{""}]>:$mma,
+    Boo_I64ListParameter<"loops mapped to the MMA's M, N, K">:$mma_loops,
+    Boo_I64ListParameter<"root-generic inputs staged in LDS">:$promote_operands,
+    DefaultValuedParameter<"int64_t", "1",
+                           "1 single-, 2 double-buffered">:$pipeline_depth
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Number of loops of the root generic (the length of `workgroup`).
+    int64_t getNumLoops() const { return getWorkgroup().size(); }
+    /// The tile of loop `i` at the workgroup level: its workgroup tile if
+    /// non-zero, else its reduction tile (0: untiled).
+    int64_t getLevelTile(int64_t i) const;
+    /// Total threads per workgroup.
+    int64_t getNumThreads() const;
+    /// True on the MMA path.
+    bool hasMma() const { return !getMma().empty(); }
+  }];
 }
 
 #endif // BOO_DIALECT_BOO_IR_BOOATTRS_TD

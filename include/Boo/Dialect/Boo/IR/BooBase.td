@@ -28,7 +28,13 @@ def Boo_Dialect : Dialect {
   let dependentDialects = [
     "::mlir::tensor::TensorDialect"
   ];
-  let useDefaultAttributePrinterParser = 0;
+  let useDefaultAttributePrinterParser = 1;
+  // `boo.target` on a module checks every `boo.lowering_config` inside it
+  // against the chip; `boo.lowering_config` on a kernel checks the kernel.
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
 }
 
 class Boo_Op<string mnemonic, list<Trait> traits = []>

@@ -1,0 +1,175 @@
+//===- ChipInfo.cpp - AMD GPU architecture table --------------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The per-lane vector lengths and the ROCDL ops below were checked against
+// LLVM 22: `mlir-opt --convert-amdgpu-to-rocdl=chipset=<chip>` on one
+// `amdgpu.mfma`/`amdgpu.wmma` per entry, and `llc -mcpu=<chip>` accepts every
+// chip. Sources for sizes: the CDNA2/3/4 and RDNA3/4 ISA guides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Target/ChipInfo.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir::boo;
+using llvm::ArrayRef;
+using llvm::StringRef;
+
+namespace {
+constexpr int64_t kKiB = 1024;
+constexpr auto kF16 = MmaElementType::F16;
+constexpr auto kBF16 = MmaElementType::BF16;
+constexpr auto kMFMA = MmaKind::MFMA;
+constexpr auto kWMMA = MmaKind::WMMA;
+
+// CDNA2 (gfx90a): bf16 goes through the "_1k" instructions, which take four
+// bf16 per lane like f16 does.
+const MmaIntrinsic kCDNA2Mma[] = {
+    {"MFMA_F32_16x16x16_F16", kMFMA, kF16, 16, 16, 16, 1, 4, 4, 4,
+     "rocdl.mfma.f32.16x16x16f16"},
+    {"MFMA_F32_32x32x8_F16", kMFMA, kF16, 32, 32, 8, 1, 4, 4, 16,
+     "rocdl.mfma.f32.32x32x8f16"},
+    {"MFMA_F32_16x16x16_BF16", kMFMA, kBF16, 16, 16, 16, 1, 4, 4, 4,
+     "rocdl.mfma.f32.16x16x16bf16.1k"},
+    {"MFMA_F32_32x32x8_BF16", kMFMA, kBF16, 32, 32, 8, 1, 4, 4, 16,
+     "rocdl.mfma.f32.32x32x8bf16.1k"},
+};
+
+// CDNA3 (gfx942): same shapes and LLVM intrinsics as gfx90a (the ISA calls
+// the bf16 ones v_mfma_f32_16x16x16_bf16 / 32x32x8_bf16).
+const MmaIntrinsic kCDNA3Mma[] = {
+    {"MFMA_F32_16x16x16_F16", kMFMA, kF16, 16, 16, 16, 1, 4, 4, 4,
+     "rocdl.mfma.f32.16x16x16f16"},
+    {"MFMA_F32_32x32x8_F16", kMFMA, kF16, 32, 32, 8, 1, 4, 4, 16,
+     "rocdl.mfma.f32.32x32x8f16"},
+    {"MFMA_F32_16x16x16_BF16", kMFMA, kBF16, 16, 16, 16, 1, 4, 4, 4,
+     "rocdl.mfma.f32.16x16x16bf16.1k"},
+    {"MFMA_F32_32x32x8_BF16", kMFMA, kBF16, 32, 32, 8, 1, 4, 4, 16,
+     "rocdl.mfma.f32.32x32x8bf16.1k"},
+};
+
+// CDNA4 (gfx950): CDNA3's set plus the double-K forms with eight 16-bit
+// elements per lane.
+const MmaIntrinsic kCDNA4Mma[] = {
+    {"MFMA_F32_16x16x16_F16", kMFMA, kF16, 16, 16, 16, 1, 4, 4, 4,
+     "rocdl.mfma.f32.16x16x16f16"},
+    {"MFMA_F32_32x32x8_F16", kMFMA, kF16, 32, 32, 8, 1, 4, 4, 16,
+     "rocdl.mfma.f32.32x32x8f16"},
+    {"MFMA_F32_16x16x16_BF16", kMFMA, kBF16, 16, 16, 16, 1, 4, 4, 4,
+     "rocdl.mfma.f32.16x16x16bf16.1k"},
+    {"MFMA_F32_32x32x8_BF16", kMFMA, kBF16, 32, 32, 8, 1, 4, 4, 16,
+     "rocdl.mfma.f32.32x32x8bf16.1k"},
+    {"MFMA_F32_16x16x32_F16", kMFMA, kF16, 16, 16, 32, 1, 8, 8, 4,
+     "rocdl.mfma.f32.16x16x32.f16"},
+    {"MFMA_F32_32x32x16_F16", kMFMA, kF16, 32, 32, 16, 1, 8, 8, 16,
+     "rocdl.mfma.f32.32x32x16.f16"},
+    {"MFMA_F32_16x16x32_BF16", kMFMA, kBF16, 16, 16, 32, 1, 8, 8, 4,
+     "rocdl.mfma.f32.16x16x32.bf16"},
+    {"MFMA_F32_32x32x16_BF16", kMFMA, kBF16, 32, 32, 16, 1, 8, 8, 16,
+     "rocdl.mfma.f32.32x32x16.bf16"},
+};
+
+// RDNA3 (gfx11): each lane holds the full 16-element row of A or B (the two
+// half-waves hold duplicates) and 8 f32 of the accumulator.
+const MmaIntrinsic kRDNA3Mma[] = {
+    {"WMMA_F32_16x16x16_F16", kWMMA, kF16, 16, 16, 16, 1, 16, 16, 8,
+     "rocdl.wmma.f32.16x16x16.f16"},
+    {"WMMA_F32_16x16x16_BF16", kWMMA, kBF16, 16, 16, 16, 1, 16, 16, 8,
+     "rocdl.wmma.f32.16x16x16.bf16"},
+};
+
+// RDNA4 (gfx12): no duplication, 8 elements of A or B per lane.
+const MmaIntrinsic kRDNA4Mma[] = {
+    {"WMMA_F32_16x16x16_F16", kWMMA, kF16, 16, 16, 16, 1, 8, 8, 8,
+     "rocdl.wmma.f32.16x16x16.f16"},
+    {"WMMA_F32_16x16x16_BF16", kWMMA, kBF16, 16, 16, 16, 1, 8, 8, 8,
+     "rocdl.wmma.f32.16x16x16.bf16"},
+};
+
+const ChipInfo kChips[] = {
+    {"gfx90a", ChipFamily::CDNA2, "MI210, MI250X (per GCD)", 64, 64 * kKiB,
+     1024, 110, kCDNA2Mma},
+    {"gfx942", ChipFamily::CDNA3, "MI300X, MI300A, MI325X", 64, 64 * kKiB, 1024,
+     304, kCDNA3Mma},
+    {"gfx950", ChipFamily::CDNA4, "MI350X, MI355X", 64, 160 * kKiB, 1024, 256,
+     kCDNA4Mma},
+    {"gfx1100", ChipFamily::RDNA3, "Radeon RX 7900 XTX, PRO W7900", 32,
+     64 * kKiB, 1024, 96, kRDNA3Mma},
+    {"gfx1201", ChipFamily::RDNA4, "Radeon RX 9070 XT, AI PRO R9700", 32,
+     64 * kKiB, 1024, 64, kRDNA4Mma},
+};
+} // namespace
+
+std::string MmaIntrinsic::getShapeString() const {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+StringRef MmaIntrinsic::getInputTypeName() const {
+  return inputType == MmaElementType::F16 ? "f16" : "bf16";
+}
+
+const MmaIntrinsic *ChipInfo::lookupMma(StringRef mmaName) const {
+  for (const MmaIntrinsic &mma : mmaIntrinsics)
+    if (mma.name == mmaName)
+      return &mma;
+  return nullptr;
+}
+
+StringRef ChipInfo::getFamilyName() const {
+  switch (family) {
+  case ChipFamily::CDNA2:
+    return "CDNA2";
+  case ChipFamily::CDNA3:
+    return "CDNA3";
+  case ChipFamily::CDNA4:
+    return "CDNA4";
+  case ChipFamily::RDNA3:
+    return "RDNA3";
+  case ChipFamily::RDNA4:
+    return "RDNA4";
+  }
+  return "unknown";
+}
+
+const ChipInfo *mlir::boo::lookupChip(StringRef name) {
+  for (const ChipInfo &chip : kChips)
+    if (chip.name == name)
+      return &chip;
+  return nullptr;
+}
+
+ArrayRef<ChipInfo> mlir::boo::getSupportedChips() { return kChips; }
+
+std::string mlir::boo::getSupportedChipList() {
+  return llvm::join(
+      llvm::map_range(kChips,
+                      [](const ChipInfo &c) -> StringRef { return c.name; }),
+      ", ");
+}
+
+std::string mlir::boo::getUnsupportedChipMessage(StringRef name) {
+  return "unsupported chip '" + name.str() +
+         "'; supported: " + getSupportedChipList();
+}
+
+const MmaIntrinsic *mlir::boo::lookupMmaOnAnyChip(StringRef name) {
+  for (const ChipInfo &chip : kChips)
+    if (const MmaIntrinsic *mma = chip.lookupMma(name))
+      return mma;
+  return nullptr;
+}
+
+std::string mlir::boo::getKnownMmaList() {
+  llvm::SmallVector<StringRef> names;
+  for (const ChipInfo &chip : kChips)
+    for (const MmaIntrinsic &mma : chip.mmaIntrinsics)
+      if (!llvm::is_contained(names, StringRef(mma.name)))
+        names.push_back(mma.name);
+  return llvm::join(names, ", ");
+}

@@ -1,0 +1,35 @@
+//===- GPUUtils.h - Helpers shared by the GPU passes ------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_LIB_TRANSFORMS_GPUUTILS_H
+#define BOO_LIB_TRANSFORMS_GPUUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::boo {
+
+/// Rewrites the reads of `consumer` that go through data-movement producers
+/// into guarded loads in its body (see GPUInlineReads.cpp): an input whose
+/// producer chain holds a `tensor.pad` or `tensor.insert_slice`, or that
+/// reads an all-parallel "index" generic (e.g. a filter flip) through a map
+/// with reduction loops, is dropped, and its block argument replaced by the
+/// value computed from the chain's sources with `tensor.extract` under
+/// `scf.if` bounds checks. Loops that only the dropped maps defined get a
+/// small `tensor.empty` operand of their static extents, never read. The
+/// consumer is replaced by the new generic, which is returned (the consumer
+/// itself when nothing changed).
+linalg::GenericOp inlineDataMovementReads(RewriterBase &rewriter,
+                                          linalg::GenericOp consumer);
+
+/// The `#gpu.block<linear_dim_*>` / `#gpu.thread<linear_dim_*>` mapping
+/// id of dim `i` of a mapped scf.forall; linear_dim_0 varies fastest.
+/// Nullopt for other mappings.
+std::optional<int64_t> getLinearMappingId(Attribute mapping);
+
+} // namespace mlir::boo
+
+#endif // BOO_LIB_TRANSFORMS_GPUUTILS_H

@@ -1,0 +1,331 @@
+//===- KernelConfigHeuristics.cpp - Default lowering configs --------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Two strategies, both documented in docs/TuningSpec.md:
+//
+// - Convolutions (contractions): an implicit GEMM over one M, one N and one
+//   K loop. MMA when the inputs are f16/bf16, the chip has an intrinsic for
+//   them and M, N, K are each at least 16; 2x2 (or fewer) subgroups per
+//   workgroup, both inputs staged through LDS, double-buffered when it fits.
+//   Otherwise FMA: each thread computes a small M x N register tile.
+// - Everything else (element-wise, layer norms, bias gradients): threads are
+//   spread over the loops from the innermost (contiguous) one outwards, 4
+//   elements per thread along the innermost loop; reduction loops that get
+//   threads are reduced across threads.
+//
+// Tiles are powers of two and need not divide the problem (partial tiles are
+// masked by the code generator), so every shape gets a valid config.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelConfigHeuristics.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+/// The largest workgroup the heuristic uses (4 waves on CDNA).
+constexpr int64_t kMaxThreads = 256;
+/// Elements each thread handles along the innermost loop (one 64-bit or
+/// 128-bit access for 16-bit or 32-bit data).
+constexpr int64_t kVectorWidth = 4;
+/// Smallest M, N and K extents worth an MMA intrinsic.
+constexpr int64_t kMinMmaExtent = 16;
+/// Largest workgroup tile along M or N.
+constexpr int64_t kMaxMmaTile = 128;
+
+int64_t pow2Ceil(int64_t x) {
+  return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(x, 1)));
+}
+
+struct Tiles {
+  explicit Tiles(int64_t n) : workgroup(n, 0), reduction(n, 0), thread(n, 0) {}
+  SmallVector<int64_t> workgroup, reduction, thread, subgroup;
+  SmallVector<int64_t> mmaLoops, promote;
+  StringRef mma;
+  int64_t threads = 0;
+  int64_t pipelineDepth = 1;
+
+  /// The workgroup-level tile of loop `i` (workgroup or reduction).
+  int64_t &level(const KernelLoopNest &nest, int64_t i) {
+    return nest.loops[i].isReduction ? reduction[i] : workgroup[i];
+  }
+
+  LoweringConfigAttr build(MLIRContext *ctx, Location loc,
+                           const ChipInfo &chip) const {
+    auto emitError = [&] { return mlir::emitError(loc); };
+    using I64s = ArrayRef<int64_t>;
+    // An all-zero list is the same as an absent one; print it as absent.
+    auto orEmpty = [](ArrayRef<int64_t> tiles) {
+      return llvm::all_of(tiles, [](int64_t x) { return x == 0; }) ? I64s()
+                                                                   : tiles;
+    };
+    return LoweringConfigAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitError), ctx, I64s(workgroup),
+        orEmpty(reduction), I64s(thread), I64s(subgroup), I64s{threads, 1, 1},
+        chip.waveSize, mma, I64s(mmaLoops), I64s(promote), pipelineDepth);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Non-contractions: threads from the innermost loop outwards
+//===----------------------------------------------------------------------===//
+
+Tiles distributeInnermostOut(const KernelLoopNest &nest, const ChipInfo &chip) {
+  int64_t n = nest.getNumLoops();
+  Tiles t(n);
+  t.threads = chip.waveSize;
+  if (n == 0)
+    return t;
+  int64_t vec = nest.loops.back().extent >= kVectorWidth ? kVectorWidth : 1;
+  int64_t total = 1;
+  for (const KernelLoop &l : nest.loops)
+    total *= l.extent;
+  int64_t budget = std::clamp(pow2Ceil(llvm::divideCeil(total, vec)),
+                              chip.waveSize, kMaxThreads);
+  int64_t left = budget;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const KernelLoop &l = nest.loops[i];
+    int64_t per = i == n - 1 ? vec : 1;
+    int64_t threads = std::min(left, pow2Ceil(llvm::divideCeil(l.extent, per)));
+    left /= threads;
+    if (l.isReduction && threads == 1 && i != n - 1) {
+      // Not spread over threads: each thread walks it one step at a time.
+      t.reduction[i] = 1;
+      continue;
+    }
+    t.level(nest, i) = threads * per;
+    t.thread[i] = per;
+  }
+  // A problem smaller than one wave: the extra lanes idle (masked).
+  t.level(nest, n - 1) *= left;
+  t.threads = budget;
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions (convolutions): implicit GEMM
+//===----------------------------------------------------------------------===//
+
+/// The M, N and K loops the GEMM tiles (and an MMA intrinsic) are laid on.
+struct GemmLoops {
+  int64_t m = -1, n = -1, k = -1;
+};
+
+/// Among the loops with `role`: the innermost one when it is at least
+/// kMinMmaExtent long, else the longest (the innermost on ties).
+int64_t pickLoop(const KernelLoopNest &nest, LoopRole role) {
+  int64_t best = -1;
+  for (int64_t i = 0; i < nest.getNumLoops(); ++i) {
+    if (nest.loops[i].role != role)
+      continue;
+    if (best < 0 || nest.loops[i].extent >= nest.loops[best].extent)
+      best = i;
+  }
+  for (int64_t i = nest.getNumLoops() - 1; i >= 0; --i)
+    if (nest.loops[i].role == role)
+      return nest.loops[i].extent >= kMinMmaExtent ? i : best;
+  return best;
+}
+
+GemmLoops pickGemmLoops(const KernelLoopNest &nest) {
+  GemmLoops g;
+  g.m = pickLoop(nest, LoopRole::M);
+  g.k = pickLoop(nest, LoopRole::K);
+  // N: the channel loop (the first N loop; bwd-weight's taps follow it).
+  for (int64_t i = 0; i < nest.getNumLoops() && g.n < 0; ++i)
+    if (nest.loops[i].role == LoopRole::N)
+      g.n = i;
+  return g;
+}
+
+bool matchesType(const MmaIntrinsic &intr, Type t) {
+  return intr.inputType == MmaElementType::F16 ? t.isF16() : t.isBF16();
+}
+
+/// The intrinsic for this GEMM, or null for the FMA path.
+const MmaIntrinsic *pickMma(const KernelLoopNest &nest, const GemmLoops &g,
+                            const ChipInfo &chip) {
+  int64_t m = nest.loops[g.m].extent, n = nest.loops[g.n].extent,
+          k = nest.loops[g.k].extent;
+  if (m < kMinMmaExtent || n < kMinMmaExtent || k < kMinMmaExtent)
+    return nullptr;
+  Type elem = nest.inputs[0].elementType;
+  // 32x32 tiles only pay off when both M and N fill several of them.
+  int64_t wantM = (m >= 128 && n >= 128) ? 32 : 16;
+  const MmaIntrinsic *best = nullptr;
+  for (int64_t shape : {wantM, int64_t(16)}) {
+    for (const MmaIntrinsic &intr : chip.mmaIntrinsics) {
+      if (intr.m != shape || !matchesType(intr, elem) || intr.k > k)
+        continue;
+      if (!best || intr.k > best->k)
+        best = &intr;
+    }
+    if (best)
+      return best;
+  }
+  return nullptr;
+}
+
+/// Number of workgroups the parallel tiles make.
+int64_t countWorkgroups(const KernelLoopNest &nest, const Tiles &t) {
+  int64_t count = 1;
+  for (auto [i, l] : llvm::enumerate(nest.loops))
+    if (!l.isReduction)
+      count *= llvm::divideCeil(l.extent, t.workgroup[i]);
+  return count;
+}
+
+/// Stages both inputs through LDS, double-buffered, within half the chip's
+/// LDS (so two workgroups fit on a CU), shrinking `shrink`'s tiles if
+/// needed; drops the staging if even the smallest tiles do not fit.
+void promoteInputs(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
+                   const ChipInfo &chip, Tiles &t,
+                   function_ref<bool(Tiles &)> shrink) {
+  t.promote = {0, 1};
+  t.pipelineDepth = 2;
+  int64_t budget = chip.ldsBytes / 2;
+  while (true) {
+    LoweringConfigAttr config = t.build(ctx, loc, chip);
+    if (config && estimateLDSBytes(nest, config) <= budget)
+      return;
+    if (t.pipelineDepth == 2) {
+      t.pipelineDepth = 1;
+      continue;
+    }
+    if (!shrink(t))
+      break;
+  }
+  t.promote.clear();
+  t.pipelineDepth = 1;
+}
+
+Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
+                const GemmLoops &g, const MmaIntrinsic &intr,
+                const ChipInfo &chip) {
+  int64_t n = nest.getNumLoops();
+  Tiles t(n);
+  t.thread.clear();
+  t.subgroup.assign(n, 0);
+  t.mma = intr.name;
+  t.mmaLoops = {g.m, g.n, g.k};
+  for (auto [i, l] : llvm::enumerate(nest.loops)) {
+    if (l.isReduction) {
+      t.reduction[i] = 1;
+    } else {
+      t.workgroup[i] = 1;
+      t.subgroup[i] = 1;
+    }
+  }
+  int64_t mTile =
+      std::clamp(pow2Ceil(nest.loops[g.m].extent), intr.m, kMaxMmaTile);
+  int64_t nTile =
+      std::clamp(pow2Ceil(nest.loops[g.n].extent), intr.n, kMaxMmaTile);
+  int64_t kExtent = nest.loops[g.k].extent;
+  t.reduction[g.k] = kExtent >= 2 * intr.k ? 2 * intr.k : intr.k;
+
+  auto apply = [&] {
+    // Split a dim over 2 subgroups only if each keeps >= 2 intrinsic tiles
+    // along it (reuse of the A and B fragments in registers).
+    int64_t wavesM = mTile >= 4 * intr.m ? 2 : 1;
+    int64_t wavesN = nTile >= 4 * intr.n ? 2 : 1;
+    t.workgroup[g.m] = mTile;
+    t.workgroup[g.n] = nTile;
+    t.subgroup[g.m] = mTile / wavesM;
+    t.subgroup[g.n] = nTile / wavesN;
+    t.threads = wavesM * wavesN * chip.waveSize;
+  };
+  apply();
+  // Enough workgroups to occupy every compute unit, if the problem allows:
+  // halve the larger tile, down to 2x2 intrinsic tiles.
+  while (countWorkgroups(nest, t) < chip.computeUnits) {
+    if (mTile >= nTile && mTile > 2 * intr.m)
+      mTile /= 2;
+    else if (nTile > 2 * intr.n)
+      nTile /= 2;
+    else if (mTile > 2 * intr.m)
+      mTile /= 2;
+    else
+      break;
+    apply();
+  }
+  promoteInputs(ctx, loc, nest, chip, t, [&](Tiles &tiles) {
+    if (tiles.reduction[g.k] > intr.k) {
+      tiles.reduction[g.k] /= 2;
+    } else if (mTile > intr.m && mTile >= nTile) {
+      mTile /= 2;
+    } else if (nTile > intr.n) {
+      nTile /= 2;
+    } else if (mTile > intr.m) {
+      mTile /= 2;
+    } else {
+      return false;
+    }
+    apply();
+    return true;
+  });
+  return t;
+}
+
+Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
+                const GemmLoops &g, const ChipInfo &chip) {
+  int64_t n = nest.getNumLoops();
+  Tiles t(n);
+  // Threads over N first (capped, so M gets threads too), then M, then the
+  // other parallel loops from the innermost out.
+  SmallVector<int64_t> order = {g.n, g.m};
+  for (int64_t i = n - 1; i >= 0; --i)
+    if (!nest.loops[i].isReduction && i != g.n && i != g.m)
+      order.push_back(i);
+  int64_t perN = std::min(kVectorWidth, pow2Ceil(nest.loops[g.n].extent));
+  int64_t perM = std::min(kVectorWidth, pow2Ceil(nest.loops[g.m].extent));
+  int64_t outputs = 1;
+  for (const KernelLoop &l : nest.loops)
+    if (!l.isReduction)
+      outputs *= l.extent;
+  int64_t budget = std::clamp(pow2Ceil(llvm::divideCeil(outputs, perN * perM)),
+                              chip.waveSize, kMaxThreads);
+  int64_t left = budget;
+  for (int64_t i : order) {
+    int64_t per = i == g.n ? perN : i == g.m ? perM : 1;
+    int64_t want = pow2Ceil(llvm::divideCeil(nest.loops[i].extent, per));
+    if (i == g.n)
+      want = std::min<int64_t>(want, 16);
+    int64_t threads = std::min(left, want);
+    left /= threads;
+    t.workgroup[i] = threads * per;
+    t.thread[i] = per;
+  }
+  t.workgroup[g.m] *= left; // more lanes than outputs: masked
+  t.threads = budget;
+  for (auto [i, l] : llvm::enumerate(nest.loops))
+    if (l.isReduction)
+      t.reduction[i] = 1;
+  t.reduction[g.k] = std::min<int64_t>(pow2Ceil(nest.loops[g.k].extent), 8);
+  promoteInputs(ctx, loc, nest, chip, t, [&](Tiles &tiles) {
+    if (tiles.reduction[g.k] == 1)
+      return false;
+    tiles.reduction[g.k] /= 2;
+    return true;
+  });
+  return t;
+}
+} // namespace
+
+LoweringConfigAttr mlir::boo::selectHeuristicConfig(MLIRContext *ctx,
+                                                    Location loc,
+                                                    const KernelLoopNest &nest,
+                                                    const ChipInfo &chip) {
+  if (!nest.isContraction)
+    return distributeInnermostOut(nest, chip).build(ctx, loc, chip);
+  GemmLoops g = pickGemmLoops(nest);
+  if (const MmaIntrinsic *intr = pickMma(nest, g, chip))
+    return mmaConfig(ctx, loc, nest, g, *intr, chip).build(ctx, loc, chip);
+  return fmaConfig(ctx, loc, nest, g, chip).build(ctx, loc, chip);
+}
