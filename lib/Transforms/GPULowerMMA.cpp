@@ -15,6 +15,7 @@
 
 #include "MMALayout.h"
 
+#include "Boo/Target/ChipInfo.h"
 #include "Boo/Transforms/Passes.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -36,14 +37,16 @@ using namespace mlir::boo;
 
 namespace {
 
-/// The WMMA generation of `chip` (RDNA3: 11, RDNA4: 12), 0 for CDNA.
-/// TODO: read it from the architecture table once it lands.
-int wmmaGenerationOf(StringRef chip) {
-  if (chip.starts_with("gfx11"))
+/// The WMMA generation of a chip (RDNA3: 11, RDNA4: 12), 0 for CDNA.
+int wmmaGenerationOf(const ChipInfo &chip) {
+  switch (chip.family) {
+  case ChipFamily::RDNA3:
     return 11;
-  if (chip.starts_with("gfx12"))
+  case ChipFamily::RDNA4:
     return 12;
-  return 0;
+  default:
+    return 0;
+  }
 }
 
 /// Loop roles of a contraction generic: m and n index the output, k is the
@@ -104,9 +107,8 @@ SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
 }
 
 struct LowerMMAContraction : public OpRewritePattern<linalg::GenericOp> {
-  LowerMMAContraction(MLIRContext *ctx, StringRef chip)
-      : OpRewritePattern(ctx), chip(chip.str()),
-        wmmaGeneration(wmmaGenerationOf(chip)) {}
+  LowerMMAContraction(MLIRContext *ctx, const ChipInfo &chip)
+      : OpRewritePattern(ctx), chip(chip) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
@@ -115,17 +117,18 @@ struct LowerMMAContraction : public OpRewritePattern<linalg::GenericOp> {
       return failure();
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(op, "expects memref operands");
-    auto known = llvm::find_if(getMMAIntrinsicLayouts(), [&](const auto &l) {
-      return l.name == name.getValue();
-    });
-    if (known == getMMAIntrinsicLayouts().end())
-      return op.emitOpError("unknown MMA intrinsic '")
-             << name.getValue() << "'";
-    if ((known->kind == MMAKind::MFMA) != (wmmaGeneration == 0))
+    if (!chip.lookupMma(name.getValue())) {
+      if (!lookupMmaOnAnyChip(name.getValue()))
+        return op.emitOpError("unknown MMA intrinsic '")
+               << name.getValue() << "' (known: " << getKnownMmaList() << ")";
       return op.emitOpError("MMA intrinsic '")
-             << name.getValue() << "' is not available on " << chip;
+             << name.getValue() << "' is not available on " << chip.name;
+    }
     const MMAIntrinsicLayout *layout =
-        lookupMMAIntrinsic(name.getValue(), wmmaGeneration);
+        lookupMMAIntrinsic(name.getValue(), wmmaGenerationOf(chip));
+    if (!layout)
+      return op.emitOpError("no per-lane layout is known for '")
+             << name.getValue() << "' on " << chip.name;
     FailureOr<ContractionDims> dims = matchContraction(op);
     if (failed(dims))
       return op.emitOpError("boo.mma needs a multiply-accumulate contraction "
@@ -205,8 +208,7 @@ struct LowerMMAContraction : public OpRewritePattern<linalg::GenericOp> {
     return success();
   }
 
-  std::string chip;
-  int wmmaGeneration;
+  const ChipInfo &chip;
 };
 
 struct BooGPULowerMMAPass
@@ -219,7 +221,12 @@ struct BooGPULowerMMAPass
       if (op->hasAttr("boo.mma"))
         ops.push_back(op);
     });
-    LowerMMAContraction pattern(&getContext(), chip);
+    const ChipInfo *info = lookupChip(chip);
+    if (!info) {
+      getOperation()->emitError(getUnsupportedChipMessage(chip));
+      return signalPassFailure();
+    }
+    LowerMMAContraction pattern(&getContext(), *info);
     bool failedAny = false;
     for (linalg::GenericOp op : ops) {
       PatternRewriter rewriter(&getContext());

@@ -14,6 +14,8 @@
 
 #include "MMALayout.h"
 
+#include "Boo/Target/ChipInfo.h"
+
 #include "gtest/gtest.h"
 
 #include <map>
@@ -64,6 +66,34 @@ TEST(MMALayout, EveryIntrinsicTilesItsOperands) {
                  l.k, l.n, replication, "B", l);
     expectCovers(coverage(l, l.cItems, &MMAIntrinsicLayout::cCoord<int64_t>),
                  l.m, l.n, 1, "C/D", l);
+  }
+}
+
+// Every intrinsic the architecture table offers on a chip has a per-lane
+// layout here, with the fragment sizes the table (and amdgpu.mfma/wmma) use.
+TEST(MMALayout, CoversTheArchitectureTable) {
+  for (const ChipInfo &chip : getSupportedChips()) {
+    int gen = chip.family == ChipFamily::RDNA3   ? 11
+              : chip.family == ChipFamily::RDNA4 ? 12
+                                                 : 0;
+    for (const MmaIntrinsic &mma : chip.mmaIntrinsics) {
+      const MMAIntrinsicLayout *l = lookupMMAIntrinsic(mma.name, gen);
+      if (!l) {
+        ADD_FAILURE() << "no layout for " << mma.name.str() << " on "
+                      << chip.name.str();
+        continue;
+      }
+      EXPECT_EQ(l->m, mma.m) << mma.name.str();
+      EXPECT_EQ(l->n, mma.n) << mma.name.str();
+      EXPECT_EQ(l->k, mma.k) << mma.name.str();
+      EXPECT_EQ(l->aItems, mma.aElementsPerLane)
+          << mma.name.str() << " on " << chip.name.str();
+      EXPECT_EQ(l->bItems, mma.bElementsPerLane)
+          << mma.name.str() << " on " << chip.name.str();
+      EXPECT_EQ(l->cItems, mma.cElementsPerLane)
+          << mma.name.str() << " on " << chip.name.str();
+      EXPECT_EQ(l->waveSize, chip.waveSize) << mma.name.str();
+    }
   }
 }
 
