@@ -33,22 +33,22 @@ namespace {
 /// Polynomial (or rational) approximations from upstream's
 /// PolynomialApproximation.cpp, all computed in f32.
 constexpr StringLiteral kApproximated[] = {
-    "tanh", "erf", "erfc", "atan", "atan2", "asin", "acos",
-    "log1p", "expm1", "cbrt", "sin", "cos", "log2"};
+    "tanh",  "erf",   "erfc", "atan", "atan2", "asin", "acos",
+    "log1p", "expm1", "cbrt", "sin",  "cos",   "log2"};
 
 /// Rewrites into other math/arith ops from upstream's ExpandPatterns.cpp.
-constexpr StringLiteral kExpanded[] = {"tan",  "sinh",  "cosh",  "asinh",
+constexpr StringLiteral kExpanded[] = {"tan",   "sinh",  "cosh", "asinh",
                                        "acosh", "atanh", "exp2", "powf",
                                        "fpowi", "rsqrt", "ceil"};
 
 /// What `populateMathToROCDLConversionPatterns` turns into an `__ocml_*`
 /// call, for every element type.
 constexpr StringLiteral kLibraryCalls[] = {
-    "math.acos",  "math.acosh", "math.asin",  "math.asinh", "math.atan",
-    "math.atanh", "math.atan2", "math.cbrt",  "math.ceil",  "math.cos",
-    "math.cosh",  "math.sinh",  "math.exp2",  "math.expm1", "math.floor",
-    "math.log10", "math.log1p", "math.log2",  "math.powf",  "math.rsqrt",
-    "math.sin",   "math.tanh",  "math.tan",   "math.erf",   "math.erfc",
+    "math.acos",  "math.acosh", "math.asin", "math.asinh", "math.atan",
+    "math.atanh", "math.atan2", "math.cbrt", "math.ceil",  "math.cos",
+    "math.cosh",  "math.sinh",  "math.exp2", "math.expm1", "math.floor",
+    "math.log10", "math.log1p", "math.log2", "math.powf",  "math.rsqrt",
+    "math.sin",   "math.tanh",  "math.tan",  "math.erf",   "math.erfc",
     "math.fpowi", "arith.remf"};
 
 /// ... and only for non-f32 element types (f32 has an LLVM intrinsic).
@@ -103,8 +103,9 @@ struct BooExpandMathPass
     // f16/bf16 math is computed in f32 (this also keeps f16 exp/log, which
     // would be library calls, off the device library).
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) { return isMnemonicIn(kApproximated, name); });
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return isMnemonicIn(kApproximated, name);
+    });
     SmallVector<StringRef> expanded(std::begin(kExpanded), std::end(kExpanded));
     math::populateExpansionPatterns(patterns, expanded);
     patterns.add<ExpandFloor, ExpandLog10>(ctx);

@@ -36,13 +36,13 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::boo {
 #define GEN_PASS_DEF_BOOGPUFORALLTOLAUNCH
@@ -95,8 +95,8 @@ FailureOr<SmallVector<int64_t>> getMaxTripCounts(scf::ForallOp loop) {
       return loop.emitError() << "boo-gpu-forall-to-launch: the loop needs a "
                                  "static lower bound and step and a bounded "
                                  "upper bound";
-    counts.push_back(std::max<int64_t>(0, llvm::divideCeil(*ubC - *lbC,
-                                                           *stepC)));
+    counts.push_back(
+        std::max<int64_t>(0, llvm::divideCeil(*ubC - *lbC, *stepC)));
   }
   return counts;
 }
@@ -128,9 +128,10 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 
 /// The induction variables for iteration `index` of `loop`, and the
 /// condition that they are inside the loop's (dynamic) bounds.
-std::pair<SmallVector<Value>, Value>
-getInductionVars(OpBuilder &b, Location loc, scf::ForallOp loop,
-                 ArrayRef<Value> index) {
+std::pair<SmallVector<Value>, Value> getInductionVars(OpBuilder &b,
+                                                      Location loc,
+                                                      scf::ForallOp loop,
+                                                      ArrayRef<Value> index) {
   SmallVector<Value> ivs;
   Value inBounds;
   for (auto [idx, lb, ub, step] :
@@ -139,15 +140,15 @@ getInductionVars(OpBuilder &b, Location loc, scf::ForallOp loop,
     AffineExpr i, l, s;
     bindDims(b.getContext(), i);
     bindSymbols(b.getContext(), l, s);
-    OpFoldResult iv = affine::makeComposedFoldedAffineApply(
-        b, loc, i * s + l, {idx, lb, step});
+    OpFoldResult iv = affine::makeComposedFoldedAffineApply(b, loc, i * s + l,
+                                                            {idx, lb, step});
     Value ivValue = getValueOrCreateConstantIndexOp(b, loc, iv);
     ivs.push_back(ivValue);
     Value ubValue = getValueOrCreateConstantIndexOp(b, loc, ub);
-    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                     ivValue, ubValue);
-    inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, lt).getResult()
-                        : lt;
+    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ivValue,
+                                     ubValue);
+    inBounds =
+        inBounds ? arith::AndIOp::create(b, loc, inBounds, lt).getResult() : lt;
   }
   return {ivs, inBounds};
 }
@@ -158,8 +159,7 @@ LogicalResult lowerThreadLoop(RewriterBase &rewriter, scf::ForallOp loop,
                               Value threadId, ArrayRef<int64_t> counts) {
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
-  SmallVector<Value> index =
-      delinearize(rewriter, loc, threadId, loop, counts);
+  SmallVector<Value> index = delinearize(rewriter, loc, threadId, loop, counts);
   auto [ivs, inBounds] = getInductionVars(rewriter, loc, loop, index);
   // Threads past the loop's iterations (a partial tile, or a smaller loop
   // than the workgroup) do nothing.
@@ -220,8 +220,8 @@ struct BooGPUForallToLaunchPass
         continue;
       }
       if (isa<gpu::LaunchOp, func::ReturnOp, arith::ConstantOp,
-              memref::ExpandShapeOp, memref::CollapseShapeOp,
-              memref::SubViewOp, memref::CastOp, memref::DeallocOp>(op))
+              memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
+              memref::CastOp, memref::DeallocOp>(op))
         continue;
       op.emitOpError() << "boo-gpu-forall-to-launch: is left on the host "
                           "outside any kernel";
@@ -290,8 +290,8 @@ struct BooGPUForallToLaunchPass
     }
   }
 
-  LogicalResult convertWorkgroupLoop(RewriterBase &rewriter,
-                                     scf::ForallOp loop, StringRef name) {
+  LogicalResult convertWorkgroupLoop(RewriterBase &rewriter, scf::ForallOp loop,
+                                     StringRef name) {
     Location loc = loop.getLoc();
     if (loop.getNumResults() != 0)
       return loop.emitError() << "boo-gpu-forall-to-launch: expected a "
@@ -348,8 +348,8 @@ struct BooGPUForallToLaunchPass
     rewriter.setInsertionPointToStart(&launchBody);
     auto terminator = gpu::TerminatorOp::create(rewriter, loc);
     rewriter.setInsertionPoint(terminator);
-    SmallVector<Value> index = delinearize(
-        rewriter, loc, launch.getBlockIds().x, loop, *gridCounts);
+    SmallVector<Value> index =
+        delinearize(rewriter, loc, launch.getBlockIds().x, loop, *gridCounts);
     SmallVector<Value> ivs = getInductionVars(rewriter, loc, loop, index).first;
     Block *body = loop.getBody();
     rewriter.eraseOp(body->getTerminator());
@@ -445,13 +445,13 @@ struct BooGPUForallToLaunchPass
                       "kernel has a size without a static upper bound";
           elements *= *bound;
         }
-        int64_t bytes = elements * llvm::divideCeil(
-                                       type.getElementTypeBitWidth(), 8);
+        int64_t bytes =
+            elements * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
         auto bytesType =
             MemRefType::get({bytes}, rewriter.getI8Type(),
                             MemRefLayoutAttrInterface(), Attribute());
-        Value buffer = memref::AllocaOp::create(
-            rewriter, loc, bytesType, rewriter.getI64IntegerAttr(16));
+        Value buffer = memref::AllocaOp::create(rewriter, loc, bytesType,
+                                                rewriter.getI64IntegerAttr(16));
         Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
         replacement = memref::ViewOp::create(rewriter, loc, type, buffer, zero,
                                              alloc.getDynamicSizes());

@@ -52,18 +52,16 @@ bool isIndexGeneric(Operation *op) {
   if (!generic.getMatchingIndexingMap(init).isPermutation() ||
       generic.payloadUsesValueFromOperand(init))
     return false;
-  return llvm::all_of(generic.getBody()->without_terminator(),
-                      [](Operation &bodyOp) {
-                        return bodyOp.getNumRegions() == 0 &&
-                               (isPure(&bodyOp) ||
-                                isa<linalg::IndexOp>(bodyOp));
-                      });
+  return llvm::all_of(
+      generic.getBody()->without_terminator(), [](Operation &bodyOp) {
+        return bodyOp.getNumRegions() == 0 &&
+               (isPure(&bodyOp) || isa<linalg::IndexOp>(bodyOp));
+      });
 }
 
 bool isInlinablePad(tensor::PadOp pad) {
-  return pad.getConstantPaddingValue() &&
-         allStatic(pad.getStaticLow()) && allStatic(pad.getStaticHigh()) &&
-         pad.getSourceType().hasStaticShape();
+  return pad.getConstantPaddingValue() && allStatic(pad.getStaticLow()) &&
+         allStatic(pad.getStaticHigh()) && pad.getSourceType().hasStaticShape();
 }
 
 bool isInlinableInsert(tensor::InsertSliceOp insert) {
@@ -143,10 +141,10 @@ private:
 
   /// `0 <= v < size`.
   Value inRange(Value v, int64_t size) {
-    Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v,
-                                     cst(0));
-    Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v,
-                                     cst(size));
+    Value lo =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, cst(0));
+    Value hi =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, cst(size));
     return arith::AndIOp::create(b, loc, lo, hi);
   }
 
@@ -158,12 +156,8 @@ private:
       return thenFn();
     auto ifOp = scf::IfOp::create(
         b, loc, cond,
-        [&](OpBuilder &, Location) {
-          scf::YieldOp::create(b, loc, thenFn());
-        },
-        [&](OpBuilder &, Location) {
-          scf::YieldOp::create(b, loc, elseFn());
-        });
+        [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, thenFn()); },
+        [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, elseFn()); });
     b.setInsertionPointAfter(ifOp);
     return ifOp.getResult(0);
   }
@@ -173,8 +167,8 @@ private:
     SmallVector<Value> sourceIndex, conditions;
     for (auto [i, idx] : llvm::enumerate(index)) {
       int64_t low = pad.getStaticLow()[i], high = pad.getStaticHigh()[i];
-      Value j = low ? arith::SubIOp::create(b, loc, idx, cst(low)).getResult()
-                    : idx;
+      Value j =
+          low ? arith::SubIOp::create(b, loc, idx, cst(low)).getResult() : idx;
       sourceIndex.push_back(j);
       if (low != 0 || high != 0)
         conditions.push_back(inRange(j, shape[i]));
@@ -193,10 +187,10 @@ private:
         computeRankReductionMask(sizes, insert.getSourceType().getShape());
     SmallVector<Value> sourceIndex, conditions;
     for (auto [i, idx] : llvm::enumerate(index)) {
-      Value rel = offsets[i] ? arith::SubIOp::create(b, loc, idx,
-                                                     cst(offsets[i]))
-                                   .getResult()
-                             : idx;
+      Value rel =
+          offsets[i]
+              ? arith::SubIOp::create(b, loc, idx, cst(offsets[i])).getResult()
+              : idx;
       // Inside the slice: 0 <= rel <= (size-1)*stride, rel % stride == 0.
       if (offsets[i] != 0 || sizes[i] != insert.getDestType().getDimSize(i) ||
           strides[i] != 1)
@@ -255,7 +249,8 @@ private:
   Value readCollapse(tensor::CollapseShapeOp collapse, ArrayRef<Value> index) {
     ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
     SmallVector<Value> sourceIndex(shape.size());
-    for (auto [g, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+    for (auto [g, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
       Value linear = index[g];
       for (int64_t d : llvm::reverse(ArrayRef<int64_t>(group).drop_front())) {
         sourceIndex[d] = arith::RemUIOp::create(b, loc, linear, cst(shape[d]));
@@ -270,8 +265,8 @@ private:
   /// `index`, reading its inputs through their own chains.
   Value readGeneric(linalg::GenericOp generic, unsigned resultNumber,
                     ArrayRef<Value> index) {
-    AffineMap outputMap = generic.getIndexingMapMatchingResult(
-        generic->getResult(resultNumber));
+    AffineMap outputMap =
+        generic.getIndexingMapMatchingResult(generic->getResult(resultNumber));
     SmallVector<Value> loops(generic.getNumLoops());
     for (auto [pos, expr] : llvm::enumerate(outputMap.getResults()))
       loops[cast<AffineDimExpr>(expr).getPosition()] = index[pos];
@@ -287,10 +282,9 @@ private:
             getAsOpFoldResult(ValueRange(loops)));
         inputIndex.push_back(getValueOrCreateConstantIndexOp(b, loc, v));
       }
-      Value element =
-          generic.payloadUsesValueFromOperand(input)
-              ? read(input->get(), inputIndex)
-              : Value();
+      Value element = generic.payloadUsesValueFromOperand(input)
+                          ? read(input->get(), inputIndex)
+                          : Value();
       mapping.map(body->getArgument(input->getOperandNumber()), element);
     }
     for (Operation &bodyOp : body->without_terminator()) {
@@ -393,13 +387,13 @@ linalg::GenericOp boo::inlineDataMovementReads(RewriterBase &rewriter,
   if (!boundExprs.empty()) {
     inputs.push_back(
         tensor::EmptyOp::create(rewriter, loc, boundShape, elementType));
-    maps.push_back(AffineMap::get(numLoops, 0, boundExprs,
-                                  rewriter.getContext()));
+    maps.push_back(
+        AffineMap::get(numLoops, 0, boundExprs, rewriter.getContext()));
   }
   llvm::append_range(maps, initMaps);
   auto replacement = linalg::GenericOp::create(
-      rewriter, loc, consumer->getResultTypes(), inputs,
-      consumer.getDpsInits(), maps, consumer.getIteratorTypesArray());
+      rewriter, loc, consumer->getResultTypes(), inputs, consumer.getDpsInits(),
+      maps, consumer.getIteratorTypesArray());
   // Keep the discardable attributes (a lowering config).
   for (NamedAttribute attr : consumer->getDiscardableAttrs())
     replacement->setDiscardableAttr(attr.getName(), attr.getValue());

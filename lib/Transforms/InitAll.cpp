@@ -14,6 +14,8 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "Boo/Target/ROCDLSerialize.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -102,6 +104,8 @@ void boo::registerAllDialects(DialectRegistry &registry) {
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
   vector::registerConvertVectorToLLVMInterface(registry);
+  // Serialization of ROCDL kernels to HSACO (boo-to-rocdl).
+  registerROCDLSerializationInterfaces(registry);
   // Translation to LLVM IR (boo-translate, the CPU runner).
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
@@ -118,5 +122,6 @@ void boo::registerAllPasses() {
   bufferization::registerBufferizationPasses();
   bufferization::registerBufferizationPipelines();
   registerLinalgPasses();
+  registerGPUPasses();
   memref::registerMemRefPasses();
 }

@@ -55,23 +55,7 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //      --cse --canonicalize --buffer-results-to-out-params="hoist-static-allocs
   //      modify-public-functions" --canonicalize --buffer-deallocation-pipeline
   //      --convert-bufferization-to-memref
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-  // CSE before canonicalize: identical subviews must merge so that tile
-  // self-copies (memref.copy %x, %x) fold away.
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
-  bufferization::BufferResultsToOutParamsPassOptions outParamOptions;
-  outParamOptions.hoistStaticAllocs = true;
-  outParamOptions.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParamOptions));
-  pm.addPass(createCanonicalizerPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  addBufferizationStage(pm, /*deallocate=*/true);
 
   // 4. Loops and vectors to LLVM.
   //    boo-opt --boo-cpu-lower-vectors --convert-linalg-to-loops
@@ -115,6 +99,28 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   // 5. The contract: nothing but LLVM dialect is left.
   //    boo-opt --boo-verify-llvm-contract
   pm.addPass(createBooVerifyLLVMContract());
+}
+
+void boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  // CSE before canonicalize: identical subviews must merge so that tile
+  // self-copies (memref.copy %x, %x) fold away.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParamOptions;
+  outParamOptions.hoistStaticAllocs = true;
+  outParamOptions.modifyPublicFunctions = true;
+  pm.addPass(
+      bufferization::createBufferResultsToOutParamsPass(outParamOptions));
+  pm.addPass(createCanonicalizerPass());
+  if (deallocate)
+    bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
 void boo::registerBooPipelines() {

@@ -24,11 +24,11 @@
 
 #include "Boo/Target/ROCDLSerialize.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -52,13 +52,13 @@
 #include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::boo {
@@ -84,7 +84,8 @@ std::string boo::findDefaultLLD() {
   if (llvm::sys::fs::can_execute(BOO_LLD_PATH))
     return BOO_LLD_PATH;
 #endif
-  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName("ld.lld"))
+  if (llvm::ErrorOr<std::string> onPath =
+          llvm::sys::findProgramByName("ld.lld"))
     return *onPath;
   return "";
 }
@@ -157,14 +158,14 @@ LogicalResult boo::disassembleCodeObject(StringRef codeObject, StringRef chip,
       symbols.push_back({*address, name->str()});
     }
     llvm::sort(symbols);
-    ArrayRef<uint8_t> bytes(
-        reinterpret_cast<const uint8_t *>(contents->data()), contents->size());
+    ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(contents->data()),
+                            contents->size());
     uint64_t base = section.getAddress();
     size_t nextSymbol = 0;
     for (uint64_t offset = 0; offset < bytes.size();) {
       uint64_t address = base + offset;
-      for (; nextSymbol < symbols.size() &&
-             symbols[nextSymbol].first <= address;
+      for (;
+           nextSymbol < symbols.size() && symbols[nextSymbol].first <= address;
            ++nextSymbol)
         os << symbols[nextSymbol].second << ":\n";
       MCInst inst;
@@ -201,9 +202,8 @@ struct TempFile {
 };
 
 /// `ld.lld -shared object -o out`: the link HIP's code objects get.
-FailureOr<SmallVector<char, 0>> linkCodeObject(StringRef lld,
-                                               ArrayRef<char> object,
-                                               Operation *op) {
+FailureOr<SmallVector<char, 0>>
+linkCodeObject(StringRef lld, ArrayRef<char> object, Operation *op) {
   if (lld.empty())
     return op->emitError()
            << "boo-rocdl-serialize: no ld.lld found (looked next to LLVM's "
@@ -227,8 +227,8 @@ FailureOr<SmallVector<char, 0>> linkCodeObject(StringRef lld,
   std::optional<StringRef> redirects[] = {std::nullopt, errorFile.path,
                                           errorFile.path};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(lld, args, /*Env=*/std::nullopt,
-                                     redirects, /*SecondsToWait=*/0,
+  int rc = llvm::sys::ExecuteAndWait(lld, args, /*Env=*/std::nullopt, redirects,
+                                     /*SecondsToWait=*/0,
                                      /*MemoryLimit=*/0, &message);
   if (rc != 0) {
     std::string log;
@@ -282,8 +282,8 @@ struct BooROCDLSerializePass
         temporaries.try_emplace(alloc.getMemref(), temporaries.size());
       });
       func.walk([&](gpu::LaunchFuncOp launch) {
-        auto binary = module.lookupSymbol<gpu::BinaryOp>(
-            launch.getKernelModuleName());
+        auto binary =
+            module.lookupSymbol<gpu::BinaryOp>(launch.getKernelModuleName());
         if (!binary)
           return;
         SmallVector<Attribute> args;
@@ -313,8 +313,9 @@ struct BooROCDLSerializePass
         for (Attribute attr : binary.getObjects()) {
           auto object = cast<gpu::ObjectAttr>(attr);
           gpu::KernelMetadataAttr kernel =
-              object.getKernels() ? object.getKernels().lookup(launch.getKernelName())
-                                  : gpu::KernelMetadataAttr();
+              object.getKernels()
+                  ? object.getKernels().lookup(launch.getKernelName())
+                  : gpu::KernelMetadataAttr();
           DictionaryAttr md = kernel ? kernel.getMetadata() : DictionaryAttr();
           if (!md)
             continue;
@@ -351,8 +352,8 @@ struct BooROCDLSerializePass
                                   kernel.getName()),
             context);
     if (!module)
-      return kernel.emitError() << "boo-rocdl-serialize: "
-                                << llvm::toString(module.takeError());
+      return kernel.emitError()
+             << "boo-rocdl-serialize: " << llvm::toString(module.takeError());
     std::string text;
     llvm::raw_string_ostream os(text);
     (*module)->print(os, /*AAW=*/nullptr);
@@ -391,8 +392,8 @@ struct BooROCDLSerializePass
                << "boo-rocdl-serialize: LLVM could not compile the kernel "
                   "module for "
                << rocdlTarget.getChip();
-      if (hooks.onLLVMIR && failed(reportLLVMIR(kernel, serializer,
-                                                rocdlTarget, symbolTable)))
+      if (hooks.onLLVMIR &&
+          failed(reportLLVMIR(kernel, serializer, rocdlTarget, symbolTable)))
         return failure();
       StringRef isaText(isa->data(), isa->size());
       if (hooks.onISA)
@@ -410,7 +411,8 @@ struct BooROCDLSerializePass
 
       // The kernel table carries the amdhsa.kernels metadata (register and
       // scratch use, spills) that boo-verify-rocdl-contract checks.
-      gpu::KernelTableAttr table = ROCDL::getKernelMetadata(kernel, *codeObject);
+      gpu::KernelTableAttr table =
+          ROCDL::getKernelMetadata(kernel, *codeObject);
       objects.push_back(gpu::ObjectAttr::get(
           ctx, target, gpu::CompilationTarget::Binary,
           StringAttr::get(ctx,

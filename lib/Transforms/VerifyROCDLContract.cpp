@@ -42,18 +42,17 @@ namespace {
 
 constexpr unsigned kMaxReports = 10;
 
-/// The name of the kernel-table entries checked, as the amdhsa.kernels
-/// metadata spells them.
+/// The kernel-table entries checked: the amdhsa.kernels metadata keys, as
+/// ROCDL::getKernelMetadata records them (without the leading '.').
 constexpr StringLiteral kScratchKey = "private_segment_fixed_size";
-constexpr StringLiteral kSpillKeys[] = {"sgpr_spill_count",
-                                        "vgpr_spill_count"};
+constexpr StringLiteral kSpillKeys[] = {"sgpr_spill_count", "vgpr_spill_count"};
 
 /// Checks the ELF header and the HSA target id of a code object. Returns an
 /// empty string when it is an AMDGPU shared object for `chip`.
 std::string checkCodeObject(StringRef bytes, StringRef chip) {
   using namespace llvm;
   if (bytes.size() < sizeof(ELF::Elf64_Ehdr) || !bytes.starts_with("\x7f"
-                                                                    "ELF"))
+                                                                   "ELF"))
     return "is not an ELF file";
   if (bytes[ELF::EI_CLASS] != ELF::ELFCLASS64 ||
       bytes[ELF::EI_DATA] != ELF::ELFDATA2LSB)
@@ -80,8 +79,7 @@ std::string checkCodeObject(StringRef bytes, StringRef chip) {
 }
 
 struct BooVerifyROCDLContractPass
-    : public boo::impl::BooVerifyROCDLContractBase<
-          BooVerifyROCDLContractPass> {
+    : public boo::impl::BooVerifyROCDLContractBase<BooVerifyROCDLContractPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -104,8 +102,9 @@ struct BooVerifyROCDLContractPass
         report(&op, "is not allowed at the top level of a compiled module");
     }
     if (numReports != 0) {
-      module.emitError() << "boo-verify-rocdl-contract: " << numReports
-                         << " violation(s) of the ROCDL output contract";
+      mlir::emitError(module.getLoc())
+          << "boo-verify-rocdl-contract: " << numReports
+          << " violation(s) of the ROCDL output contract";
       signalPassFailure();
     }
   }
@@ -113,8 +112,9 @@ struct BooVerifyROCDLContractPass
   void checkBinary(gpu::BinaryOp binary) {
     for (Attribute attr : binary.getObjects()) {
       auto object = dyn_cast<gpu::ObjectAttr>(attr);
-      auto target = object ? dyn_cast<ROCDL::ROCDLTargetAttr>(object.getTarget())
-                           : ROCDL::ROCDLTargetAttr();
+      auto target = object
+                        ? dyn_cast<ROCDL::ROCDLTargetAttr>(object.getTarget())
+                        : ROCDL::ROCDLTargetAttr();
       if (!target) {
         report(binary, "holds an object that is not for a #rocdl.target");
         continue;
@@ -170,9 +170,8 @@ struct BooVerifyROCDLContractPass
         return WalkResult::advance();
       }
       if (isa<func::ReturnOp, gpu::AllocOp, gpu::DeallocOp, arith::ConstantOp,
-              memref::ExpandShapeOp, memref::CollapseShapeOp,
-              memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp>(
-              op))
+              memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
+              memref::CastOp, memref::ReinterpretCastOp>(op))
         return WalkResult::advance();
       report(op, "is left in host code; host functions may only launch "
                  "kernels, allocate device buffers and take views");
@@ -205,8 +204,7 @@ struct BooVerifyROCDLContractPass
   void report(Operation *op, const Twine &message) {
     if (numReports++ < kMaxReports)
       mlir::emitError(op->getLoc())
-          << "boo-verify-rocdl-contract: '" << op->getName() << "' "
-          << message;
+          << "boo-verify-rocdl-contract: '" << op->getName() << "' " << message;
   }
 
   unsigned numReports = 0;

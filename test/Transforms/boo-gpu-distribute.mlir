@@ -205,3 +205,52 @@ func.func @layer_norm(%arg0: tensor<300x64xf32>) -> (tensor<300x64xf32>, tensor<
   } -> tensor<300x64xf32>
   return %11, %4, %9 : tensor<300x64xf32>, tensor<300xf32>, tensor<300xf32>
 }
+
+// -----
+
+// With a #boo.lowering_config on the accumulation generic (loops n, k, oh,
+// ow, c, kh, kw), the epilogue root is tiled as the config says, through the
+// accumulation's output map: workgroup tiles of 8 rows x 16 columns x 32
+// channels (clamped to the 10x10x32 problem), 4x4 (k x ow) elements per
+// thread. Where a thread's tile may be partial (the columns: 10 = 4+4+2),
+// each thread walks its columns one at a time, so that no temporary has a
+// dynamic size; the accumulation's reduction loops come first, its 1x1x1x4
+// output tile last.
+// CHECK-LABEL: func.func @conv_bias_relu(
+// CHECK:         scf.forall ({{.*}}) = (0, 0, 0, 0) to (1, 10, 10, 32) step (1, 8, 16, 32)
+// CHECK:           scf.forall ({{.*}}) = (0, 0, 0, 0) to (1, %{{.+}}, 10, 32) step (1, 1, 4, 4)
+// CHECK:             scf.for
+// CHECK:               linalg.generic {{.*}} outs(%{{.+}} : tensor<1x1x1x4xf32>)
+// CHECK:               linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "reduction", "parallel", "parallel", "parallel", "parallel"]
+// CHECK-SAME:            outs(%{{.+}} : tensor<1x1x1x4xf32>)
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 + d5, d3 + d6, d4)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d5, d6, d4)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @conv_bias_relu(%arg0: tensor<1x10x10x16xf32>, %arg1: tensor<32x3x3x16xf32>, %arg2: tensor<32xf32>) -> tensor<1x10x10x32xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%arg3: index, %arg4: index, %arg5: index, %arg6: index):
+    tensor.yield %cst : f32
+  } : tensor<1x10x10x16xf32> to tensor<1x12x12x16xf32>
+  %0 = tensor.empty() : tensor<1x10x10x32xf32>
+  %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%0 : tensor<1x10x10x32xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<1x10x10x32xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], boo.lowering_config = #boo.lowering_config<workgroup = [1, 32, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 8, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>, iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %arg1 : tensor<1x12x12x16xf32>, tensor<32x3x3x16xf32>) outs(%1 : tensor<1x10x10x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.mulf %in, %in_0 : f32
+    %6 = arith.addf %out, %5 : f32
+    linalg.yield %6 : f32
+  } -> tensor<1x10x10x32xf32>
+  %3 = tensor.empty() : tensor<1x10x10x32xf32>
+  %4 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %arg2 : tensor<1x10x10x32xf32>, tensor<32xf32>) outs(%3 : tensor<1x10x10x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.addf %in, %in_0 : f32
+    %6 = arith.maximumf %5, %cst : f32
+    linalg.yield %6 : f32
+  } -> tensor<1x10x10x32xf32>
+  return %4 : tensor<1x10x10x32xf32>
+}

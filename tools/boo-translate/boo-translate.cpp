@@ -34,10 +34,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -48,10 +48,10 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -168,8 +168,9 @@ int emitMain(int argc, char **argv) {
       llvm::cl::Positional, llvm::cl::desc("<input module>"),
       llvm::cl::init("-"), llvm::cl::cat(category));
   llvm::cl::opt<std::string> outputFilename(
-      "o", llvm::cl::desc("Output file for --emit-isa/--emit-llvmir "
-                          "(default: stdout)"),
+      "o",
+      llvm::cl::desc("Output file for --emit-isa/--emit-llvmir "
+                     "(default: stdout)"),
       llvm::cl::value_desc("filename"), llvm::cl::init("-"),
       llvm::cl::cat(category));
   llvm::cl::HideUnrelatedOptions(category);
@@ -193,8 +194,7 @@ int emitMain(int argc, char **argv) {
     return reportError(error);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
 
@@ -234,13 +234,14 @@ int emitMain(int argc, char **argv) {
   for (auto binary : module->getOps<gpu::BinaryOp>()) {
     for (Attribute attr : binary.getObjects()) {
       auto object = dyn_cast<gpu::ObjectAttr>(attr);
-      auto target = object ? dyn_cast<ROCDL::ROCDLTargetAttr>(object.getTarget())
-                           : ROCDL::ROCDLTargetAttr();
+      auto target = object
+                        ? dyn_cast<ROCDL::ROCDLTargetAttr>(object.getTarget())
+                        : ROCDL::ROCDLTargetAttr();
       if (!target || object.getFormat() != gpu::CompilationTarget::Binary)
         continue;
       if (next == kernels.size())
-        kernels.push_back({binary.getName().str(), target.getChip().str(),
-                           "", "", ""});
+        kernels.push_back(
+            {binary.getName().str(), target.getChip().str(), "", "", ""});
       KernelOutput &kernel = kernels[next++];
       kernel.codeObject = object.getObject().getValue().str();
       if (compiled && emitIsa) {
@@ -258,9 +259,10 @@ int emitMain(int argc, char **argv) {
   if (!emitHsaco.empty()) {
     bool toFile = StringRef(emitHsaco).ends_with(".hsaco");
     if (toFile && kernels.size() != 1)
-      return reportError("--emit-hsaco=" + emitHsaco + " names one file, but "
-                         "the module has " + Twine(kernels.size()) +
-                         " kernels; pass a directory");
+      return reportError("--emit-hsaco=" + emitHsaco +
+                         " names one file, but "
+                         "the module has " +
+                         Twine(kernels.size()) + " kernels; pass a directory");
     if (!toFile)
       if (std::error_code ec = llvm::sys::fs::create_directories(emitHsaco))
         return reportError("cannot create '" + emitHsaco +
@@ -279,8 +281,8 @@ int emitMain(int argc, char **argv) {
     llvm::raw_string_ostream os(text);
     // ';' starts a comment in both AMDGPU assembly and LLVM IR.
     for (const KernelOutput &kernel : kernels)
-      os << "; ---- kernel module @" << kernel.module << " ("
-         << kernel.chip << ")\n"
+      os << "; ---- kernel module @" << kernel.module << " (" << kernel.chip
+         << ")\n"
          << (emitIsa ? kernel.isa : kernel.llvmIR) << "\n";
     if (failed(writeFile(outputFilename, text)))
       return 1;

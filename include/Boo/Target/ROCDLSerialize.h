@@ -65,8 +65,8 @@ void registerROCDLSerializationInterfaces(DialectRegistry &registry);
 /// the text section, then one instruction per line. Fails with a message in
 /// `error` when the bytes are not an AMDGPU ELF or LLVM lacks the target.
 LogicalResult disassembleCodeObject(llvm::StringRef codeObject,
-                                    llvm::StringRef chip,
-                                    llvm::raw_ostream &os, std::string &error);
+                                    llvm::StringRef chip, llvm::raw_ostream &os,
+                                    std::string &error);
 
 /// Path of the `ld.lld` the serializer runs when its `lld` option is empty:
 /// the one next to the LLVM Boo was built against, else `ld.lld` on PATH.

@@ -155,12 +155,15 @@ def BooGPUDistribute : Pass<"boo-gpu-distribute", "ModuleOp"> {
     first rewritten into guarded loads in the consumer's body: nothing is
     materialized, and padding costs a compare instead of a copy.
 
-    Tiles follow the `boo.lowering_config` of the kernel when its root (or
-    the fused op carrying it) has one; otherwise a built-in default: one
+    Tiles follow the `workgroup` and `thread` tiles of the kernel's
+    `boo.lowering_config` (FMA configs; on the root or on the accumulation
+    generic it reads) when there is one; otherwise a built-in default: one
     output element per thread, `workgroup-size` threads per workgroup,
     spread from the output's innermost dim outwards. Tiles need not divide
-    the problem: partial tiles have `affine.min` sizes. See
-    docs/GPUPipeline.md.
+    the problem: partial tiles have `affine.min` sizes, and a multi-element
+    thread tile that may be partial is walked one element at a time. In
+    each thread's accumulation, `out + a * b` becomes `math.fma` and the
+    reduction loops move outermost. See docs/GPUPipeline.md.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -226,11 +229,11 @@ def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
                 "and the host code is what the runtime expects";
   let description = [{
     The contract check that ends `boo-to-rocdl`. The module must hold at
-    least one `gpu.binary`, each with exactly one HSACO object
-    (`#gpu.object<#rocdl.target<chip = ...>, bin = ...>`, an AMDGPU ELF
-    shared object for `chip`) whose kernel table records no scratch
-    (private segment) use and no register spills when `allow-scratch` is
-    false. Host functions may only hold `gpu.launch_func` (with the
+    least one `gpu.binary`, whose objects are HSACO code objects
+    (`#gpu.object<#rocdl.target<chip = ...>, bin = ...>`: an AMDGPU ELF
+    shared object naming `chip` in its HSA metadata) whose kernel tables
+    record no scratch (private segment) use and no register spills, unless
+    `allow-scratch` (the pipeline sets it at opt-level=0). Host functions may only hold `gpu.launch_func` (with the
     `boo.kernel_abi` launch record), `gpu.alloc`/`gpu.dealloc`, memref view
     ops, constants and `func.return`. Anything else (linalg, tensor, Boo,
     scf, unrealized casts, an unserialized `gpu.module`) is reported at its
@@ -246,7 +249,7 @@ def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
 
 def BooGPUForallToLaunch : Pass<"boo-gpu-forall-to-launch", "ModuleOp"> {
   let summary = "Turn the bufferized workgroup/thread scf.forall nests into "
-                "gpu.launch ops and record each launch's ABI";
+                "gpu.launch ops";
   let description = [{
     Runs after bufferization. Each workgroup-mapped `scf.forall` becomes one
     `gpu.launch`: the workgroup loop's iterations are linearized onto the
@@ -256,9 +259,8 @@ def BooGPUForallToLaunch : Pass<"boo-gpu-forall-to-launch", "ModuleOp"> {
     static upper bound (registers after LLVM's SROA), host temporaries
     become `gpu.alloc`/`gpu.dealloc`, and host-side copies left by
     bufferization are elided or become copy kernels. Memref view ops are
-    sunk into the kernels so that every kernel argument is a whole buffer.
-    Each launch gets a `boo.kernel_abi` dictionary (see
-    docs/GPUPipeline.md).
+    sunk into the kernels so that every kernel argument is a whole buffer
+    (the kernel ABI of docs/GPUPipeline.md).
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
@@ -277,8 +279,9 @@ def BooROCDLSerialize : Pass<"boo-rocdl-serialize", "ModuleOp"> {
     `ld.lld -shared` (the `lld` option; by default LLVM's own ld.lld, found
     at build time). The `gpu.module` is replaced by a `gpu.binary` with one
     `#gpu.object` holding the HSACO and its kernel table (`amdhsa.kernels`
-    metadata: register counts, scratch, spills). No ROCm toolkit or device
-    library is used.
+    metadata: register counts, scratch, spills), and every launch of it gets
+    its `boo.kernel_abi` record (arguments, grid, workgroup, LDS bytes; see
+    docs/GPUPipeline.md). No ROCm toolkit or device library is used.
   }];
   let options = [
     Option<"lld", "lld", "std::string", /*default=*/"\"\"",
@@ -287,6 +290,28 @@ def BooROCDLSerialize : Pass<"boo-rocdl-serialize", "ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::LLVM::LLVMDialect"];
+}
+
+def BooGPULimitUnroll : Pass<"boo-gpu-limit-unroll"> {
+  let summary = "Keep LLVM from fully unrolling large loop nests in kernels";
+  let description = [{
+    LLVM's AMDGPU backend fully unrolls loops with static trip counts very
+    eagerly. A thread's whole reduction (a backward-weight kernel sums over
+    batch and output positions: hundreds of iterations) then becomes
+    straight-line code whose independent loads are all hoisted, and the
+    kernel needs hundreds of VGPRs or spills. This pass annotates every
+    `scf.for` whose nest would unroll to more than `max-unrolled-iterations`
+    iterations with `llvm.loop_annotation<unroll = <disable = true>>` (the
+    annotation reaches the LLVM loop metadata through the latch branch).
+    Small inner loops, such as a thread's register tile, still unroll fully,
+    which keeps their accumulators in registers.
+  }];
+  let options = [
+    Option<"maxUnrolledIterations", "max-unrolled-iterations", "int64_t",
+           /*default=*/"64",
+           "Largest product of trip counts a loop nest may be unrolled to">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // BOO_TRANSFORMS_PASSES_TD

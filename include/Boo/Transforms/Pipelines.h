@@ -54,6 +54,13 @@ struct ROCDLPipelineOptions
 void buildROCDLPipeline(OpPassManager &pm,
                         const ROCDLPipelineOptions &options);
 
+/// The bufferization stage both pipelines share: one-shot bufferization of
+/// whole functions with identity-layout boundaries, tile self-copies folded
+/// (CSE before canonicalize), tensor results turned into trailing out-params
+/// that the caller owns. `deallocate` adds the buffer deallocation pipeline
+/// (host code; kernels have no heap allocations to free).
+void addBufferizationStage(OpPassManager &pm, bool deallocate);
+
 /// Registers `boo-to-llvm-cpu` and `boo-to-rocdl` with the pass pipeline
 /// registry.
 void registerBooPipelines();
