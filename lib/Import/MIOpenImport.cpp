@@ -60,36 +60,6 @@ Type getElementType(MLIRContext *ctx, MIOpenDataType type) {
   llvm_unreachable("unknown MIOpenDataType");
 }
 
-std::string joinShape(ArrayRef<int64_t> values) {
-  return llvm::join(
-      llvm::map_range(values, [](int64_t v) { return std::to_string(v); }),
-      "x");
-}
-
-/// Lower-cases a layout the way IREE BOO names it: filters use `f` for the
-/// output-channel dim (whichever of K, F, N the command used), outputs use `f`
-/// for their channel dim, and spatial dims are d, h, w.
-std::string layoutForName(StringRef layout, LayoutKind kind, bool isOutput) {
-  std::string name;
-  for (char c : layout) {
-    char l = llvm::toLower(c);
-    if (kind == LayoutKind::Filter) {
-      if (l == 'k' || l == 'n')
-        l = 'f';
-      else if (l == 'z')
-        l = 'd';
-      else if (l == 'y')
-        l = 'h';
-      else if (l == 'x')
-        l = 'w';
-    } else if (isOutput && l == 'c') {
-      l = 'f';
-    }
-    name.push_back(l);
-  }
-  return name;
-}
-
 /// IREE BOO's conv mode names, from the gradients requested.
 StringRef getConvModeName(const MIOpenConvProblem &p) {
   bool input = p.direction & 2, weight = p.direction & 4;
@@ -127,10 +97,13 @@ std::string getConvFuncName(const MIOpenConvProblem &p) {
   if (p.bias && p.direction == 1)
     items.push_back("b");
   items.push_back(joinShape(g.inputShape()));
-  items.push_back(layoutForName(p.inputLayout, LayoutKind::Activation, false));
+  items.push_back(
+      getLayoutSignatureName(p.inputLayout, LayoutKind::Activation, false));
   items.push_back(joinShape(g.filterShape()));
-  items.push_back(layoutForName(p.filterLayout, LayoutKind::Filter, false));
-  items.push_back(layoutForName(p.outputLayout, LayoutKind::Activation, true));
+  items.push_back(
+      getLayoutSignatureName(p.filterLayout, LayoutKind::Filter, false));
+  items.push_back(
+      getLayoutSignatureName(p.outputLayout, LayoutKind::Activation, true));
   items.push_back(joinShape(g.strides) + "s");
   items.push_back(joinShape(g.padLow) + "p");
   items.push_back(joinShape(g.dilations) + "d");

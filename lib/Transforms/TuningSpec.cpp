@@ -56,36 +56,6 @@ Type elementTypeOf(Value v) {
   return cast<ShapedType>(v.getType()).getElementType();
 }
 
-std::string joinShape(ArrayRef<int64_t> values) {
-  return llvm::join(
-      llvm::map_range(values, [](int64_t v) { return std::to_string(v); }),
-      "x");
-}
-
-/// IREE BOO's layout spelling: lower case; a filter's output-channel letter
-/// (K, F or N) is `f` and its spatial letters are d, h, w; an output's
-/// channel letter is `f`.
-std::string layoutName(StringRef layout, LayoutKind kind, bool isOutput) {
-  std::string name;
-  for (char c : layout) {
-    char l = llvm::toLower(c);
-    if (kind == LayoutKind::Filter) {
-      if (l == 'k' || l == 'n')
-        l = 'f';
-      else if (l == 'z')
-        l = 'd';
-      else if (l == 'y')
-        l = 'h';
-      else if (l == 'x')
-        l = 'w';
-    } else if (isOutput && l == 'c') {
-      l = 'f';
-    }
-    name.push_back(l);
-  }
-  return name;
-}
-
 std::string layoutOf(std::optional<StringRef> attr, LayoutKind kind,
                      int64_t spatialRank) {
   if (attr && !attr->empty())
@@ -103,16 +73,16 @@ std::string convSignature(OpTy op, StringRef mode, bool bias) {
   if (bias)
     items.push_back("b");
   items.push_back(joinShape(g.inputShape()));
-  items.push_back(
-      layoutName(layoutOf(op.getInputLayout(), LayoutKind::Activation, r),
-                 LayoutKind::Activation, false));
+  items.push_back(getLayoutSignatureName(
+      layoutOf(op.getInputLayout(), LayoutKind::Activation, r),
+      LayoutKind::Activation, false));
   items.push_back(joinShape(g.filterShape()));
-  items.push_back(
-      layoutName(layoutOf(op.getFilterLayout(), LayoutKind::Filter, r),
-                 LayoutKind::Filter, false));
-  items.push_back(
-      layoutName(layoutOf(op.getOutputLayout(), LayoutKind::Activation, r),
-                 LayoutKind::Activation, true));
+  items.push_back(getLayoutSignatureName(
+      layoutOf(op.getFilterLayout(), LayoutKind::Filter, r), LayoutKind::Filter,
+      false));
+  items.push_back(getLayoutSignatureName(
+      layoutOf(op.getOutputLayout(), LayoutKind::Activation, r),
+      LayoutKind::Activation, true));
   items.push_back(joinShape(g.strides) + "s");
   items.push_back(joinShape(g.padLow) + "p");
   // MIOpen's padding is symmetric; say so only when it is not.
@@ -172,7 +142,7 @@ std::string opSignature(Operation *op) {
             SmallVector<std::string>{
                 "conv", std::to_string(r) + "d", dtypeName(dy.getElementType()),
                 "bias_backward", joinShape(dy.getShape()),
-                layoutName(
+                getLayoutSignatureName(
                     layoutOf(o.getOutputLayout(), LayoutKind::Activation, r),
                     LayoutKind::Activation, true)},
             "_");

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -62,10 +63,10 @@ FailureOr<SmallVector<int64_t>> mlir::boo::parseLayout(StringRef layout,
   for (auto [pos, letter] : llvm::enumerate(layout)) {
     int64_t idx = canonicalIndex(letter, kind, spatialRank);
     if (idx < 0) {
-      error = llvm::formatv("{0} layout '{1}' has unexpected letter '{2}' "
-                            "(expected a permutation of '{3}')",
-                            what, layout, letter,
-                            defaultLayout(kind, spatialRank));
+      error =
+          llvm::formatv("{0} layout '{1}' has unexpected letter '{2}' "
+                        "(expected a permutation of '{3}')",
+                        what, layout, letter, defaultLayout(kind, spatialRank));
       return failure();
     }
     if (perm[idx] != -1) {
@@ -86,6 +87,34 @@ std::string mlir::boo::defaultLayout(LayoutKind kind, int64_t spatialRank) {
     return "?";
   return kind == LayoutKind::Activation ? activation[spatialRank - 1]
                                         : filter[spatialRank - 1];
+}
+
+std::string mlir::boo::getLayoutSignatureName(StringRef layout, LayoutKind kind,
+                                              bool isOutput) {
+  std::string name;
+  for (char c : layout) {
+    char l = llvm::toLower(c);
+    if (kind == LayoutKind::Filter) {
+      if (l == 'k' || l == 'n')
+        l = 'f';
+      else if (l == 'z')
+        l = 'd';
+      else if (l == 'y')
+        l = 'h';
+      else if (l == 'x')
+        l = 'w';
+    } else if (isOutput && l == 'c') {
+      l = 'f';
+    }
+    name.push_back(l);
+  }
+  return name;
+}
+
+std::string mlir::boo::joinShape(ArrayRef<int64_t> values) {
+  return llvm::join(
+      llvm::map_range(values, [](int64_t v) { return std::to_string(v); }),
+      "x");
 }
 
 int64_t ConvGeometry::outExtent(int64_t i, int64_t in) const {
@@ -153,9 +182,8 @@ FailureOr<ConvGeometry>
 ConvGeometry::get(ArrayRef<int64_t> inputShape, ArrayRef<int64_t> filterShape,
                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                   ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh,
-                  int64_t groups, StringRef inputLayout,
-                  StringRef filterLayout, StringRef outputLayout,
-                  std::string &error) {
+                  int64_t groups, StringRef inputLayout, StringRef filterLayout,
+                  StringRef outputLayout, std::string &error) {
   ConvGeometry g;
   int64_t rank = static_cast<int64_t>(inputShape.size());
   if (rank < 3 || rank > 5) {
@@ -188,16 +216,16 @@ ConvGeometry::get(ArrayRef<int64_t> inputShape, ArrayRef<int64_t> filterShape,
   auto filPerm = parseLayout(filL, LayoutKind::Filter, g.spatialRank, error);
   if (failed(filPerm))
     return failure();
-  auto outPerm = parseLayout(outL, LayoutKind::Activation, g.spatialRank,
-                             error);
+  auto outPerm =
+      parseLayout(outL, LayoutKind::Activation, g.spatialRank, error);
   if (failed(outPerm))
     return failure();
   g.inputPerm = *inPerm;
   g.filterPerm = *filPerm;
   g.outputPerm = *outPerm;
 
-  if (failed(getSpatialArray("strides", strides, g.spatialRank, 1, 1,
-                             g.strides, error)) ||
+  if (failed(getSpatialArray("strides", strides, g.spatialRank, 1, 1, g.strides,
+                             error)) ||
       failed(getSpatialArray("dilations", dilations, g.spatialRank, 1, 1,
                              g.dilations, error)) ||
       failed(getSpatialArray("padding_low", padLow, g.spatialRank, 0, 0,
