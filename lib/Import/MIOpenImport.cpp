@@ -180,23 +180,9 @@ LogicalResult buildConv(OpBuilder &b, Location loc, ModuleOp module,
     SmallVector<Type> args = {inputType, filterType};
     if (p.bias)
       args.push_back(biasType);
-    // The op's own shape rule decides the result type.
-    NamedAttrList attrs;
-    attrs.append("strides", strides);
-    attrs.append("dilations", dilations);
-    attrs.append("padding_low", padLow);
-    attrs.append("padding_high", padHigh);
-    attrs.append("groups", groups);
-    attrs.append("input_layout", inputLayout);
-    attrs.append("filter_layout", filterLayout);
-    attrs.append("output_layout", outputLayout);
-    FailureOr<RankedTensorType> resultType = ConvOp::inferResultType(
-        inputType, filterType, attrs.getDictionary(b.getContext()), error);
-    if (failed(resultType))
-      return failure();
     createFunc(b, loc, module, name, args, [&](OpBuilder &b, ValueRange args) {
       Value bias = p.bias ? args[2] : Value();
-      Value out = ConvOp::create(b, loc, *resultType, args[0], args[1], bias,
+      Value out = ConvOp::create(b, loc, outputType, args[0], args[1], bias,
                                  strides, dilations, padLow, padHigh, groups,
                                  inputLayout, filterLayout, outputLayout);
       return SmallVector<Value>{out};

@@ -28,35 +28,12 @@ constexpr auto kBF16 = MmaElementType::BF16;
 constexpr auto kMFMA = MmaKind::MFMA;
 constexpr auto kWMMA = MmaKind::WMMA;
 
-// CDNA2 (gfx90a): bf16 goes through the "_1k" instructions, which take four
-// bf16 per lane like f16 does.
-const MmaIntrinsic kCDNA2Mma[] = {
-    {"MFMA_F32_16x16x16_F16", kMFMA, kF16, 16, 16, 16, 1, 4, 4, 4,
-     "rocdl.mfma.f32.16x16x16f16"},
-    {"MFMA_F32_32x32x8_F16", kMFMA, kF16, 32, 32, 8, 1, 4, 4, 16,
-     "rocdl.mfma.f32.32x32x8f16"},
-    {"MFMA_F32_16x16x16_BF16", kMFMA, kBF16, 16, 16, 16, 1, 4, 4, 4,
-     "rocdl.mfma.f32.16x16x16bf16.1k"},
-    {"MFMA_F32_32x32x8_BF16", kMFMA, kBF16, 32, 32, 8, 1, 4, 4, 16,
-     "rocdl.mfma.f32.32x32x8bf16.1k"},
-};
-
-// CDNA3 (gfx942): same shapes and LLVM intrinsics as gfx90a (the ISA calls
-// the bf16 ones v_mfma_f32_16x16x16_bf16 / 32x32x8_bf16).
-const MmaIntrinsic kCDNA3Mma[] = {
-    {"MFMA_F32_16x16x16_F16", kMFMA, kF16, 16, 16, 16, 1, 4, 4, 4,
-     "rocdl.mfma.f32.16x16x16f16"},
-    {"MFMA_F32_32x32x8_F16", kMFMA, kF16, 32, 32, 8, 1, 4, 4, 16,
-     "rocdl.mfma.f32.32x32x8f16"},
-    {"MFMA_F32_16x16x16_BF16", kMFMA, kBF16, 16, 16, 16, 1, 4, 4, 4,
-     "rocdl.mfma.f32.16x16x16bf16.1k"},
-    {"MFMA_F32_32x32x8_BF16", kMFMA, kBF16, 32, 32, 8, 1, 4, 4, 16,
-     "rocdl.mfma.f32.32x32x8bf16.1k"},
-};
-
-// CDNA4 (gfx950): CDNA3's set plus the double-K forms with eight 16-bit
-// elements per lane.
-const MmaIntrinsic kCDNA4Mma[] = {
+// CDNA (gfx90a, gfx942, gfx950). bf16 goes through the "_1k" instructions,
+// which take four bf16 per lane like f16 does (the ISA of gfx942 calls them
+// v_mfma_f32_16x16x16_bf16 / 32x32x8_bf16). gfx950 (CDNA4) adds the
+// double-K forms with eight 16-bit elements per lane: the last four rows;
+// gfx90a and gfx942 have the first four.
+const MmaIntrinsic kCDNAMma[] = {
     {"MFMA_F32_16x16x16_F16", kMFMA, kF16, 16, 16, 16, 1, 4, 4, 4,
      "rocdl.mfma.f32.16x16x16f16"},
     {"MFMA_F32_32x32x8_F16", kMFMA, kF16, 32, 32, 8, 1, 4, 4, 16,
@@ -74,6 +51,9 @@ const MmaIntrinsic kCDNA4Mma[] = {
     {"MFMA_F32_32x32x16_BF16", kMFMA, kBF16, 32, 32, 16, 1, 8, 8, 16,
      "rocdl.mfma.f32.32x32x16.bf16"},
 };
+const llvm::ArrayRef<MmaIntrinsic> kCDNA3Mma =
+    llvm::ArrayRef(kCDNAMma).take_front(4);
+const llvm::ArrayRef<MmaIntrinsic> kCDNA4Mma = kCDNAMma;
 
 // RDNA3 (gfx11): each lane holds the full 16-element row of A or B (the two
 // half-waves hold duplicates) and 8 f32 of the accumulator.
@@ -94,7 +74,7 @@ const MmaIntrinsic kRDNA4Mma[] = {
 
 const ChipInfo kChips[] = {
     {"gfx90a", ChipFamily::CDNA2, "MI210, MI250X (per GCD)", 64, 64 * kKiB,
-     1024, 110, kCDNA2Mma},
+     1024, 110, kCDNA3Mma},
     {"gfx942", ChipFamily::CDNA3, "MI300X, MI300A, MI325X", 64, 64 * kKiB, 1024,
      304, kCDNA3Mma},
     {"gfx950", ChipFamily::CDNA4, "MI350X, MI355X", 64, 160 * kKiB, 1024, 256,

@@ -106,16 +106,16 @@ Value contract(LinalgBuilder &lb, const LoopAlloc &loops, int64_t groups,
     lhs.value = lb.splitDim(lhs.value, lhs.channelPos, groups);
     rhs.value = lb.splitDim(rhs.value, rhs.channelPos, groups);
   }
-  Value acc = lb.zeros(splitShape(resultShape, result.channelPos, groups),
-                       lb.f32());
-  acc = lb.generic(loops.next, {lhs.value, rhs.value},
-                   {inLayoutOrder(lhs.perm, lhs.canonical),
-                    inLayoutOrder(rhs.perm, rhs.canonical)},
-                   acc, inLayoutOrder(result.perm, result.canonical),
-                   loops.iterators,
-                   [&](OpBuilder &nb, Location l, ValueRange a) {
-                     return multiplyAccumulate(lb, nb, l, a);
-                   });
+  Value acc =
+      lb.zeros(splitShape(resultShape, result.channelPos, groups), lb.f32());
+  acc =
+      lb.generic(loops.next, {lhs.value, rhs.value},
+                 {inLayoutOrder(lhs.perm, lhs.canonical),
+                  inLayoutOrder(rhs.perm, rhs.canonical)},
+                 acc, inLayoutOrder(result.perm, result.canonical),
+                 loops.iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+                   return multiplyAccumulate(lb, nb, l, a);
+                 });
   if (groups > 1)
     acc = lb.mergeDims(acc, result.channelPos);
   return acc;
@@ -132,20 +132,35 @@ Value padInput(LinalgBuilder &lb, const ConvGeometry &g, Value input) {
   return lb.padOrCrop(input, lo, hi);
 }
 
+/// The loops of a convolution that produces an activation tensor (forward:
+/// output channels and positions; backward-data: input channels and
+/// positions): n, g?, channel, spatial... (parallel), then the reduced
+/// channel and the filter window (reduction).
+struct ActivationLoops {
+  ActivationLoops(MLIRContext *ctx, const ConvGeometry &g) : loops(ctx) {
+    n = loops.add(kParallel);
+    if (g.groups > 1)
+      grp = loops.add(kParallel);
+    channel = loops.add(kParallel);
+    spatial = loops.addN(g.spatialRank, kParallel);
+    reduced = loops.add(kReduction);
+    window = loops.addN(g.spatialRank, kReduction);
+  }
+  LoopAlloc loops;
+  AffineExpr n, channel, reduced;
+  std::optional<AffineExpr> grp;
+  Exprs spatial, window;
+};
+
 Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
                    bool keepF32) {
   ConvGeometry g = op.getGeometry();
-  MLIRContext *ctx = op.getContext();
   int64_t r = g.spatialRank;
-  LoopAlloc loops(ctx);
-  AffineExpr n = loops.add(kParallel);
-  std::optional<AffineExpr> grp;
-  if (g.groups > 1)
-    grp = loops.add(kParallel);
-  AffineExpr k = loops.add(kParallel);
-  Exprs o = loops.addN(r, kParallel);
-  AffineExpr c = loops.add(kReduction);
-  Exprs f = loops.addN(r, kReduction);
+  ActivationLoops al(op.getContext(), g);
+  const LoopAlloc &loops = al.loops;
+  AffineExpr n = al.n, k = al.channel, c = al.reduced;
+  std::optional<AffineExpr> grp = al.grp;
+  const Exprs &o = al.spatial, &f = al.window;
 
   SmallVector<Exprs> inC = {{n}, channel(grp, c)};
   SmallVector<Exprs> filC = {channel(grp, k), {c}};
@@ -155,15 +170,14 @@ Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
     filC.push_back({f[i]});
     outC.push_back({o[i]});
   }
-  Value acc = contract(
-      lb, loops, g.groups,
-      {padInput(lb, g, operands[0]), g.inputPerm, inC, g.inputPerm[1]},
-      {operands[1], g.filterPerm, filC, g.filterPerm[0]}, g.outputShape(),
-      {Value(), g.outputPerm, outC, g.outputPerm[1]});
+  Value acc =
+      contract(lb, loops, g.groups,
+               {padInput(lb, g, operands[0]), g.inputPerm, inC, g.inputPerm[1]},
+               {operands[1], g.filterPerm, filC, g.filterPerm[0]},
+               g.outputShape(), {Value(), g.outputPerm, outC, g.outputPerm[1]});
 
   // Epilogue: bias, then the single rounding to the storage type.
-  Type outElem =
-      keepF32 ? lb.f32() : op.getOutput().getType().getElementType();
+  Type outElem = keepF32 ? lb.f32() : op.getOutput().getType().getElementType();
   if (operands.size() < 3)
     return lb.convertElements(acc, outElem);
   Exprs biasExpr = {lb.getBuilder().getAffineDimExpr(g.outputPerm[1])};
@@ -184,15 +198,11 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
   Location loc = lb.getLoc();
   int64_t r = g.spatialRank;
   int64_t rank = r + 2;
-  LoopAlloc loops(ctx);
-  AffineExpr n = loops.add(kParallel);
-  std::optional<AffineExpr> grp;
-  if (g.groups > 1)
-    grp = loops.add(kParallel);
-  AffineExpr c = loops.add(kParallel);
-  Exprs i = loops.addN(r, kParallel);
-  AffineExpr k = loops.add(kReduction);
-  Exprs f = loops.addN(r, kReduction);
+  ActivationLoops al(ctx, g);
+  const LoopAlloc &loops = al.loops;
+  AffineExpr n = al.n, c = al.channel, k = al.reduced;
+  std::optional<AffineExpr> grp = al.grp;
+  const Exprs &i = al.spatial, &f = al.window;
 
   // Zero-stuff the gradient (stride > 1), then pad/crop it so that
   //   dx[i] = sum_f dyp[i + f*dil] * wflip[f],  wflip[f] = w[F-1-f].
@@ -201,7 +211,8 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
   bool strided = llvm::any_of(g.strides, [](int64_t s) { return s > 1; });
   SmallVector<int64_t> stuffedShape(dyType.getShape());
   for (int64_t j = 0; j < r; ++j)
-    stuffedShape[g.outputPerm[2 + j]] = (g.outSpatial[j] - 1) * g.strides[j] + 1;
+    stuffedShape[g.outputPerm[2 + j]] =
+        (g.outSpatial[j] - 1) * g.strides[j] + 1;
   if (strided) {
     Value zeros = lb.zeros(stuffedShape, dyType.getElementType());
     SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
@@ -230,8 +241,8 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
     SmallVector<AffineExpr> flip = lb.dims(rank);
     for (int64_t j = 0; j < r; ++j) {
       int64_t pos = g.filterPerm[2 + j];
-      flip[pos] = getAffineConstantExpr(g.filterSpatial[j] - 1, ctx) -
-                  flip[pos];
+      flip[pos] =
+          getAffineConstantExpr(g.filterSpatial[j] - 1, ctx) - flip[pos];
     }
     filter = lb.elementwise(
         {filter}, {flip}, lb.empty(fType.getShape(), fType.getElementType()),
@@ -245,11 +256,10 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
     filC.push_back({f[j]});
     dxC.push_back({i[j]});
   }
-  Value acc = contract(lb, loops, g.groups,
-                       {dy, g.outputPerm, dyC, g.outputPerm[1]},
-                       {filter, g.filterPerm, filC, g.filterPerm[0]},
-                       g.inputShape(),
-                       {Value(), g.inputPerm, dxC, g.inputPerm[1]});
+  Value acc =
+      contract(lb, loops, g.groups, {dy, g.outputPerm, dyC, g.outputPerm[1]},
+               {filter, g.filterPerm, filC, g.filterPerm[0]}, g.inputShape(),
+               {Value(), g.inputPerm, dxC, g.inputPerm[1]});
   return lb.convertElements(
       acc, keepF32 ? lb.f32() : op.getGradInput().getType().getElementType());
 }
@@ -312,16 +322,14 @@ mlir::boo::detail::lowerConvOp(LinalgBuilder &lb, Operation *op,
         return SmallVector<Value>{lowerForward(lb, o, operands, keepF32)};
       })
       .Case([&](ConvBwdDataOp o) {
-        return SmallVector<Value>{
-            lowerBackwardData(lb, o, operands, keepF32)};
+        return SmallVector<Value>{lowerBackwardData(lb, o, operands, keepF32)};
       })
       .Case([&](ConvBwdWeightOp o) {
         return SmallVector<Value>{
             lowerBackwardWeight(lb, o, operands, keepF32)};
       })
       .Case([&](ConvBwdBiasOp o) {
-        return SmallVector<Value>{
-            lowerBackwardBias(lb, o, operands, keepF32)};
+        return SmallVector<Value>{lowerBackwardBias(lb, o, operands, keepF32)};
       })
       .Default([](Operation *) { return failure(); });
 }

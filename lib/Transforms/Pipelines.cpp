@@ -28,11 +28,7 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //            --linalg-fuse-elementwise-ops --canonicalize
   if (options.formFusions)
     pm.addNestedPass<func::FuncOp>(createBooFormFusions());
-  pm.addPass(createBooConvertToLinalg());
-  pm.addPass(createLinalgGeneralizeNamedOpsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCanonicalizerPass());
+  addBooToLinalgStage(pm);
 
   // 2. Tile into static register-sized tiles and vectorize; hoist the
   //    accumulator out of the reduction loops while still on tensors.
@@ -99,6 +95,14 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   // 5. The contract: nothing but LLVM dialect is left.
   //    boo-opt --boo-verify-llvm-contract
   pm.addPass(createBooVerifyLLVMContract());
+}
+
+void boo::addBooToLinalgStage(OpPassManager &pm) {
+  pm.addPass(createBooConvertToLinalg());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {

@@ -52,11 +52,7 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
   configOptions.chip = chip;
   configOptions.tuningSpec = options.tuningSpec;
   pm.addPass(createBooSelectLoweringConfig(configOptions));
-  pm.addPass(createBooConvertToLinalg());
-  pm.addPass(createLinalgGeneralizeNamedOpsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCanonicalizerPass());
+  addBooToLinalgStage(pm);
 
   // 2. Workgroup and thread tiles (scf.forall), producers fused into them.
   //    boo-opt --boo-gpu-distribute=chip=gfx942 --canonicalize --cse

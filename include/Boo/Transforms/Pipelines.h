@@ -54,6 +54,10 @@ struct ROCDLPipelineOptions
 void buildROCDLPipeline(OpPassManager &pm,
                         const ROCDLPipelineOptions &options);
 
+/// The linalg stage both pipelines share: boo-convert-to-linalg, named ops
+/// generalized, element-wise epilogue generics fused, canonicalized.
+void addBooToLinalgStage(OpPassManager &pm);
+
 /// The bufferization stage both pipelines share: one-shot bufferization of
 /// whole functions with identity-layout boundaries, tile self-copies folded
 /// (CSE before canonicalize), tensor results turned into trailing out-params

@@ -32,43 +32,49 @@ bool mlir::boo::isElementwiseEpilogue(Operation *op) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The three tensors of a convolution problem, whichever op holds them.
-struct ConvTensors {
-  RankedTensorType input, filter, output;
-};
-} // namespace
-
-static ConvTensors getConvTensors(Operation *op) {
-  return TypeSwitch<Operation *, ConvTensors>(op)
-      .Case([](ConvOp op) {
-        return ConvTensors{op.getInput().getType(), op.getFilter().getType(),
-                           op.getOutput().getType()};
-      })
-      .Case([](ConvBwdDataOp op) {
-        return ConvTensors{op.getGradInput().getType(),
-                           op.getFilter().getType(),
-                           op.getGradOutput().getType()};
-      })
-      .Case([](ConvBwdWeightOp op) {
-        return ConvTensors{op.getInput().getType(),
-                           op.getGradFilter().getType(),
-                           op.getGradOutput().getType()};
-      });
+FailureOr<ConvTensors> mlir::boo::getConvTensors(Operation *op) {
+  if (!isa<ConvOp, ConvBwdDataOp, ConvBwdWeightOp>(op) ||
+      op->getNumOperands() < 2 || op->getNumResults() != 1)
+    return failure();
+  auto a = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto b = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  auto r = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !b || !r)
+    return failure();
+  if (isa<ConvOp>(op))
+    return ConvTensors{a, b, r};
+  if (isa<ConvBwdDataOp>(op))
+    return ConvTensors{r, b, a};
+  return ConvTensors{b, r, a};
 }
 
 template <typename OpTy>
 static FailureOr<ConvGeometry> computeGeometry(OpTy op, std::string &error) {
-  ConvTensors t = getConvTensors(op);
+  FailureOr<ConvTensors> t = getConvTensors(op);
+  if (failed(t)) {
+    error = "operands and result must be ranked tensors";
+    return failure();
+  }
   auto arr = [](std::optional<ArrayRef<int64_t>> a) {
     return a ? *a : ArrayRef<int64_t>();
   };
   return ConvGeometry::get(
-      t.input.getShape(), t.filter.getShape(), arr(op.getStrides()),
+      t->input.getShape(), t->filter.getShape(), arr(op.getStrides()),
       arr(op.getDilations()), arr(op.getPaddingLow()),
       arr(op.getPaddingHigh()), op.getGroups(),
       op.getInputLayout().value_or(""), op.getFilterLayout().value_or(""),
       op.getOutputLayout().value_or(""), error);
+}
+
+FailureOr<ConvGeometry> mlir::boo::getConvGeometry(Operation *op,
+                                                   std::string &error) {
+  return TypeSwitch<Operation *, FailureOr<ConvGeometry>>(op)
+      .Case<ConvOp, ConvBwdDataOp, ConvBwdWeightOp>(
+          [&](auto conv) { return computeGeometry(conv, error); })
+      .Default([&](Operation *) {
+        error = "not a convolution";
+        return failure();
+      });
 }
 
 /// Verifies the attributes and the three tensors of a convolution: every
@@ -76,7 +82,7 @@ static FailureOr<ConvGeometry> computeGeometry(OpTy op, std::string &error) {
 /// filter and attributes imply.
 template <typename OpTy>
 static LogicalResult verifyConvLike(OpTy op, StringRef outputName) {
-  ConvTensors t = getConvTensors(op);
+  ConvTensors t = *getConvTensors(op);
   if (t.input.getElementType() != t.filter.getElementType() ||
       t.input.getElementType() != t.output.getElementType())
     return op.emitOpError("requires input, filter and output to have the "
@@ -114,31 +120,6 @@ LogicalResult ConvOp::verify() {
              << " differs from the input element type";
   }
   return success();
-}
-
-FailureOr<RankedTensorType>
-ConvOp::inferResultType(RankedTensorType input, RankedTensorType filter,
-                        DictionaryAttr attrs, std::string &error) {
-  auto arr = [&](StringRef name) -> ArrayRef<int64_t> {
-    if (auto a = attrs.getAs<DenseI64ArrayAttr>(name))
-      return a.asArrayRef();
-    return {};
-  };
-  auto str = [&](StringRef name) -> StringRef {
-    if (auto a = attrs.getAs<StringAttr>(name))
-      return a.getValue();
-    return "";
-  };
-  int64_t groups = 1;
-  if (auto a = attrs.getAs<IntegerAttr>("groups"))
-    groups = a.getInt();
-  FailureOr<ConvGeometry> g = ConvGeometry::get(
-      input.getShape(), filter.getShape(), arr("strides"), arr("dilations"),
-      arr("padding_low"), arr("padding_high"), groups, str("input_layout"),
-      str("filter_layout"), str("output_layout"), error);
-  if (failed(g))
-    return failure();
-  return RankedTensorType::get(g->outputShape(), input.getElementType());
 }
 
 ConvGeometry ConvOp::getGeometry() {
@@ -345,6 +326,9 @@ LogicalResult MulOp::verify() { return verifyBinary(*this); }
 //===----------------------------------------------------------------------===//
 
 Operation *FusionOp::getAnchor() {
+  // Safe before verification: an empty body has no anchor.
+  if (getBody().empty())
+    return nullptr;
   for (Operation &op : getBody().front())
     if (isFusionAnchor(&op))
       return &op;

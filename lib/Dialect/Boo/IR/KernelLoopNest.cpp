@@ -35,15 +35,7 @@ bool mlir::boo::isKernel(Operation *op) {
 
 Operation *mlir::boo::getKernelRootOp(Operation *kernel) {
   auto fusion = dyn_cast<FusionOp>(kernel);
-  if (!fusion)
-    return kernel;
-  Region &body = fusion.getBody();
-  if (body.empty())
-    return nullptr;
-  for (Operation &op : body.front())
-    if (isFusionAnchor(&op))
-      return &op;
-  return nullptr;
+  return fusion ? fusion.getAnchor() : kernel;
 }
 
 namespace {
@@ -83,44 +75,15 @@ std::string spatialName(StringRef prefix, int64_t rank, int64_t i) {
   return (prefix + StringRef("dhw").drop_front(3 - rank).substr(i, 1)).str();
 }
 
-/// The geometry of a convolution op, from its types and attributes.
+/// The geometry of a convolution op whose output shape is consistent.
 FailureOr<ConvGeometry> getGeometrySafely(Operation *op, Type &elementType) {
-  RankedTensorType input, filter, output;
-  if (op->getNumOperands() < 2 || op->getNumResults() != 1)
-    return failure();
-  RankedTensorType a = staticTensor(op->getOperand(0)),
-                   b = staticTensor(op->getOperand(1)),
-                   r = staticTensor(op->getResult(0));
-  if (!a || !b || !r)
-    return failure();
-  if (isa<ConvOp>(op)) {
-    input = a, filter = b, output = r;
-  } else if (isa<ConvBwdDataOp>(op)) {
-    output = a, filter = b, input = r;
-  } else {
-    output = a, input = b, filter = r;
-  }
-  elementType = input.getElementType();
-  auto arr = [&](StringRef name) -> ArrayRef<int64_t> {
-    if (auto v = op->getAttrOfType<DenseI64ArrayAttr>(name))
-      return v.asArrayRef();
-    return {};
-  };
-  auto str = [&](StringRef name) -> StringRef {
-    if (auto v = op->getAttrOfType<StringAttr>(name))
-      return v.getValue();
-    return "";
-  };
-  int64_t groups = 1;
-  if (auto v = op->getAttrOfType<IntegerAttr>("groups"))
-    groups = v.getInt();
+  FailureOr<ConvTensors> t = getConvTensors(op);
   std::string error;
-  FailureOr<ConvGeometry> g = ConvGeometry::get(
-      input.getShape(), filter.getShape(), arr("strides"), arr("dilations"),
-      arr("padding_low"), arr("padding_high"), groups, str("input_layout"),
-      str("filter_layout"), str("output_layout"), error);
-  if (failed(g) || ArrayRef<int64_t>(g->outputShape()) != output.getShape())
+  FailureOr<ConvGeometry> g = getConvGeometry(op, error);
+  if (failed(t) || failed(g) ||
+      ArrayRef<int64_t>(g->outputShape()) != t->output.getShape())
     return failure();
+  elementType = t->input.getElementType();
   return g;
 }
 

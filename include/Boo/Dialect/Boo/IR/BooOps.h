@@ -31,6 +31,22 @@ bool isFusionAnchor(Operation *op);
 /// True for the element-wise epilogue ops (activation, add, mul).
 bool isElementwiseEpilogue(Operation *op);
 
+/// The three tensors of a convolution problem, whichever of conv,
+/// conv_bwd_data and conv_bwd_weight holds them.
+struct ConvTensors {
+  RankedTensorType input, filter, output;
+};
+
+/// The tensors of a convolution op. Safe on ops that are not verified yet
+/// (e.g. from a module-level attribute verifier): fails instead of
+/// asserting when the op is not a convolution or a type is not a ranked
+/// tensor.
+FailureOr<ConvTensors> getConvTensors(Operation *op);
+
+/// The geometry of a convolution op from its input and filter types and its
+/// attributes; as safe as getConvTensors. Does not check the third tensor.
+FailureOr<ConvGeometry> getConvGeometry(Operation *op, std::string &error);
+
 } // namespace mlir::boo
 
 #endif // BOO_DIALECT_BOO_IR_BOOOPS_H

@@ -78,13 +78,7 @@ def Boo_ConvOp : Boo_ConvLikeOp<"conv"> {
     $input `,` $filter (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict
     `:` type($input) `,` type($filter) `->` type($output)
   }];
-  let extraClassDeclaration = convExtraDecls # [{
-    /// The result type of a convolution of `input` with `filter`, or failure
-    /// (with a message in `error`) when the attributes are inconsistent.
-    static ::mlir::FailureOr<::mlir::RankedTensorType> inferResultType(
-        ::mlir::RankedTensorType input, ::mlir::RankedTensorType filter,
-        ::mlir::DictionaryAttr attrs, std::string &error);
-  }];
+  let extraClassDeclaration = convExtraDecls;
 }
 
 def Boo_ConvBwdDataOp : Boo_ConvLikeOp<"conv_bwd_data"> {
