@@ -13,6 +13,7 @@
 
 #include "LinalgBuilder.h"
 
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Dialect/Boo/IR/BooOps.h"
 #include "Boo/Transforms/Passes.h"
 
@@ -146,6 +147,35 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
       .Default([](Operation *) { return failure(); });
 }
 
+/// Moves the kernel's `#boo.lowering_config` (on `kernel`, a Boo op or a
+/// fusion being replaced) to the linalg.generic it describes, among the ops
+/// the lowering created between `first` and `end`: the first generic with
+/// the config's number of loops and the most reduction loops (the
+/// accumulation of a convolution, the row statistics of a layer norm, the
+/// generic of an element-wise op). The code generator reads it there.
+void transferLoweringConfig(Operation *kernel, Block::iterator first,
+                            Block::iterator end) {
+  auto config = kernel->getAttrOfType<LoweringConfigAttr>(
+      kLoweringConfigAttrName);
+  if (!config)
+    return;
+  linalg::GenericOp best;
+  for (Operation &op : llvm::make_range(first, end)) {
+    auto generic = dyn_cast<linalg::GenericOp>(&op);
+    if (!generic || generic.getNumLoops() != config.getNumLoops())
+      continue;
+    if (!best || generic.getNumReductionLoops() > best.getNumReductionLoops())
+      best = generic;
+  }
+  if (best)
+    best->setAttr(kLoweringConfigAttrName, config);
+}
+
+/// The first op a rewrite inserting before `op` creates (after the call).
+Block::iterator afterPrevious(Operation *prev, Block *block) {
+  return prev ? std::next(prev->getIterator()) : block->begin();
+}
+
 /// Any Boo op outside a fusion.
 struct LowerBooOpPattern : public RewritePattern {
   LowerBooOpPattern(MLIRContext *ctx)
@@ -157,10 +187,13 @@ struct LowerBooOpPattern : public RewritePattern {
         isa_and_nonnull<FusionOp>(op->getParentOp()))
       return failure();
     LinalgBuilder lb(rewriter, op->getLoc());
+    Operation *prev = op->getPrevNode();
     FailureOr<SmallVector<Value>> results =
         lowerBooOp(lb, op, op->getOperands(), /*keepF32=*/false);
     if (failed(results))
       return rewriter.notifyMatchFailure(op, "no linalg lowering");
+    transferLoweringConfig(op, afterPrevious(prev, op->getBlock()),
+                           op->getIterator());
     rewriter.replaceOp(op, *results);
     return success();
   }
@@ -173,6 +206,7 @@ struct LowerFusionPattern : public OpRewritePattern<FusionOp> {
   LogicalResult matchAndRewrite(FusionOp fusion,
                                 PatternRewriter &rewriter) const override {
     rewriter.setInsertionPoint(fusion);
+    Operation *prev = fusion->getPrevNode();
     LinalgBuilder lb(rewriter, fusion.getLoc());
     IRMapping mapping;
     Block &body = fusion.getBody().front();
@@ -194,6 +228,8 @@ struct LowerFusionPattern : public OpRewritePattern<FusionOp> {
       replacements.push_back(lb.convertElements(
           mapped, cast<RankedTensorType>(type).getElementType()));
     }
+    transferLoweringConfig(fusion, afterPrevious(prev, fusion->getBlock()),
+                           fusion->getIterator());
     rewriter.replaceOp(fusion, replacements);
     return success();
   }

@@ -187,8 +187,19 @@ FailureOr<KernelTiles> getConfigTiles(linalg::LinalgOp root,
       continue;
     tiles.workgroup[d] = tileOf(wg, toCarrier[d]);
     tiles.thread[d] = tileOf(th, toCarrier[d]);
+    int64_t range = root.getStaticLoopRanges()[d];
     if (tiles.workgroup[d] == 0 && tiles.thread[d] != 0)
-      tiles.workgroup[d] = root.getStaticLoopRanges()[d];
+      tiles.workgroup[d] = range;
+    // A register tile must be static: where the last workgroup tile is
+    // partial, a thread's tile could be too, and its temporaries would be
+    // dynamically indexed scratch. Such a loop gets one element per thread
+    // with the same number of threads (a smaller workgroup tile).
+    if (tiles.thread[d] > 1 && !ShapedType::isDynamic(range) &&
+        range % tiles.workgroup[d] != 0) {
+      tiles.workgroup[d] = std::max<int64_t>(
+          1, tiles.workgroup[d] / tiles.thread[d]);
+      tiles.thread[d] = 1;
+    }
   }
   return tiles;
 }

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -363,6 +364,15 @@ struct BooGPUForallToLaunchPass
 
     if (failed(privatizeTemporaries(rewriter, launch)))
       return failure();
+    // A copy between a register tile and a strided view would be a call to
+    // the host runtime's memrefCopy: make it loops.
+    SmallVector<memref::CopyOp> copies;
+    launch.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                  copy.getTarget());
+    }
     sinkViews(rewriter, launch);
     return success();
   }

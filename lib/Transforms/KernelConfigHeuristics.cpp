@@ -12,9 +12,9 @@
 //   workgroup, both inputs staged through LDS, double-buffered when it fits.
 //   Otherwise FMA: each thread computes a small M x N register tile.
 // - Everything else (element-wise, layer norms, bias gradients): threads are
-//   spread over the loops from the innermost (contiguous) one outwards, 4
-//   elements per thread along the innermost loop; reduction loops that get
-//   threads are reduced across threads.
+//   spread over the parallel loops from the innermost (contiguous) one
+//   outwards, 4 elements per thread along the innermost parallel loop; each
+//   thread walks the reduction loops itself (no cross-thread combine yet).
 //
 // Tiles are powers of two and need not divide the problem (partial tiles are
 // masked by the code generator), so every shape gets a valid config.
@@ -52,11 +52,6 @@ struct Tiles {
   int64_t threads = 0;
   int64_t pipelineDepth = 1;
 
-  /// The workgroup-level tile of loop `i` (workgroup or reduction).
-  int64_t &level(const KernelLoopNest &nest, int64_t i) {
-    return nest.loops[i].isReduction ? reduction[i] : workgroup[i];
-  }
-
   LoweringConfigAttr build(MLIRContext *ctx, Location loc,
                            const ChipInfo &chip) const {
     auto emitError = [&] { return mlir::emitError(loc); };
@@ -83,28 +78,38 @@ Tiles distributeInnermostOut(const KernelLoopNest &nest, const ChipInfo &chip) {
   t.threads = chip.waveSize;
   if (n == 0)
     return t;
-  int64_t vec = nest.loops.back().extent >= kVectorWidth ? kVectorWidth : 1;
+  // Reductions are walked by each thread (the code generator has no
+  // cross-thread combine yet): threads go to the parallel loops only.
+  int64_t innermost = -1;
+  for (int64_t i = n - 1; i >= 0 && innermost < 0; --i)
+    if (!nest.loops[i].isReduction)
+      innermost = i;
+  if (innermost < 0)
+    return t;
+  int64_t vec =
+      nest.loops[innermost].extent >= kVectorWidth ? kVectorWidth : 1;
   int64_t total = 1;
   for (const KernelLoop &l : nest.loops)
-    total *= l.extent;
+    if (!l.isReduction)
+      total *= l.extent;
   int64_t budget = std::clamp(pow2Ceil(llvm::divideCeil(total, vec)),
                               chip.waveSize, kMaxThreads);
   int64_t left = budget;
   for (int64_t i = n - 1; i >= 0; --i) {
     const KernelLoop &l = nest.loops[i];
-    int64_t per = i == n - 1 ? vec : 1;
-    int64_t threads = std::min(left, pow2Ceil(llvm::divideCeil(l.extent, per)));
-    left /= threads;
-    if (l.isReduction && threads == 1 && i != n - 1) {
-      // Not spread over threads: each thread walks it one step at a time.
+    if (l.isReduction) {
+      // Each thread walks it one step at a time.
       t.reduction[i] = 1;
       continue;
     }
-    t.level(nest, i) = threads * per;
+    int64_t per = i == innermost ? vec : 1;
+    int64_t threads = std::min(left, pow2Ceil(llvm::divideCeil(l.extent, per)));
+    left /= threads;
+    t.workgroup[i] = threads * per;
     t.thread[i] = per;
   }
   // A problem smaller than one wave: the extra lanes idle (masked).
-  t.level(nest, n - 1) *= left;
+  t.workgroup[innermost] *= left;
   t.threads = budget;
   return t;
 }

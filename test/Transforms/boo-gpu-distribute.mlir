@@ -211,18 +211,18 @@ func.func @layer_norm(%arg0: tensor<300x64xf32>) -> (tensor<300x64xf32>, tensor<
 // With a #boo.lowering_config on the accumulation generic (loops n, k, oh,
 // ow, c, kh, kw), the epilogue root is tiled as the config says, through the
 // accumulation's output map: workgroup tiles of 8 rows x 16 columns x 32
-// channels (clamped to the 10x10x32 problem), 4x4 (k x ow) elements per
-// thread. Where a thread's tile may be partial (the columns: 10 = 4+4+2),
-// each thread walks its columns one at a time, so that no temporary has a
-// dynamic size; the accumulation's reduction loops come first, its 1x1x1x4
-// output tile last.
+// channels, 4x4 (k x ow) elements per thread. A register tile must be
+// static: the columns (10 = 16 clamped) would give partial thread tiles, so
+// they get one column per thread with the same 4 threads (a workgroup tile
+// of 4 columns); the channels keep 4 per thread. The accumulation's
+// reduction loops come first, its 1x1x1x4 output tile last.
 // CHECK-LABEL: func.func @conv_bias_relu(
-// CHECK:         scf.forall ({{.*}}) = (0, 0, 0, 0) to (1, 10, 10, 32) step (1, 8, 16, 32)
-// CHECK:           scf.forall ({{.*}}) = (0, 0, 0, 0) to (1, %{{.+}}, 10, 32) step (1, 1, 4, 4)
-// CHECK:             scf.for
-// CHECK:               linalg.generic {{.*}} outs(%{{.+}} : tensor<1x1x1x4xf32>)
-// CHECK:               linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "reduction", "parallel", "parallel", "parallel", "parallel"]
-// CHECK-SAME:            outs(%{{.+}} : tensor<1x1x1x4xf32>)
+// CHECK:         scf.forall ({{.*}}) = (0, 0, 0, 0) to (1, 10, 10, 32) step (1, 8, 4, 32)
+// CHECK:           scf.forall ({{.*}}) = (0, 0, 0, 0) to (1, %{{.+}}, %{{.+}}, 32) step (1, 1, 1, 4)
+// CHECK-NOT:         scf.for
+// CHECK:             linalg.generic {{.*}} outs(%{{.+}} : tensor<1x1x1x4xf32>)
+// CHECK:             linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "reduction", "parallel", "parallel", "parallel", "parallel"]
+// CHECK-SAME:          outs(%{{.+}} : tensor<1x1x1x4xf32>)
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 + d5, d3 + d6, d4)>
 #map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d5, d6, d4)>

@@ -63,9 +63,9 @@ func.func @spec_other_batch(%x: tensor<1x56x56x64xf16>, %w: tensor<64x3x3x64xf16
 // Rule 2 (a glob, gfx94x only) matches the f16 layer norm, not the f32 one.
 // CHECK-LABEL: func.func @spec_glob
 // SPEC:    boo.layer_norm {{.*}}#boo.lowering_config<workgroup = [1, 0], reduction = [0, 1024], thread = [0, 8], workgroup_size = [128, 1, 1], subgroup_size = 64>
-// SPEC:    boo.layer_norm {{.*}}#boo.lowering_config<workgroup = [1, 0], reduction = [0, 1024], thread = [1, 4], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// NOSPEC:  boo.layer_norm {{.*}}#boo.lowering_config<workgroup = [1, 0], reduction = [0, 1024], thread = [1, 4], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA:    boo.layer_norm {{.*}}#boo.lowering_config<workgroup = [1, 0], reduction = [0, 1024], thread = [1, 4], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// SPEC:    boo.layer_norm {{.*}}#boo.lowering_config<workgroup = [1024, 0], reduction = [0, 1], thread = [4, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// NOSPEC:  boo.layer_norm {{.*}}#boo.lowering_config<workgroup = [1024, 0], reduction = [0, 1], thread = [4, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA:    boo.layer_norm {{.*}}#boo.lowering_config<workgroup = [1024, 0], reduction = [0, 1], thread = [4, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @spec_glob(%x: tensor<4096x1024xf16>, %w: tensor<1024xf16>, %b: tensor<1024xf16>, %x32: tensor<4096x1024xf32>) -> (tensor<4096x1024xf16>, tensor<4096x1024xf32>) {
   %y, %m, %r = boo.layer_norm %x weight(%w : tensor<1024xf16>) bias(%b : tensor<1024xf16>) : tensor<4096x1024xf16> -> tensor<4096x1024xf16>, tensor<4096xf32>, tensor<4096xf32>
   %y32, %m32, %r32 = boo.layer_norm %x32 : tensor<4096x1024xf32> -> tensor<4096x1024xf32>, tensor<4096xf32>, tensor<4096xf32>

@@ -122,31 +122,31 @@ func.func @bwd_weight(%dy: tensor<2x56x56x64xbf16>, %x: tensor<2x56x56x32xbf16>)
 }
 
 // Bias gradient: loops are dy's dims (n, h, w, c), c parallel. Threads go
-// from the innermost loop out: 4 channels each, then across w and h (whose
-// partial sums the threads combine); n is walked one step at a time.
+// to the parallel loops only, 4 channels each; every thread walks n, h and
+// w itself (no cross-thread combine yet); one wave for 16 channels.
 // CHECK-LABEL: func.func @bwd_bias(
-// CDNA: #boo.lowering_config<workgroup = [0, 0, 0, 16], reduction = [1, 8, 8, 0], thread = [0, 1, 1, 4], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [0, 0, 0, 16], reduction = [1, 8, 8, 0], thread = [0, 1, 1, 4], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [0, 0, 0, 256], reduction = [1, 1, 1, 0], thread = [0, 0, 0, 4], workgroup_size = [64, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [0, 0, 0, 128], reduction = [1, 1, 1, 0], thread = [0, 0, 0, 4], workgroup_size = [32, 1, 1], subgroup_size = 32>
 func.func @bwd_bias(%dy: tensor<2x7x7x16xbf16>) -> tensor<16xbf16> {
   %0 = boo.conv_bwd_bias %dy {output_layout = "NHWC"} : tensor<2x7x7x16xbf16> -> tensor<16xbf16>
   return %0 : tensor<16xbf16>
 }
 
-// Layer norm: loops (rows, normalized). One row per workgroup; 256 threads
-// reduce 1024-element slabs, 4 elements each.
+// Layer norm: loops (rows, normalized). Each thread reduces whole rows, 4
+// of them; 256 threads take 1024 rows.
 // CHECK-LABEL: func.func @layer_norm(
-// CDNA: #boo.lowering_config<workgroup = [1, 0], reduction = [0, 1024], thread = [1, 4], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 0], reduction = [0, 1024], thread = [1, 4], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [1024, 0], reduction = [0, 1], thread = [4, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1024, 0], reduction = [0, 1], thread = [4, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @layer_norm(%x: tensor<4096x1024xf16>, %w: tensor<1024xf16>, %b: tensor<1024xf16>) -> tensor<4096x1024xf16> {
   %y, %m, %r = boo.layer_norm %x weight(%w : tensor<1024xf16>) bias(%b : tensor<1024xf16>) : tensor<4096x1024xf16> -> tensor<4096x1024xf16>, tensor<4096xf32>, tensor<4096xf32>
   return %y : tensor<4096x1024xf16>
 }
 
-// MIOpen's default layer norm shape: 32-element rows, so 32 rows share a
-// workgroup.
+// MIOpen's default layer norm shape: 32-element rows, each reduced by one
+// thread; 4 rows per thread along the innermost row loop.
 // CHECK-LABEL: func.func @layer_norm_small(
-// CDNA: #boo.lowering_config<workgroup = [1, 1, 32, 0], reduction = [0, 0, 0, 32], thread = [1, 1, 1, 4], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 1, 32, 0], reduction = [0, 0, 0, 32], thread = [1, 1, 1, 4], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [8, 4, 32, 0], reduction = [0, 0, 0, 1], thread = [1, 1, 4, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [8, 4, 32, 0], reduction = [0, 0, 0, 1], thread = [1, 1, 4, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @layer_norm_small(%x: tensor<100x3x32x32xf32>) -> tensor<100x3x32x32xf32> {
   %y, %m, %r = boo.layer_norm %x : tensor<100x3x32x32xf32> -> tensor<100x3x32x32xf32>, tensor<100x3x32xf32>, tensor<100x3x32xf32>
   return %y : tensor<100x3x32x32xf32>
@@ -154,8 +154,8 @@ func.func @layer_norm_small(%x: tensor<100x3x32x32xf32>) -> tensor<100x3x32x32xf
 
 // Layer norm backward: the same loop nest (row reductions of g and g*xhat).
 // CHECK-LABEL: func.func @layer_norm_bwd(
-// CDNA: #boo.lowering_config<workgroup = [8, 0], reduction = [0, 64], thread = [1, 4], workgroup_size = [128, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [8, 0], reduction = [0, 64], thread = [1, 4], workgroup_size = [128, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [256, 0], reduction = [0, 1], thread = [4, 0], workgroup_size = [64, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [128, 0], reduction = [0, 1], thread = [4, 0], workgroup_size = [32, 1, 1], subgroup_size = 32>
 func.func @layer_norm_bwd(%dy: tensor<8x64xf32>, %x: tensor<8x64xf32>, %m: tensor<8xf32>, %r: tensor<8xf32>, %w: tensor<64xf32>) -> (tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>) {
   %dx, %dw, %db = boo.layer_norm_bwd %dy, %x, %m, %r weight(%w : tensor<64xf32>) : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>
   return %dx, %dw, %db : tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>
