@@ -377,7 +377,8 @@ struct BooGPUDistributePass
     SmallVector<linalg::GenericOp> generics(body.getOps<linalg::GenericOp>());
     for (linalg::GenericOp generic : generics) {
       generic = boo::inlineDataMovementReads(rewriter, generic);
-      contractAccumulation(rewriter, generic);
+      if (!getMmaConfig(generic))
+        contractAccumulation(rewriter, generic);
     }
     eraseDeadOps(rewriter, body);
 
@@ -389,8 +390,11 @@ struct BooGPUDistributePass
         auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
         if (!linalgOp || !linalgOp.hasPureTensorSemantics())
           continue;
-        if (llvm::any_of(op.getUsers(), [&](Operation *user) {
-              return isa<linalg::LinalgOp>(user) && user->getBlock() == &body;
+        if (mmaKernelOps.contains(&op) ||
+            llvm::any_of(op.getUsers(), [&](Operation *user) {
+              return isa<linalg::LinalgOp>(user) &&
+                     user->getBlock() == &body &&
+                     !mmaKernelOps.contains(user);
             }))
           continue;
         root = linalgOp;
@@ -398,6 +402,11 @@ struct BooGPUDistributePass
       }
       if (!root)
         break;
+      if (isMmaKernel(root)) {
+        // Built after bufferization by boo-gpu-mma-kernels.
+        collectMmaKernel(root);
+        continue;
+      }
       if (failed(distributeKernel(rewriter, root)))
         return failure();
       eraseDeadOps(rewriter, body);
@@ -488,6 +497,50 @@ struct BooGPUDistributePass
     return success();
   }
 
+  static boo::LoweringConfigAttr getMmaConfig(Operation *op) {
+    auto config =
+        op->getAttrOfType<boo::LoweringConfigAttr>(boo::kLoweringConfigAttrName);
+    return config && config.hasMma() ? config : nullptr;
+  }
+
+  /// True if `root` or an op it reads carries an MMA config.
+  static bool isMmaKernel(linalg::LinalgOp root) {
+    return readsMmaResult(root);
+  }
+
+  /// True if `op` has an MMA config or reads, through parallel-only maps, a
+  /// value computed from one.
+  static bool readsMmaResult(linalg::LinalgOp op) {
+    if (getMmaConfig(op))
+      return true;
+    return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+      auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
+      return producer && isParallelOnlyRead(op, input) &&
+             readsMmaResult(producer);
+    });
+  }
+
+  /// Marks `root` and the linalg ops it reads through parallel-only maps
+  /// (the accumulation, its fill, epilogue producers) as one MMA kernel,
+  /// left whole for boo-gpu-mma-kernels.
+  void collectMmaKernel(linalg::LinalgOp root) {
+    SmallVector<linalg::LinalgOp> worklist = {root};
+    while (!worklist.empty()) {
+      linalg::LinalgOp op = worklist.pop_back_val();
+      if (!mmaKernelOps.insert(op).second)
+        continue;
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+        // The fill of an output, and the chain from the accumulation to
+        // the root; other producers are kernels of their own.
+        if (producer && (!op.isDpsInput(&operand) ||
+                         (isParallelOnlyRead(op, &operand) &&
+                          readsMmaResult(producer))))
+          worklist.push_back(producer);
+      }
+    }
+  }
+
   /// The kernel's config (on the root or on a linalg op it reads), else the
   /// default tiles.
   FailureOr<KernelTiles> getTiles(linalg::LinalgOp root) {
@@ -501,16 +554,14 @@ struct BooGPUDistributePass
     for (linalg::LinalgOp carrier : carriers)
       if (auto config = carrier->getAttrOfType<boo::LoweringConfigAttr>(
               boo::kLoweringConfigAttrName)) {
-        // TODO(MMA): distribute MMA configs onto subgroups for
-        // boo-gpu-lower-mma; until then they get the FMA default tiles.
-        if (config.hasMma())
-          break;
         return getConfigTiles(root, carrier, config);
       }
     return getDefaultTiles(root, budget);
   }
 
   int64_t budget = 256;
+  /// Ops of MMA kernels, left for boo-gpu-mma-kernels.
+  llvm::SmallPtrSet<Operation *, 8> mmaKernelOps;
 };
 
 } // namespace

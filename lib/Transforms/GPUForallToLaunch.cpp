@@ -362,6 +362,7 @@ struct BooGPUForallToLaunchPass
       if (failed(lowerThreadLoop(rewriter, inner, threadId, counts)))
         return failure();
 
+    moveWorkgroupBuffersToAttributions(rewriter, launch);
     if (failed(privatizeTemporaries(rewriter, launch)))
       return failure();
     // A copy between a register tile and a strided view would be a call to
@@ -417,6 +418,28 @@ struct BooGPUForallToLaunchPass
       rewriter.replaceUsesWithIf(value, inside, [&](OpOperand &use) {
         return body.isAncestor(use.getOwner()->getParentRegion());
       });
+    }
+  }
+
+  /// Buffers allocated in workgroup memory (LDS) become workgroup
+  /// attributions of the launch: one per workgroup, the kernel's static LDS.
+  void moveWorkgroupBuffersToAttributions(RewriterBase &rewriter,
+                                          gpu::LaunchOp launch) {
+    SmallVector<memref::AllocOp> allocs;
+    launch.walk([&](memref::AllocOp alloc) {
+      if (auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+              alloc.getType().getMemorySpace());
+          space && space.getValue() == gpu::AddressSpace::Workgroup)
+        allocs.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : allocs) {
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          rewriter.eraseOp(user);
+      BlockArgument buffer =
+          launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
+      rewriter.replaceAllUsesWith(alloc.getResult(), buffer);
+      rewriter.eraseOp(alloc);
     }
   }
 

@@ -37,18 +37,6 @@ using namespace mlir::boo;
 
 namespace {
 
-/// The WMMA generation of a chip (RDNA3: 11, RDNA4: 12), 0 for CDNA.
-int wmmaGenerationOf(const ChipInfo &chip) {
-  switch (chip.family) {
-  case ChipFamily::RDNA3:
-    return 11;
-  case ChipFamily::RDNA4:
-    return 12;
-  default:
-    return 0;
-  }
-}
-
 /// Loop roles of a contraction generic: m and n index the output, k is the
 /// single reduction loop.
 struct ContractionDims {
@@ -125,7 +113,7 @@ struct LowerMMAContraction : public OpRewritePattern<linalg::GenericOp> {
              << name.getValue() << "' is not available on " << chip.name;
     }
     const MMAIntrinsicLayout *layout =
-        lookupMMAIntrinsic(name.getValue(), wmmaGenerationOf(chip));
+        lookupMMAIntrinsic(name.getValue(), getWMMAGeneration(chip));
     if (!layout)
       return op.emitOpError("no per-lane layout is known for '")
              << name.getValue() << "' on " << chip.name;

@@ -37,6 +37,8 @@ constexpr int64_t kMaxThreads = 256;
 constexpr int64_t kVectorWidth = 4;
 /// Smallest M, N and K extents worth an MMA intrinsic.
 constexpr int64_t kMinMmaExtent = 16;
+/// Fewest threads an MMA workgroup should have to stage its tiles.
+constexpr int64_t kMinStagingThreads = 128;
 /// Largest workgroup tile along M or N.
 constexpr int64_t kMaxMmaTile = 128;
 
@@ -240,6 +242,16 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
     // along it (reuse of the A and B fragments in registers).
     int64_t wavesM = mTile >= 4 * intr.m ? 2 : 1;
     int64_t wavesN = nTile >= 4 * intr.n ? 2 : 1;
+    // At least kMinStagingThreads threads share the LDS staging (wave32
+    // chips), splitting further where each subgroup keeps 2 tiles.
+    while (wavesM * wavesN * chip.waveSize < kMinStagingThreads) {
+      if (nTile / wavesN >= 4 * intr.n)
+        wavesN *= 2;
+      else if (mTile / wavesM >= 4 * intr.m)
+        wavesM *= 2;
+      else
+        break;
+    }
     t.workgroup[g.m] = mTile;
     t.workgroup[g.n] = nTile;
     t.subgroup[g.m] = mTile / wavesM;

@@ -13,6 +13,8 @@
 
 #include "MMALayout.h"
 
+#include "Boo/Target/ChipInfo.h"
+
 using namespace mlir;
 using namespace mlir::boo;
 
@@ -58,4 +60,15 @@ const MMAIntrinsicLayout *mlir::boo::lookupMMAIntrinsic(StringRef name,
         (l.kind == MMAKind::MFMA || l.wmmaGeneration == wmmaGeneration))
       return &l;
   return nullptr;
+}
+
+int mlir::boo::getWMMAGeneration(const ChipInfo &chip) {
+  switch (chip.family) {
+  case ChipFamily::RDNA3:
+    return 11;
+  case ChipFamily::RDNA4:
+    return 12;
+  default:
+    return 0;
+  }
 }

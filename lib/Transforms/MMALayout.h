@@ -52,6 +52,11 @@ struct MMAIntrinsicLayout {
   std::pair<T, T> cCoord(T lane, int64_t item) const;
 };
 
+struct ChipInfo;
+
+/// The WMMA generation of a chip (RDNA3: 11, RDNA4: 12), 0 for CDNA.
+int getWMMAGeneration(const ChipInfo &chip);
+
 /// Every intrinsic Boo knows, for the layout lookups below.
 ArrayRef<MMAIntrinsicLayout> getMMAIntrinsicLayouts();
 

@@ -71,6 +71,15 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
   //      --convert-bufferization-to-memref
   addBufferizationStage(pm, /*deallocate=*/false);
 
+  // 3b. MMA kernels (left whole by boo-gpu-distribute): LDS-staged
+  //     implicit GEMM on amdgpu.mfma / amdgpu.wmma.
+  //     boo-opt --boo-gpu-mma-kernels=chip=gfx942 --canonicalize --cse
+  BooGPUMMAKernelsOptions mmaOptions;
+  mmaOptions.chip = chip;
+  pm.addPass(createBooGPUMMAKernels(mmaOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
   // 4. scf.forall nests to gpu.launch; then outline the kernels.
   //    boo-opt --boo-gpu-forall-to-launch --cse --canonicalize
   //      --gpu-launch-sink-index-computations --gpu-kernel-outlining
@@ -96,7 +105,7 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
   //    boo-opt --pass-pipeline="builtin.module(gpu.module(
   //      convert-linalg-to-loops, boo-gpu-limit-unroll, convert-scf-to-cf,
   //      boo-expand-math, expand-strided-metadata, lower-affine,
-  //      convert-vector-to-llvm, convert-amdgpu-to-rocdl{chipset=gfx942},
+  //      convert-amdgpu-to-rocdl{chipset=gfx942},
   //      convert-gpu-to-rocdl{chipset=gfx942 runtime=HIP
   //        use-bare-ptr-memref-call-conv=true},
   //      reconcile-unrealized-casts, canonicalize, cse))"
@@ -107,7 +116,10 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
   kernels.addPass(createBooExpandMath());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
-  kernels.addPass(createConvertVectorToLLVMPass());
+  // No separate convert-vector-to-llvm: its type converter does not know
+  // the GPU address spaces (LDS fragments are vector.loads from workgroup
+  // memory); convert-gpu-to-rocdl applies the same vector patterns with
+  // the address-space mapping.
   ConvertAMDGPUToROCDLPassOptions amdgpuOptions;
   amdgpuOptions.chipset = chip;
   kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpuOptions));

@@ -36,12 +36,12 @@ func.func @conv_bf16_nhwc(%x: tensor<2x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16
 }
 
 // A 1x1 conv with many channels: N = k tiles by 128, split over 2
-// subgroups.
+// subgroups (4 on wave32 chips, so that 128 threads stage the tiles).
 // CHECK-LABEL: func.func @conv_f16_big(
 // GFX942: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
 // GFX90A: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
 // GFX950: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// RDNA: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
 func.func @conv_f16_big(%x: tensor<8x32x32x256xf16>, %w: tensor<512x1x1x256xf16>) -> tensor<8x32x32x512xf16> {
   %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<8x32x32x256xf16>, tensor<512x1x1x256xf16> -> tensor<8x32x32x512xf16>
   return %0 : tensor<8x32x32x512xf16>

@@ -247,6 +247,47 @@ def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
   ];
 }
 
+def BooGPUMMAKernels : Pass<"boo-gpu-mma-kernels", "ModuleOp"> {
+  let summary = "Build the kernels of MMA-configured contractions: an "
+                "LDS-staged implicit GEMM on amdgpu.mfma / amdgpu.wmma";
+  let description = [{
+    Runs after bufferization, on the kernels boo-gpu-distribute left whole:
+    a `linalg.generic` accumulation whose `#boo.lowering_config` names an
+    MMA intrinsic, the fill of its accumulator and the element-wise epilogue
+    generics that read it. They are replaced by one workgroup/thread
+    `scf.forall` nest (mapped like boo-gpu-distribute's):
+
+    - a workgroup computes a `workgroup` tile of the config's M and N loops
+      (`mma_loops`) for one value of every other parallel loop;
+    - each subgroup a `subgroup` tile of it, as a grid of intrinsic tiles
+      whose accumulators stay in registers;
+    - per step (the other reduction loops, then `reduction` tiles of K) all
+      threads stage the A (M x K) and B (N x K) tiles into LDS (in
+      `pipeline_depth` buffers: with 2, the next step is staged while the
+      current one is computed), each element being the generic's operand
+      value at that iteration, its body's reads replayed (padding,
+      zero-stuffing and flips included) and 0 outside the problem;
+    - fragments are read from LDS at the per-lane positions of the
+      intrinsic (docs/MMALayouts.md) and fed to `amdgpu.mfma` /
+      `amdgpu.wmma`;
+    - each lane's results inside the problem go through the epilogue
+      generics' bodies in registers and are stored once.
+
+    Without `promote_operands` the fragments are read from global memory.
+    Kernels that do not have this shape are reported, never skipped.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target chip (decides the intrinsic family and its layouts)">
+  ];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def BooGPUForallToLaunch : Pass<"boo-gpu-forall-to-launch", "ModuleOp"> {
   let summary = "Turn the bufferized workgroup/thread scf.forall nests into "
                 "gpu.launch ops";
