@@ -200,7 +200,7 @@ struct BooGPUForallToLaunchPass
 
   LogicalResult convertFunction(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
-    elideResultCopies(rewriter, func);
+    boo::elideResultCopies(rewriter, func);
 
     SmallVector<scf::ForallOp> workgroupLoops;
     for (auto loop : func.getBody().getOps<scf::ForallOp>())
@@ -249,46 +249,6 @@ struct BooGPUForallToLaunchPass
       });
     }
     return success();
-  }
-
-  /// `memref.copy %view_of_temp, %out` with `%out` an out-param nothing
-  /// else touches: the temporary becomes the inverse view of `%out`, so the
-  /// kernel stores straight into the caller's buffer (grouped convolutions
-  /// return a collapse_shape of their result).
-  void elideResultCopies(RewriterBase &rewriter, func::FuncOp func) {
-    for (auto copy : llvm::make_early_inc_range(
-             func.getBody().front().getOps<memref::CopyOp>())) {
-      auto out = dyn_cast<BlockArgument>(copy.getTarget());
-      if (!out || !out.hasOneUse())
-        continue;
-      Value source = copy.getSource();
-      Operation *view = source.getDefiningOp();
-      memref::AllocOp alloc;
-      if (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(view))
-        alloc = view->getOperand(0).getDefiningOp<memref::AllocOp>();
-      else
-        alloc = source.getDefiningOp<memref::AllocOp>(), view = nullptr;
-      if (!alloc || !alloc.getType().getLayout().isIdentity() ||
-          !alloc.getType().hasStaticShape() ||
-          !cast<MemRefType>(out.getType()).getLayout().isIdentity())
-        continue;
-      rewriter.setInsertionPointToStart(&func.getBody().front());
-      Value replacement = out;
-      if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(view))
-        replacement = memref::ExpandShapeOp::create(
-            rewriter, copy.getLoc(), alloc.getType().getShape(), out,
-            collapse.getReassociationIndices());
-      else if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(view))
-        replacement = memref::CollapseShapeOp::create(
-            rewriter, copy.getLoc(), out, expand.getReassociationIndices());
-      if (replacement.getType() != alloc.getType())
-        continue;
-      rewriter.eraseOp(copy);
-      rewriter.replaceAllUsesWith(alloc.getResult(), replacement);
-      rewriter.eraseOp(alloc);
-      if (view && view->use_empty())
-        rewriter.eraseOp(view);
-    }
   }
 
   LogicalResult convertWorkgroupLoop(RewriterBase &rewriter, scf::ForallOp loop,
@@ -499,3 +459,39 @@ struct BooGPUForallToLaunchPass
 };
 
 } // namespace
+
+void boo::elideResultCopies(RewriterBase &rewriter, func::FuncOp func) {
+  for (auto copy : llvm::make_early_inc_range(
+           func.getBody().front().getOps<memref::CopyOp>())) {
+    auto out = dyn_cast<BlockArgument>(copy.getTarget());
+    if (!out || !out.hasOneUse())
+      continue;
+    Value source = copy.getSource();
+    Operation *view = source.getDefiningOp();
+    memref::AllocOp alloc;
+    if (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(view))
+      alloc = view->getOperand(0).getDefiningOp<memref::AllocOp>();
+    else
+      alloc = source.getDefiningOp<memref::AllocOp>(), view = nullptr;
+    if (!alloc || !alloc.getType().getLayout().isIdentity() ||
+        !alloc.getType().hasStaticShape() ||
+        !cast<MemRefType>(out.getType()).getLayout().isIdentity())
+      continue;
+    rewriter.setInsertionPointToStart(&func.getBody().front());
+    Value replacement = out;
+    if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(view))
+      replacement = memref::ExpandShapeOp::create(
+          rewriter, copy.getLoc(), alloc.getType().getShape(), out,
+          collapse.getReassociationIndices());
+    else if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(view))
+      replacement = memref::CollapseShapeOp::create(
+          rewriter, copy.getLoc(), out, expand.getReassociationIndices());
+    if (replacement.getType() != alloc.getType())
+      continue;
+    rewriter.eraseOp(copy);
+    rewriter.replaceAllUsesWith(alloc.getResult(), replacement);
+    rewriter.eraseOp(alloc);
+    if (view && view->use_empty())
+      rewriter.eraseOp(view);
+  }
+}

@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GPUUtils.h"
 #include "MMALayout.h"
 
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
@@ -256,6 +257,10 @@ struct BooGPUMMAKernelsPass
           << "boo-gpu-mma-kernels: " << getUnsupportedChipMessage(chip);
       return signalPassFailure();
     }
+    IRRewriter rewriter(&getContext());
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal())
+        elideResultCopies(rewriter, func);
     SmallVector<linalg::GenericOp> accs;
     getOperation().walk([&](linalg::GenericOp op) {
       auto config =
@@ -395,6 +400,7 @@ struct BooGPUMMAKernelsPass
     if (isKernelTemporary(accBuf))
       forwarded.insert(accBuf);
     llvm::SmallDenseSet<Value> read = {accBuf};
+    addReshapes(read, forwarded);
     for (Operation *next = acc->getNextNode(); next;
          next = next->getNextNode()) {
       auto generic = dyn_cast<linalg::GenericOp>(next);
@@ -421,6 +427,7 @@ struct BooGPUMMAKernelsPass
           forwarded.insert(init.get());
       }
       kernel.epilogues.push_back(generic);
+      addReshapes(read, forwarded);
     }
     kernel.internalBuffers.assign(forwarded.begin(), forwarded.end());
     // A temporary must not be used by anything outside the kernel.
@@ -436,9 +443,78 @@ struct BooGPUMMAKernelsPass
     return kernel;
   }
 
-  /// A buffer allocated for the kernel's intermediate values.
+  /// A buffer allocated for the kernel's intermediate values (or a reshape
+  /// of one, e.g. the group dims of a grouped convolution folded).
   static bool isKernelTemporary(Value buf) {
+    if (auto reshape = buf.getDefiningOp<memref::CollapseShapeOp>())
+      return isKernelTemporary(reshape.getSrc());
+    if (auto reshape = buf.getDefiningOp<memref::ExpandShapeOp>())
+      return isKernelTemporary(reshape.getSrc());
     return buf.getDefiningOp<memref::AllocOp>() != nullptr;
+  }
+
+  /// Adds the reshapes of the kernel's temporaries in `read` to `read` (and
+  /// to `forwarded`): values held in registers are read through them too.
+  static void addReshapes(llvm::SmallDenseSet<Value> &read,
+                          llvm::SmallDenseSet<Value> &forwarded) {
+    SmallVector<Value> worklist(forwarded.begin(), forwarded.end());
+    while (!worklist.empty()) {
+      Value buf = worklist.pop_back_val();
+      for (Operation *user : buf.getUsers())
+        if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(user) &&
+            forwarded.insert(user->getResult(0)).second) {
+          read.insert(user->getResult(0));
+          worklist.push_back(user->getResult(0));
+        }
+    }
+  }
+
+  /// Indices into the result of `reshape` (a collapse or expand of a
+  /// static buffer) of the element at `indices` of its source.
+  static SmallVector<Value> reshapeIndices(OpBuilder &b, Location loc,
+                                           Operation *reshape,
+                                           ArrayRef<Value> indices) {
+    SmallVector<Value> result;
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(reshape)) {
+      ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+      for (ReassociationIndices group : collapse.getReassociationIndices()) {
+        Value linear = indices[group.front()];
+        for (int64_t d : ArrayRef<int64_t>(group).drop_front())
+          linear = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, linear,
+                                            cIndex(b, loc, shape[d])),
+              indices[d]);
+        result.push_back(linear);
+      }
+      return result;
+    }
+    auto expand = cast<memref::ExpandShapeOp>(reshape);
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    for (auto [src, group] :
+         llvm::enumerate(expand.getReassociationIndices())) {
+      Value rest = indices[src];
+      SmallVector<Value> parts(group.size());
+      for (int64_t i = group.size() - 1; i >= 0; --i) {
+        Value size = cIndex(b, loc, shape[group[i]]);
+        parts[i] = i == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size);
+        if (i != 0)
+          rest = arith::DivUIOp::create(b, loc, rest, size);
+      }
+      result.append(parts);
+    }
+    return result;
+  }
+
+  /// Records `value` at `indices` of `buf` and of every reshape of it.
+  static void hold(
+      OpBuilder &b, Location loc,
+      llvm::DenseMap<Value, std::pair<Value, SmallVector<Value>>> &held,
+      Value buf, Value value, SmallVector<Value> indices) {
+    for (Operation *user : buf.getUsers())
+      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(user))
+        hold(b, loc, held, user->getResult(0), value,
+             reshapeIndices(b, loc, user, indices));
+    held[buf] = {value, std::move(indices)};
   }
 
   //===--------------------------------------------------------------------===//
@@ -786,7 +862,12 @@ struct BooGPUMMAKernelsPass
       dead.push_back(e);
     for (Operation *op : dead)
       op->erase();
-    for (Value buf : kernel.internalBuffers) {
+    // Reshapes first, then deallocs and allocs.
+    SmallVector<Value> buffers = kernel.internalBuffers;
+    llvm::sort(buffers, [](Value x, Value y) {
+      return y.getDefiningOp()->isBeforeInBlock(x.getDefiningOp());
+    });
+    for (Value buf : buffers) {
       for (Operation *user : llvm::make_early_inc_range(buf.getUsers()))
         user->erase(); // deallocs
       buf.getDefiningOp()->erase();
@@ -805,7 +886,7 @@ struct BooGPUMMAKernelsPass
     Value accBuf = accInit->get();
     SmallVector<Value> accIdx =
         applyMap(b, loc, acc.getMatchingIndexingMap(accInit), coords);
-    held[accBuf] = {value, accIdx};
+    hold(b, loc, held, accBuf, value, accIdx);
     if (!llvm::is_contained(kernel.internalBuffers, accBuf))
       memref::StoreOp::create(b, loc, value, accBuf, accIdx);
     for (linalg::GenericOp e : kernel.epilogues) {
@@ -849,9 +930,9 @@ struct BooGPUMMAKernelsPass
         Value result = mapping.lookupOrDefault(yielded);
         SmallVector<Value> idx =
             applyMap(b, loc, e.getMatchingIndexingMap(&init), loops);
-        held[init.get()] = {result, idx};
         if (!llvm::is_contained(kernel.internalBuffers, init.get()))
           memref::StoreOp::create(b, loc, result, init.get(), idx);
+        hold(b, loc, held, init.get(), result, std::move(idx));
       }
     }
     return success();

@@ -7,6 +7,7 @@
 #ifndef BOO_LIB_TRANSFORMS_GPUUTILS_H
 #define BOO_LIB_TRANSFORMS_GPUUTILS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -24,6 +25,12 @@ namespace mlir::boo {
 /// itself when nothing changed).
 linalg::GenericOp inlineDataMovementReads(RewriterBase &rewriter,
                                           linalg::GenericOp consumer);
+
+/// `memref.copy %view_of_temp, %out` with `%out` an out-param nothing
+/// else touches: the temporary becomes the inverse view of `%out`, so
+/// kernels store straight into the caller's buffer (grouped convolutions
+/// return a collapse_shape of their result). Runs on bufferized functions.
+void elideResultCopies(RewriterBase &rewriter, func::FuncOp func);
 
 /// The `#gpu.block<linear_dim_*>` / `#gpu.thread<linear_dim_*>` mapping
 /// id of dim `i` of a mapped scf.forall; linear_dim_0 varies fastest.
