@@ -251,10 +251,27 @@ struct BooGPUMMAKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *chipInfo = lookupChip(chip);
+    // The chip: the option, else the module's #boo.target; both must agree.
+    ModuleOp module = getOperation();
+    std::string chipName = chip;
+    if (auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+      StringRef recorded = target.getChipInfo().name;
+      if (!chipName.empty() && chipName != recorded) {
+        module.emitError() << "boo-gpu-mma-kernels: chip=" << chipName
+                           << " but the module targets " << recorded;
+        return signalPassFailure();
+      }
+      chipName = recorded.str();
+    }
+    if (chipName.empty()) {
+      module.emitError() << "boo-gpu-mma-kernels: no chip (set chip= or "
+                            "#boo.target on the module)";
+      return signalPassFailure();
+    }
+    const ChipInfo *chipInfo = lookupChip(chipName);
     if (!chipInfo) {
-      getOperation().emitError()
-          << "boo-gpu-mma-kernels: " << getUnsupportedChipMessage(chip);
+      module.emitError() << "boo-gpu-mma-kernels: "
+                         << getUnsupportedChipMessage(chipName);
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
@@ -554,7 +571,7 @@ struct BooGPUMMAKernelsPass
     int64_t wavesM = wgM / sgM, wavesN = wgN / sgN;
     if (threads != wavesM * wavesN * waveSize)
       return fail("workgroup_size " + Twine(threads) + " is not " +
-                  Twine(wavesM * wavesN) + " subgroups of " + Twine(waveSize));
+                  Twine(wavesM * wavesN) + " subgroup(s) of " + Twine(waveSize));
     // Every other parallel loop is one iteration per workgroup; every other
     // reduction loop one step at a time.
     for (int64_t d = 0; d < numLoops; ++d)

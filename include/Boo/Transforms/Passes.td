@@ -277,8 +277,9 @@ def BooGPUMMAKernels : Pass<"boo-gpu-mma-kernels", "ModuleOp"> {
     Kernels that do not have this shape are reported, never skipped.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target chip (decides the intrinsic family and its layouts)">
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (decides the intrinsic family and its layouts); "
+           "default: the module's #boo.target">
   ];
   let dependentDialects = [
     "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
