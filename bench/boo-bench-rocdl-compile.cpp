@@ -27,6 +27,10 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <array>
+#include <random>
+#include <string>
+#include <vector>
 #include <chrono>
 #include <cstdio>
 
@@ -83,6 +87,124 @@ const char *kProblems[] = {
     "layernormfp16 -X 32x1024 -o 1 -m 1 -F 14",
 };
 
+llvm::cl::opt<int> randomCount(
+    "random", llvm::cl::desc("Also compile this many random convolution "
+                             "signatures (fixed seed, see --seed)"),
+    llvm::cl::init(0));
+llvm::cl::opt<unsigned> seed("seed", llvm::cl::desc("Seed of --random"),
+                             llvm::cl::init(1));
+llvm::cl::opt<bool> networks(
+    "networks", llvm::cl::desc("Also compile every convolution layer of "
+                               "ResNet-50 (forward, backward data and "
+                               "weight), VGG-16 and MobileNetV2's depthwise "
+                               "layers"),
+    llvm::cl::init(false));
+llvm::cl::opt<bool> verbose("v", llvm::cl::desc("Print each problem"),
+                            llvm::cl::init(false));
+
+std::string nhwc() {
+  return " --in_layout NHWC --fil_layout NHWC --out_layout NHWC";
+}
+
+/// ResNet-50's distinct convolutions (batch 32, bf16, NHWC) in three
+/// directions, VGG-16's (batch 16, f16, NCHW) and MobileNetV2's depthwise
+/// layers (batch 8, f16, NHWC).
+std::vector<std::string> networkProblems() {
+  struct L {
+    int c, hw, k, f, s;
+  };
+  const L resnet[] = {
+      {3, 224, 64, 7, 2},    {64, 56, 64, 1, 1},    {64, 56, 64, 3, 1},
+      {64, 56, 256, 1, 1},   {256, 56, 64, 1, 1},   {256, 56, 128, 1, 1},
+      {128, 56, 128, 3, 2},  {128, 28, 512, 1, 1},  {256, 56, 512, 1, 2},
+      {512, 28, 128, 1, 1},  {128, 28, 128, 3, 1},  {512, 28, 256, 1, 1},
+      {256, 28, 256, 3, 2},  {256, 14, 1024, 1, 1}, {512, 28, 1024, 1, 2},
+      {1024, 14, 256, 1, 1}, {256, 14, 256, 3, 1},  {1024, 14, 512, 1, 1},
+      {512, 14, 512, 3, 2},  {512, 7, 2048, 1, 1},  {1024, 14, 2048, 1, 2},
+      {2048, 7, 512, 1, 1},  {512, 7, 512, 3, 1}};
+  std::vector<std::string> out;
+  for (const L &l : resnet)
+    for (int dir : {1, 2, 4})
+      out.push_back("convbfp16 -n 32 -c " + std::to_string(l.c) + " -H " +
+                    std::to_string(l.hw) + " -W " + std::to_string(l.hw) +
+                    " -k " + std::to_string(l.k) + " -y " +
+                    std::to_string(l.f) + " -x " + std::to_string(l.f) +
+                    " -p " + std::to_string(l.f / 2) + " -q " +
+                    std::to_string(l.f / 2) + " -u " + std::to_string(l.s) +
+                    " -v " + std::to_string(l.s) + " -F " +
+                    std::to_string(dir) + nhwc());
+  const L vgg[] = {{3, 224, 64, 3, 1},   {64, 224, 64, 3, 1},
+                   {64, 112, 128, 3, 1}, {128, 112, 128, 3, 1},
+                   {128, 56, 256, 3, 1}, {256, 56, 256, 3, 1},
+                   {256, 28, 512, 3, 1}, {512, 28, 512, 3, 1},
+                   {512, 14, 512, 3, 1}};
+  for (const L &l : vgg)
+    out.push_back("convfp16 -n 16 -c " + std::to_string(l.c) + " -H " +
+                  std::to_string(l.hw) + " -W " + std::to_string(l.hw) +
+                  " -k " + std::to_string(l.k) + " -y 3 -x 3 -p 1 -q 1 -F 1");
+  const L mobile[] = {{32, 112, 32, 3, 1},  {96, 112, 96, 3, 2},
+                      {144, 56, 144, 3, 1}, {144, 56, 144, 3, 2},
+                      {192, 28, 192, 3, 1}, {384, 14, 384, 3, 1},
+                      {576, 14, 576, 3, 2}, {960, 7, 960, 3, 1}};
+  for (const L &l : mobile)
+    out.push_back("convfp16 -n 8 -c " + std::to_string(l.c) + " -H " +
+                  std::to_string(l.hw) + " -W " + std::to_string(l.hw) +
+                  " -k " + std::to_string(l.k) + " -y 3 -x 3 -p 1 -q 1 -u " +
+                  std::to_string(l.s) + " -v " + std::to_string(l.s) +
+                  " -g " + std::to_string(l.c) + " -F 1" + nhwc());
+  return out;
+}
+
+/// `count` random valid convolution signatures: 1-D... 3-D spatial sizes,
+/// odd channel counts, strides, padding, dilation, groups, every data
+/// type, NCHW or NHWC, forward / backward data / backward weight.
+std::vector<std::string> randomProblems(int count, unsigned seedValue) {
+  std::mt19937 rng(seedValue);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  std::vector<std::string> out;
+  const char *types[] = {"conv", "convfp16", "convbfp16"};
+  while (static_cast<int>(out.size()) < count) {
+    bool is3d = pick(0, 5) == 0;
+    int g = pick(0, 3) == 0 ? pick(1, 4) : 1;
+    int c = g * pick(1, 48), k = g * pick(1, 48);
+    int n = pick(1, 4);
+    int d = is3d ? pick(1, 12) : 1, h = pick(1, 40), w = pick(1, 64);
+    int fd = is3d ? pick(1, 3) : 1, fy = pick(1, 5), fx = pick(1, 5);
+    int pd = is3d ? pick(0, 1) : 0, p = pick(0, 2), q = pick(0, 2);
+    int sd = is3d ? pick(1, 2) : 1, u = pick(1, 3), v = pick(1, 3);
+    int dd = 1, l = pick(0, 4) == 0 ? 2 : 1, j = pick(0, 4) == 0 ? 2 : 1;
+    auto outSize = [](int in, int f, int pad, int s, int dil) {
+      int span = dil * (f - 1) + 1;
+      return in + 2 * pad < span ? 0 : (in + 2 * pad - span) / s + 1;
+    };
+    if (outSize(d, fd, pd, sd, dd) < 1 || outSize(h, fy, p, u, l) < 1 ||
+        outSize(w, fx, q, v, j) < 1)
+      continue;
+    std::string cmd = types[pick(0, 2)];
+    cmd += " -n " + std::to_string(n) + " -c " + std::to_string(c) +
+           " -H " + std::to_string(h) + " -W " + std::to_string(w) + " -k " +
+           std::to_string(k) + " -y " + std::to_string(fy) + " -x " +
+           std::to_string(fx) + " -p " + std::to_string(p) + " -q " +
+           std::to_string(q) + " -u " + std::to_string(u) + " -v " +
+           std::to_string(v) + " -l " + std::to_string(l) + " -j " +
+           std::to_string(j) + " -g " + std::to_string(g) + " -F " +
+           std::to_string(std::array<int, 3>{1, 2, 4}[pick(0, 2)]);
+    if (is3d)
+      cmd += " -_ 3 --in_d " + std::to_string(d) + " --fil_d " +
+             std::to_string(fd) + " --pad_d " + std::to_string(pd) +
+             " --conv_stride_d " + std::to_string(sd) +
+             (pick(0, 1) ? " --in_layout NDHWC --fil_layout NDHWC "
+                           "--out_layout NDHWC"
+                         : "");
+    else if (pick(0, 1))
+      cmd += nhwc();
+    out.push_back(cmd);
+  }
+  return out;
+}
+
 double seconds() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -114,13 +236,24 @@ int main(int argc, char **argv) {
       chipList.push_back(p.str());
   }
 
+  std::vector<std::string> problems(std::begin(kProblems),
+                                    std::end(kProblems));
+  if (networks)
+    for (std::string &p : networkProblems())
+      problems.push_back(std::move(p));
+  for (std::string &p : randomProblems(randomCount, seed))
+    problems.push_back(std::move(p));
+
   std::printf("%-8s %8s %8s %10s %10s %10s\n", "chip", "problems", "kernels",
               "min_ms", "median_ms", "max_ms");
   int failures = 0;
   for (const std::string &chip : chipList) {
     std::vector<double> perKernel;
     int64_t kernels = 0;
-    for (const char *command : kProblems) {
+    for (const std::string &problem : problems) {
+      const char *command = problem.c_str();
+      if (verbose)
+        std::fprintf(stderr, "%s: %s\n", chip.c_str(), command);
       double best = 1e30;
       int64_t count = 0;
       for (int r = 0; r < std::max(1, reps.getValue()); ++r) {
@@ -158,10 +291,11 @@ int main(int argc, char **argv) {
       continue;
     std::sort(perKernel.begin(), perKernel.end());
     std::printf("%-8s %8zu %8lld %10.1f %10.1f %10.1f\n", chip.c_str(),
-                std::size(kProblems), static_cast<long long>(kernels),
+                problems.size(), static_cast<long long>(kernels),
                 perKernel.front() * 1e3,
                 perKernel[perKernel.size() / 2] * 1e3,
                 perKernel.back() * 1e3);
   }
+  std::printf("failures: %d\n", failures);
   return failures ? 1 : 0;
 }

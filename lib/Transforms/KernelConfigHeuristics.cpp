@@ -39,6 +39,8 @@ constexpr int64_t kVectorWidth = 4;
 constexpr int64_t kMinMmaExtent = 16;
 /// Fewest threads an MMA workgroup should have to stage its tiles.
 constexpr int64_t kMinStagingThreads = 128;
+/// Most f32 accumulator registers per lane in an MMA subgroup tile.
+constexpr int64_t kMaxAccumulatorRegs = 64;
 /// Largest workgroup tile along M or N.
 constexpr int64_t kMaxMmaTile = 128;
 
@@ -244,7 +246,14 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
     int64_t wavesN = nTile >= 4 * intr.n ? 2 : 1;
     // At least kMinStagingThreads threads share the LDS staging (wave32
     // chips), splitting further where each subgroup keeps 2 tiles.
-    while (wavesM * wavesN * chip.waveSize < kMinStagingThreads) {
+    // ... and few enough accumulator registers per lane (M x N / wave per
+    // intrinsic tile) that fragments and staging fit besides.
+    auto accumulatorRegs = [&] {
+      return (mTile / wavesM) * (nTile / wavesN) / chip.waveSize;
+    };
+    while (wavesM * wavesN * chip.waveSize < kMinStagingThreads ||
+           (accumulatorRegs() > kMaxAccumulatorRegs &&
+            wavesM * wavesN * chip.waveSize * 2 <= kMaxThreads)) {
       if (nTile / wavesN >= 4 * intr.n)
         wavesN *= 2;
       else if (mTile / wavesM >= 4 * intr.m)

@@ -45,7 +45,9 @@ constexpr unsigned kMaxReports = 10;
 /// The kernel-table entries checked: the amdhsa.kernels metadata keys, as
 /// ROCDL::getKernelMetadata records them (without the leading '.').
 constexpr StringLiteral kScratchKey = "private_segment_fixed_size";
-constexpr StringLiteral kSpillKeys[] = {"sgpr_spill_count", "vgpr_spill_count"};
+/// Only VGPR spills go to memory: SGPR spills land in VGPR lanes
+/// (v_writelane), and any that overflow show up as scratch above.
+constexpr StringLiteral kSpillKeys[] = {"vgpr_spill_count"};
 
 /// Checks the ELF header and the HSA target id of a code object. Returns an
 /// empty string when it is an AMDGPU shared object for `chip`.

@@ -232,7 +232,7 @@ def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
     least one `gpu.binary`, whose objects are HSACO code objects
     (`#gpu.object<#rocdl.target<chip = ...>, bin = ...>`: an AMDGPU ELF
     shared object naming `chip` in its HSA metadata) whose kernel tables
-    record no scratch (private segment) use and no register spills, unless
+    record no scratch (private segment) use and no VGPR spills (SGPR spills go to VGPR lanes), unless
     `allow-scratch` (the pipeline sets it at opt-level=0). Host functions may only hold `gpu.launch_func` (with the
     `boo.kernel_abi` launch record), `gpu.alloc`/`gpu.dealloc`, memref view
     ops, constants and `func.return`. Anything else (linalg, tensor, Boo,
