@@ -42,7 +42,7 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// expected-error@+1 {{2 violation(s)}}
+// expected-error@+1 {{3 violation(s)}}
 module attributes {gpu.container_module} {
   // expected-error@+1 {{'gpu.binary' holds a code object for 'gfx90a', not for 'gfx942'}}
   gpu.binary @wrong_chip [#gpu.object<#rocdl.target<chip = "gfx90a">, bin = "\7FELF\02\01\01@\04\00\00\00\00\00\00\00\03\00\E0\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00amdgcn-amd-amdhsa--gfx942\00">]
