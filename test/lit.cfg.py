@@ -25,5 +25,6 @@ tools = [
     "boo-opt",
     ToolSubst("boo-translate", unresolved="ignore"),
     ToolSubst("boo-run-module", unresolved="ignore"),
+    ToolSubst("boo-bench-rocdl-compile", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
