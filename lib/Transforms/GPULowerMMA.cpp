@@ -176,14 +176,7 @@ struct LowerMMAContraction : public OpRewritePattern<linalg::GenericOp> {
         c, maps[2], layout->cItems,
         [&](int64_t i) { return layout->cCoord(l, i); }, dims->m, dims->n,
         rewriter.getF32Type());
-    Value fd;
-    if (layout->kind == MMAKind::MFMA)
-      fd = amdgpu::MFMAOp::create(rewriter, loc, fc.getType(), layout->m,
-                                  layout->n, layout->k, /*blocks=*/1, fa, fb,
-                                  fc);
-    else
-      fd = amdgpu::WMMAOp::create(rewriter, loc, fc.getType(), layout->m,
-                                  layout->n, layout->k, fa, fb, fc);
+    Value fd = createMMAOp(rewriter, loc, *layout, fa, fb, fc);
     for (int64_t i = 0; i < layout->cItems; ++i) {
       SmallVector<AffineExpr> cs =
           coords(dims->m, dims->n, layout->cCoord(l, i));

@@ -743,8 +743,13 @@ struct BooGPUMMAKernelsPass
     // fragments read from global memory).
     auto compute = [&](OpBuilder &cb, Value step, Value buffer,
                        SmallVector<Value> accs) {
-      SmallVector<Value> coords = stepCoords(cb, step);
-      Value kBase = coords[kL];
+      // Unstaged fragments are read at the step's loop coordinates.
+      SmallVector<Value> coords;
+      Value kBase;
+      if (!staged) {
+        coords = stepCoords(cb, step);
+        kBase = coords[kL];
+      }
       for (int64_t kk = 0; kk < kT / mma.k; ++kk) {
         auto fragment = [&](bool isA, int64_t tile) -> Value {
           auto [row0, col0] = isA ? mma.aCoord<AffineExpr>(
@@ -787,12 +792,7 @@ struct BooGPUMMAKernelsPass
         for (int64_t i = 0; i < tilesM; ++i)
           for (int64_t j = 0; j < tilesN; ++j) {
             Value &c = accs[i * tilesN + j];
-            if (mma.kind == MMAKind::MFMA)
-              c = amdgpu::MFMAOp::create(cb, loc, accType, mma.m, mma.n, mma.k,
-                                         /*blocks=*/1, aFrags[i], bFrags[j], c);
-            else
-              c = amdgpu::WMMAOp::create(cb, loc, accType, mma.m, mma.n, mma.k,
-                                         aFrags[i], bFrags[j], c);
+            c = createMMAOp(cb, loc, mma, aFrags[i], bFrags[j], c);
           }
       }
       return accs;

@@ -15,6 +15,8 @@
 
 #include "Boo/Target/ChipInfo.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+
 using namespace mlir;
 using namespace mlir::boo;
 
@@ -71,4 +73,14 @@ int mlir::boo::getWMMAGeneration(const ChipInfo &chip) {
   default:
     return 0;
   }
+}
+
+Value mlir::boo::createMMAOp(OpBuilder &b, Location loc,
+                             const MMAIntrinsicLayout &layout, Value a,
+                             Value bOperand, Value acc) {
+  if (layout.kind == MMAKind::MFMA)
+    return amdgpu::MFMAOp::create(b, loc, acc.getType(), layout.m, layout.n,
+                                  layout.k, /*blocks=*/1, a, bOperand, acc);
+  return amdgpu::WMMAOp::create(b, loc, acc.getType(), layout.m, layout.n,
+                                layout.k, a, bOperand, acc);
 }

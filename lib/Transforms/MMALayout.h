@@ -16,6 +16,7 @@
 #define BOO_LIB_TRANSFORMS_MMALAYOUT_H
 
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -53,6 +54,12 @@ struct MMAIntrinsicLayout {
 };
 
 struct ChipInfo;
+struct MMAIntrinsicLayout;
+
+/// One `amdgpu.mfma` or `amdgpu.wmma` (by `layout`'s kind): acc + a * b on
+/// the lane's fragments.
+Value createMMAOp(OpBuilder &b, Location loc, const MMAIntrinsicLayout &layout,
+                  Value a, Value bOperand, Value acc);
 
 /// The WMMA generation of a chip (RDNA3: 11, RDNA4: 12), 0 for CDNA.
 int getWMMAGeneration(const ChipInfo &chip);
