@@ -9,6 +9,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 clang-22
   cmake ninja-build ccache
   libgtest-dev libbenchmark-dev
+  libamdhip64-dev
   python3-numpy
 )
 missing=()

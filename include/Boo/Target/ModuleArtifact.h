@@ -1,0 +1,56 @@
+//===- ModuleArtifact.h - Compile a module into one artifact ----*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiles the public functions of a Boo module for one or more targets
+// (the host CPU, AMD GPU chips) and packs the code objects with a manifest
+// into one compiled-module file (docs/ModuleFormat.md), which the runtime
+// (runtime/boo_runtime.h) loads without a compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_TARGET_MODULEARTIFACT_H
+#define BOO_TARGET_MODULEARTIFACT_H
+
+#include "Boo/Transforms/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace boo {
+
+struct ArtifactOptions {
+  /// "cpu" (the host) and/or AMD GPU chips ("gfx942", ...); at least one,
+  /// no duplicates.
+  std::vector<std::string> targets;
+  /// The CPU pipeline's options.
+  CPUPipelineOptions cpu;
+  /// boo-to-rocdl's tuning-spec option (empty: BOO_TUNING_SPEC_PATH or the
+  /// embedded default spec) and LLVM optimization level.
+  std::string tuningSpec;
+  unsigned gpuOptLevel = 3;
+  /// Written into the manifest's producer field.
+  std::string producer = "boo";
+};
+
+/// The target names accepted in ArtifactOptions::targets, for messages:
+/// "cpu" and the chips of the architecture table.
+std::vector<std::string> getArtifactTargetNames();
+
+/// Compiles every public function of `module` for every target and returns
+/// the file's bytes. The module is not modified (each target compiles a
+/// clone). On failure returns false and sets `error`, which names the
+/// target and function and carries the compiler's diagnostics.
+bool compileModuleArtifact(ModuleOp module, const ArtifactOptions &options,
+                           std::string &bytes, std::string &error);
+
+} // namespace boo
+} // namespace mlir
+
+#endif // BOO_TARGET_MODULEARTIFACT_H

@@ -1,0 +1,193 @@
+/*===- boo_runtime.h - Boo runtime C API ---------------------------------===*
+ *
+ * Part of the Boo project.
+ *
+ *===----------------------------------------------------------------------===*
+ *
+ * Loads compiled Boo modules (docs/ModuleFormat.md) and runs their functions
+ * on a device. The library depends on neither MLIR nor LLVM: it is what a
+ * process that launches precompiled kernels links.
+ *
+ * Devices:
+ *   "cpu"      the host; the module's native code runs in-process,
+ *              multi-threaded over the host's cores ("cpu:N": N threads).
+ *   "hip"      the first AMD GPU, through HIP loaded at run time with dlopen
+ *              (libamdhip64.so; BOO_HIP_LIBRARY overrides the path).
+ *   "hip:N"    the N-th AMD GPU.
+ *
+ * Every call that can fail returns a boo_status_t: NULL on success, else an
+ * object with a code and a message that the caller frees with
+ * boo_status_free. Objects are freed in reverse order of creation (buffers
+ * and modules before their device).
+ *
+ * Calls on one device are not thread-safe unless stated; different devices
+ * may be used from different threads.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef BOO_RUNTIME_H
+#define BOO_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===--------------------------------------------------------------------===*
+ * Status
+ *===--------------------------------------------------------------------===*/
+
+typedef enum boo_status_code_e {
+  BOO_STATUS_OK = 0,
+  /* A caller mistake: null pointer, wrong count, size or device. */
+  BOO_STATUS_INVALID_ARGUMENT = 1,
+  /* No such function, file or device index. */
+  BOO_STATUS_NOT_FOUND = 2,
+  /* The backend cannot run here: no HIP runtime, no GPU. */
+  BOO_STATUS_UNAVAILABLE = 3,
+  /* The module file is truncated, corrupted or of another version. */
+  BOO_STATUS_INVALID_MODULE = 4,
+  /* The module has no code for this device's target. */
+  BOO_STATUS_INCOMPATIBLE = 5,
+  BOO_STATUS_OUT_OF_MEMORY = 6,
+  /* A backend call failed (the message names it). */
+  BOO_STATUS_INTERNAL = 7,
+} boo_status_code_t;
+
+typedef struct boo_status *boo_status_t; /* NULL means OK */
+
+boo_status_code_t boo_status_code(boo_status_t status);
+/* The message; "" for NULL. Valid until boo_status_free. */
+const char *boo_status_message(boo_status_t status);
+void boo_status_free(boo_status_t status);
+/* "OK", "INVALID_ARGUMENT", ... */
+const char *boo_status_code_name(boo_status_code_t code);
+
+/*===--------------------------------------------------------------------===*
+ * Devices
+ *===--------------------------------------------------------------------===*/
+
+typedef struct boo_device boo_device_t;
+
+/* Opens "cpu", "cpu:N", "hip" or "hip:N". On a machine without HIP the
+ * status is BOO_STATUS_UNAVAILABLE and the message says whether the HIP
+ * runtime library or an AMD GPU is missing. */
+boo_status_t boo_device_open(const char *spec, boo_device_t **out_device);
+void boo_device_close(boo_device_t *device);
+/* Human-readable: "cpu (x86_64, 2 threads)", "hip:0 (gfx942, ...)". */
+const char *boo_device_description(const boo_device_t *device);
+/* The code-object target this device runs: "x86_64", "gfx942", ... */
+const char *boo_device_target(const boo_device_t *device);
+/* Waits until all work submitted to the device has finished. */
+boo_status_t boo_device_synchronize(boo_device_t *device);
+
+/*===--------------------------------------------------------------------===*
+ * Buffers (device memory; host memory on the CPU device)
+ *===--------------------------------------------------------------------===*/
+
+typedef struct boo_buffer boo_buffer_t;
+
+boo_status_t boo_buffer_allocate(boo_device_t *device, size_t bytes,
+                                 boo_buffer_t **out_buffer);
+void boo_buffer_free(boo_buffer_t *buffer);
+size_t boo_buffer_size(const boo_buffer_t *buffer);
+/* Host -> buffer and buffer -> host copies; synchronous. */
+boo_status_t boo_buffer_write(boo_buffer_t *buffer, size_t offset,
+                              const void *source, size_t bytes);
+boo_status_t boo_buffer_read(const boo_buffer_t *buffer, size_t offset,
+                             void *destination, size_t bytes);
+
+/*===--------------------------------------------------------------------===*
+ * Modules and functions
+ *===--------------------------------------------------------------------===*/
+
+typedef enum boo_dtype_e {
+  BOO_DTYPE_F32 = 0,
+  BOO_DTYPE_F16 = 1,
+  BOO_DTYPE_BF16 = 2,
+  BOO_DTYPE_F64 = 3,
+  BOO_DTYPE_I32 = 4,
+  BOO_DTYPE_I8 = 5,
+} boo_dtype_t;
+
+/* "f32", "f16", ...; bytes per element. */
+const char *boo_dtype_name(boo_dtype_t dtype);
+size_t boo_dtype_size(boo_dtype_t dtype);
+
+typedef struct boo_tensor_info {
+  const char *name; /* may be "" */
+  boo_dtype_t dtype;
+  size_t rank;
+  const int64_t *dims; /* rank entries, row-major dense layout */
+} boo_tensor_info_t;
+
+typedef struct boo_module boo_module_t;
+typedef struct boo_function boo_function_t;
+
+/* Reads, checks and loads a module for `device`. A truncated, corrupted or
+ * wrong-version file is BOO_STATUS_INVALID_MODULE; a module without code for
+ * the device's target is BOO_STATUS_INCOMPATIBLE, and the message lists the
+ * targets the module has. `data` is copied. */
+boo_status_t boo_module_load_file(boo_device_t *device, const char *path,
+                                  boo_module_t **out_module);
+boo_status_t boo_module_load_data(boo_device_t *device, const void *data,
+                                  size_t size, boo_module_t **out_module);
+void boo_module_free(boo_module_t *module);
+
+/* The targets the module has code for, e.g. "gfx942,gfx1100,x86_64".
+ * Valid while the module lives. */
+const char *boo_module_targets(const boo_module_t *module);
+size_t boo_module_function_count(const boo_module_t *module);
+/* The function's name, or NULL when out of range. */
+const char *boo_module_function_name(const boo_module_t *module,
+                                     size_t index);
+
+/* `name` NULL or "": the module's only function. Functions live as long as
+ * their module. */
+boo_status_t boo_module_lookup_function(boo_module_t *module,
+                                        const char *name,
+                                        boo_function_t **out_function);
+const char *boo_function_name(const boo_function_t *function);
+size_t boo_function_input_count(const boo_function_t *function);
+size_t boo_function_result_count(const boo_function_t *function);
+/* Fills `info` (pointers valid while the module lives). */
+boo_status_t boo_function_input(const boo_function_t *function, size_t index,
+                                boo_tensor_info_t *info);
+boo_status_t boo_function_result(const boo_function_t *function, size_t index,
+                                 boo_tensor_info_t *info);
+/* The number of kernel launches one invocation makes on this device. */
+size_t boo_function_launch_count(const boo_function_t *function);
+
+/* Runs the function: reads `inputs` (one buffer per input, at least the
+ * tensor's bytes, on the module's device) and writes `results`. Checks the
+ * counts, sizes and devices and names the offending argument. Asynchronous
+ * on GPUs (ordered on the device's stream; call boo_device_synchronize),
+ * complete on return on the CPU. */
+boo_status_t boo_function_invoke(boo_function_t *function,
+                                 boo_buffer_t *const *inputs,
+                                 size_t input_count,
+                                 boo_buffer_t *const *results,
+                                 size_t result_count);
+
+/*===--------------------------------------------------------------------===*
+ * Timing
+ *===--------------------------------------------------------------------===*/
+
+typedef struct boo_event boo_event_t;
+
+/* Device events on GPUs (hipEvent), a steady clock on the CPU. */
+boo_status_t boo_event_create(boo_device_t *device, boo_event_t **out_event);
+void boo_event_free(boo_event_t *event);
+/* Records the event in the device's stream (after all work submitted). */
+boo_status_t boo_event_record(boo_event_t *event);
+/* Milliseconds between two recorded events; waits for `end`. */
+boo_status_t boo_event_elapsed_ms(const boo_event_t *start,
+                                  const boo_event_t *end, double *out_ms);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BOO_RUNTIME_H */
