@@ -26,5 +26,7 @@ tools = [
     ToolSubst("boo-translate", unresolved="ignore"),
     ToolSubst("boo-run-module", unresolved="ignore"),
     ToolSubst("boo-bench-rocdl-compile", unresolved="ignore"),
+    ToolSubst("boo-module-fuzz", unresolved="ignore"),
+    ToolSubst("boo-module-fuzz-asan", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

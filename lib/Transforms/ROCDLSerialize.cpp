@@ -201,29 +201,33 @@ struct TempFile {
   }
 };
 
-/// `ld.lld -shared object -o out`: the link HIP's code objects get.
-FailureOr<SmallVector<char, 0>>
-linkCodeObject(StringRef lld, ArrayRef<char> object, Operation *op) {
-  if (lld.empty())
-    return op->emitError()
-           << "boo-rocdl-serialize: no ld.lld found (looked next to LLVM's "
-              "tools and on PATH); pass lld=<path>";
-  TempFile objectFile, codeObjectFile, errorFile;
-  int objectFd = -1, codeObjectFd = -1, errorFd = -1;
-  if (failed(objectFile.create("boo-kernel", "o", objectFd)) ||
-      failed(codeObjectFile.create("boo-kernel", "hsaco", codeObjectFd)) ||
-      failed(errorFile.create("boo-kernel", "log", errorFd)))
-    return op->emitError() << "boo-rocdl-serialize: cannot create temporary "
-                              "files for linking";
+} // namespace
+
+std::optional<SmallVector<char, 0>>
+boo::linkSharedObject(StringRef lld, ArrayRef<char> object,
+                      ArrayRef<StringRef> extraArgs, std::string &error) {
+  if (lld.empty()) {
+    error = "no ld.lld found (looked next to LLVM's tools and on PATH)";
+    return std::nullopt;
+  }
+  TempFile objectFile, sharedObjectFile, errorFile;
+  int objectFd = -1, sharedObjectFd = -1, errorFd = -1;
+  if (failed(objectFile.create("boo-code", "o", objectFd)) ||
+      failed(sharedObjectFile.create("boo-code", "so", sharedObjectFd)) ||
+      failed(errorFile.create("boo-code", "log", errorFd))) {
+    error = "cannot create temporary files for linking";
+    return std::nullopt;
+  }
   {
     llvm::raw_fd_ostream os(objectFd, /*shouldClose=*/true);
     os.write(object.data(), object.size());
   }
-  llvm::sys::Process::SafelyCloseFileDescriptor(codeObjectFd);
+  llvm::sys::Process::SafelyCloseFileDescriptor(sharedObjectFd);
   llvm::sys::Process::SafelyCloseFileDescriptor(errorFd);
 
   SmallVector<StringRef> args = {"ld.lld", "-shared", objectFile.path, "-o",
-                                 codeObjectFile.path};
+                                 sharedObjectFile.path};
+  args.append(extraArgs.begin(), extraArgs.end());
   std::optional<StringRef> redirects[] = {std::nullopt, errorFile.path,
                                           errorFile.path};
   std::string message;
@@ -234,18 +238,21 @@ linkCodeObject(StringRef lld, ArrayRef<char> object, Operation *op) {
     std::string log;
     if (auto buffer = llvm::MemoryBuffer::getFile(errorFile.path))
       log = (*buffer)->getBuffer().trim().str();
-    return op->emitError() << "boo-rocdl-serialize: '" << lld
-                           << " -shared' failed (exit code " << rc << ")"
-                           << (message.empty() ? "" : ": " + message)
-                           << (log.empty() ? "" : "\n" + log);
+    error = "'" + lld.str() + " -shared' failed (exit code " +
+            std::to_string(rc) + ")" + (message.empty() ? "" : ": " + message) +
+            (log.empty() ? "" : "\n" + log);
+    return std::nullopt;
   }
-  auto buffer = llvm::MemoryBuffer::getFile(codeObjectFile.path);
-  if (!buffer)
-    return op->emitError() << "boo-rocdl-serialize: cannot read the linked "
-                              "code object";
+  auto buffer = llvm::MemoryBuffer::getFile(sharedObjectFile.path);
+  if (!buffer) {
+    error = "cannot read the linked shared object";
+    return std::nullopt;
+  }
   StringRef bytes = (*buffer)->getBuffer();
   return SmallVector<char, 0>(bytes.begin(), bytes.end());
 }
+
+namespace {
 
 struct BooROCDLSerializePass
     : public boo::impl::BooROCDLSerializeBase<BooROCDLSerializePass> {
@@ -404,10 +411,14 @@ struct BooROCDLSerializePass
           rocdlTarget.getFeatures(), [&]() { return kernel.emitError(); });
       if (failed(object))
         return failure();
-      FailureOr<SmallVector<char, 0>> codeObject =
-          linkCodeObject(lldPath, *object, kernel);
-      if (failed(codeObject))
-        return failure();
+      // `ld.lld -shared`: the link HIP's code objects get.
+      std::string linkError;
+      std::optional<SmallVector<char, 0>> codeObject =
+          boo::linkSharedObject(lldPath, *object, {}, linkError);
+      if (!codeObject)
+        return kernel.emitError()
+               << "boo-rocdl-serialize: " << linkError
+               << (lldPath.empty() ? "; pass lld=<path>" : "");
 
       // The kernel table carries the amdhsa.kernels metadata (register and
       // scratch use, spills) that boo-verify-rocdl-contract checks.

@@ -5,10 +5,18 @@
 // check prints PASS or FAIL with the first mismatch and its bound.
 
 // RUN: rm -rf %t && mkdir -p %t
+// The same cases again from a compiled module on the runtime CPU backend.
+// RUN: boo-translate --emit-module %s -o %t/m.boomod
 
 // 3-D, f32, NCDHW, 2 groups, mixed strides/dilations, asymmetric padding.
 // RUN: %python %S/Inputs/numerics_ref.py gen %t/a 1 x=2x4x5x6x7:f32 w=6x2x3x2x3:f32
 // RUN: boo-run-module --module=%s --function=fwd_3d_f32 --device=cpu \
+// RUN:   --input=@%t/a/x.npy --input=@%t/a/w.npy --output=@%t/a/out.npy
+// RUN: %python %S/Inputs/numerics_ref.py conv %t/a f32 fwd --groups 2 \
+// RUN:   --strides 2,1,2 --dilations 1,2,1 --pad-low 1,0,2 --pad-high 0,1,1 \
+// RUN:   | FileCheck %s --check-prefix=FWD3D
+// RUN: rm -f %t/a/out.npy
+// RUN: boo-run-module --module=%t/m.boomod --device=cpu:2 --function=fwd_3d_f32 \
 // RUN:   --input=@%t/a/x.npy --input=@%t/a/w.npy --output=@%t/a/out.npy
 // RUN: %python %S/Inputs/numerics_ref.py conv %t/a f32 fwd --groups 2 \
 // RUN:   --strides 2,1,2 --dilations 1,2,1 --pad-low 1,0,2 --pad-high 0,1,1 \
@@ -26,6 +34,12 @@ func.func @fwd_3d_f32(%x: tensor<2x4x5x6x7xf32>, %w: tensor<6x2x3x2x3xf32>) -> t
 // high) and dilation 2 in H.
 // RUN: %python %S/Inputs/numerics_ref.py gen %t/b 2 dy=2x3x4x4:f16 w=4x3x3x6:f16
 // RUN: boo-run-module --module=%s --function=bwd_data_f16 \
+// RUN:   --input=@%t/b/dy.npy --input=@%t/b/w.npy --output=@%t/b/out.npy
+// RUN: %python %S/Inputs/numerics_ref.py conv %t/b f16 bwd_data \
+// RUN:   --layouts NHWC,KYXC,NHWC --x-shape 2x7x8x6 --strides 2,2 \
+// RUN:   --dilations 2,1 --pad-low 1,1 --pad-high 2,0 | FileCheck %s --check-prefix=BWDDATA
+// RUN: rm -f %t/b/out.npy
+// RUN: boo-run-module --module=%t/m.boomod --device=cpu:2 --function=bwd_data_f16 \
 // RUN:   --input=@%t/b/dy.npy --input=@%t/b/w.npy --output=@%t/b/out.npy
 // RUN: %python %S/Inputs/numerics_ref.py conv %t/b f16 bwd_data \
 // RUN:   --layouts NHWC,KYXC,NHWC --x-shape 2x7x8x6 --strides 2,2 \
@@ -48,6 +62,12 @@ func.func @bwd_data_f16(%dy: tensor<2x3x4x4xf16>, %w: tensor<4x3x3x6xf16>) -> te
 // RUN: %python %S/Inputs/numerics_ref.py conv %t/c bf16 bwd_weight \
 // RUN:   --layouts HCWN,YCXK,WHNC --w-shape 2x2x3x9 --groups 3 --strides 1,2 \
 // RUN:   --pad-low 0,1 --pad-high 1,1 | FileCheck %s --check-prefix=BWDWEIGHT
+// RUN: rm -f %t/c/out.npy
+// RUN: boo-run-module --module=%t/m.boomod --device=cpu:2 --function=bwd_weight_bf16 \
+// RUN:   --input=@%t/c/dy.npy --input=@%t/c/x.npy --output=@%t/c/out.npy
+// RUN: %python %S/Inputs/numerics_ref.py conv %t/c bf16 bwd_weight \
+// RUN:   --layouts HCWN,YCXK,WHNC --w-shape 2x2x3x9 --groups 3 --strides 1,2 \
+// RUN:   --pad-low 0,1 --pad-high 1,1 | FileCheck %s --check-prefix=BWDWEIGHT
 // BWDWEIGHT: PASS conv_bwd_weight: 108 elements
 func.func @bwd_weight_bf16(%dy: tensor<3x6x2x9xbf16>, %x: tensor<6x6x5x2xbf16>) -> tensor<2x2x3x9xbf16> {
   %dw = boo.conv_bwd_weight %dy, %x {groups = 3 : i64, strides = array<i64: 1, 2>,
@@ -63,6 +83,11 @@ func.func @bwd_weight_bf16(%dy: tensor<3x6x2x9xbf16>, %x: tensor<6x6x5x2xbf16>) 
 // RUN:   --input=@%t/d/dy.npy --output=@%t/d/out.npy
 // RUN: %python %S/Inputs/numerics_ref.py conv %t/d f32 bwd_bias \
 // RUN:   --layouts NHWC,KYXC,NHWC | FileCheck %s --check-prefix=BIAS
+// RUN: rm -f %t/d/out.npy
+// RUN: boo-run-module --module=%t/m.boomod --device=cpu:2 --function=bwd_bias_f32 \
+// RUN:   --input=@%t/d/dy.npy --output=@%t/d/out.npy
+// RUN: %python %S/Inputs/numerics_ref.py conv %t/d f32 bwd_bias \
+// RUN:   --layouts NHWC,KYXC,NHWC | FileCheck %s --check-prefix=BIAS
 // BIAS: PASS conv_bwd_bias: 7 elements
 func.func @bwd_bias_f32(%dy: tensor<2x5x3x7xf32>) -> tensor<7xf32> {
   %db = boo.conv_bwd_bias %dy {output_layout = "NHWC"} : tensor<2x5x3x7xf32> -> tensor<7xf32>
@@ -72,6 +97,12 @@ func.func @bwd_bias_f32(%dy: tensor<2x5x3x7xf32>) -> tensor<7xf32> {
 // Depthwise conv + bias + gelu in one boo.fusion, f16, NHWC.
 // RUN: %python %S/Inputs/numerics_ref.py gen %t/e 5 x=2x6x6x8:f16 w=8x3x3x1:f16 b=8:f16
 // RUN: boo-run-module --module=%s --function=fused_f16 --input=@%t/e/x.npy \
+// RUN:   --input=@%t/e/w.npy --input=@%t/e/b.npy --output=@%t/e/out.npy
+// RUN: %python %S/Inputs/numerics_ref.py conv %t/e f16 fwd --bias --groups 8 \
+// RUN:   --layouts NHWC,KYXC,NHWC --pad-low 1,1 --pad-high 1,1 --activation gelu \
+// RUN:   | FileCheck %s --check-prefix=FUSED
+// RUN: rm -f %t/e/out.npy
+// RUN: boo-run-module --module=%t/m.boomod --device=cpu:2 --function=fused_f16 --input=@%t/e/x.npy \
 // RUN:   --input=@%t/e/w.npy --input=@%t/e/b.npy --output=@%t/e/out.npy
 // RUN: %python %S/Inputs/numerics_ref.py conv %t/e f16 fwd --bias --groups 8 \
 // RUN:   --layouts NHWC,KYXC,NHWC --pad-low 1,1 --pad-high 1,1 --activation gelu \

@@ -4,13 +4,19 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The iree-run-module of Boo: compiles a function of an MLIR module for a
-// device, runs it on tensors given on the command line or in .npy files, and
-// prints, saves or checks its results.
+// The iree-run-module of Boo: runs a function of a compiled module
+// (boo-translate --emit-module) or of an MLIR module compiled for the device
+// on tensors given on the command line or in .npy files, and prints, saves
+// or checks its results.
 //
 //   boo-run-module --module=add.mlir --function=add --device=cpu \
 //     --input="2x3xf32=[1 2 3][4 5 6]" --input=@b.npy \
 //     --output=@sum.npy --expected_output="2x3xf32=2"
+//   boo-run-module --module=conv.boomod --device=hip:0 --input=@x.npy ...
+//
+// MLIR on --device=cpu runs through MLIR's JIT (CPUExecutable); compiled
+// modules, and MLIR for other devices (compiled for the device's target),
+// run through the runtime's C API (RuntimeSession).
 //
 // See docs/RunModule.md.
 //
@@ -19,6 +25,12 @@
 #include "Boo/InitAll.h"
 #include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/TensorIO.h"
+#include "Boo/Artifact/ModuleArtifact.h"
+#include "Boo/Target/ROCDLSerialize.h"
+#include "RuntimeSession.h"
+#include "boo/ModuleFormat.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -41,18 +53,27 @@ using namespace mlir::boo;
 namespace {
 llvm::cl::OptionCategory runCategory("boo-run-module options");
 
-llvm::cl::opt<std::string>
-    moduleFile("module", llvm::cl::desc("MLIR file to run ('-': stdin)"),
-               llvm::cl::value_desc("FILE"), llvm::cl::cat(runCategory));
+llvm::cl::opt<std::string> moduleFile(
+    "module",
+    llvm::cl::desc("Module to run: a compiled module (boo-translate "
+                   "--emit-module) or MLIR, compiled for the device ('-': "
+                   "stdin)"),
+    llvm::cl::value_desc("FILE"), llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string> functionName(
     "function",
     llvm::cl::desc("Public function to run (may be omitted when the module "
                    "has only one)"),
     llvm::cl::value_desc("NAME"), llvm::cl::cat(runCategory));
-llvm::cl::opt<std::string> device("device",
-                                  llvm::cl::desc("Device to run on: cpu"),
-                                  llvm::cl::init("cpu"),
-                                  llvm::cl::cat(runCategory));
+llvm::cl::opt<std::string> device(
+    "device",
+    llvm::cl::desc("Device to run on: cpu, cpu:THREADS, hip or hip:INDEX"),
+    llvm::cl::init("cpu"), llvm::cl::cat(runCategory));
+llvm::cl::opt<unsigned> benchmark(
+    "benchmark",
+    llvm::cl::desc("After one warm-up call, time N calls and print min, "
+                   "median, max and mean per call (device events on GPUs, "
+                   "a steady clock on the CPU)"),
+    llvm::cl::init(0), llvm::cl::value_desc("N"), llvm::cl::cat(runCategory));
 llvm::cl::list<std::string>
     inputs("input",
            llvm::cl::desc("An input, in order: SHAPExTYPE=VALUES (e.g. "
@@ -137,11 +158,191 @@ LogicalResult parseTensors(ArrayRef<std::string> specs, StringRef flag,
   return success();
 }
 
+/// One way to run the function: MLIR's JIT (CPUExecutable) or the runtime.
+class FunctionRunner {
+public:
+  virtual ~FunctionRunner() = default;
+  virtual const std::string &getName() const = 0;
+  virtual const std::vector<TensorSignature> &getInputs() const = 0;
+  virtual const std::vector<TensorSignature> &getResults() const = 0;
+  /// Checks the inputs and makes them ready for calls.
+  virtual LogicalResult prepare(std::vector<HostTensor> args,
+                                std::string &error) = 0;
+  /// One call; `milliseconds` is its time.
+  virtual LogicalResult call(double &milliseconds, std::string &error) = 0;
+  /// The results of the last call.
+  virtual LogicalResult fetch(std::vector<HostTensor> &outs,
+                              std::string &error) = 0;
+  /// How call() is timed, for --benchmark.
+  virtual StringRef getClockName() const = 0;
+};
+
+class JITRunner : public FunctionRunner {
+public:
+  explicit JITRunner(std::unique_ptr<CPUExecutable> executable)
+      : executable(std::move(executable)) {}
+  const std::string &getName() const override {
+    return executable->getFunctionName();
+  }
+  const std::vector<TensorSignature> &getInputs() const override {
+    return executable->getInputs();
+  }
+  const std::vector<TensorSignature> &getResults() const override {
+    return executable->getResults();
+  }
+  LogicalResult prepare(std::vector<HostTensor> newArgs,
+                        std::string &error) override {
+    args = std::move(newArgs);
+    return executable->checkInputs(args, error);
+  }
+  LogicalResult call(double &milliseconds, std::string &error) override {
+    auto start = std::chrono::steady_clock::now();
+    if (failed(executable->invoke(args, outs, error)))
+      return failure();
+    milliseconds = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+    return success();
+  }
+  LogicalResult fetch(std::vector<HostTensor> &results,
+                      std::string &error) override {
+    results = outs;
+    return success();
+  }
+  StringRef getClockName() const override { return "steady clock"; }
+
+private:
+  std::unique_ptr<CPUExecutable> executable;
+  std::vector<HostTensor> args, outs;
+};
+
+class RuntimeRunner : public FunctionRunner {
+public:
+  RuntimeRunner(std::unique_ptr<RuntimeSession> session, bool onCPU)
+      : session(std::move(session)), onCPU(onCPU) {}
+  const std::string &getName() const override {
+    return session->getFunctionName();
+  }
+  const std::vector<TensorSignature> &getInputs() const override {
+    return session->getInputs();
+  }
+  const std::vector<TensorSignature> &getResults() const override {
+    return session->getResults();
+  }
+  LogicalResult prepare(std::vector<HostTensor> args,
+                        std::string &error) override {
+    return success(session->setInputs(args, error));
+  }
+  LogicalResult call(double &milliseconds, std::string &error) override {
+    return success(session->invoke(milliseconds, error));
+  }
+  LogicalResult fetch(std::vector<HostTensor> &outs,
+                      std::string &error) override {
+    return success(session->readResults(outs, error));
+  }
+  StringRef getClockName() const override {
+    return onCPU ? "steady clock" : "device events";
+  }
+
+private:
+  std::unique_ptr<RuntimeSession> session;
+  bool onCPU;
+};
+
+/// Compiles the MLIR module with the JIT (device "cpu").
+std::unique_ptr<FunctionRunner> compileForJIT(OwningOpRef<ModuleOp> module,
+                                              std::string &error) {
+  CPUPipelineOptions options;
+  if (!pipelineOptions.empty() &&
+      failed(options.parseFromString(pipelineOptions))) {
+    error = "invalid --cpu-pipeline-options '" + pipelineOptions + "'";
+    return nullptr;
+  }
+  CPUCompileDebugOptions debugOptions;
+  debugOptions.configurePassManager = [](PassManager &pm) {
+    applyDefaultTimingPassManagerCLOptions(pm);
+    return applyPassManagerCLOptions(pm);
+  };
+  debugOptions.keepObjectFile = !dumpObjectFile.empty();
+  std::unique_ptr<CPUExecutable> executable = CPUExecutable::compile(
+      std::move(module), functionName, options, debugOptions, error);
+  if (!executable)
+    return nullptr;
+  if (printTiming) {
+    const CPUCompileTimes &times = executable->getCompileTimes();
+    llvm::errs() << llvm::format(
+        "boo-run-module: compiled @%s in %.1f ms (pipeline %.1f ms, JIT "
+        "%.1f ms)\n",
+        executable->getFunctionName().c_str(),
+        (times.pipeline + times.jit) * 1e3, times.pipeline * 1e3,
+        times.jit * 1e3);
+  }
+  if (!dumpObjectFile.empty() &&
+      failed(executable->dumpObjectFile(dumpObjectFile, error)))
+    return nullptr;
+  return std::make_unique<JITRunner>(std::move(executable));
+}
+
+/// Opens the device and loads the compiled module `bytes` on it; an MLIR
+/// module (`mlir` non-null) is compiled for the device's target first.
+std::unique_ptr<FunctionRunner> loadOnDevice(StringRef bytes, ModuleOp mlir,
+                                             std::string &error) {
+  // The device first: no compile for a device that is not there.
+  std::unique_ptr<RuntimeSession> session = RuntimeSession::open(device, error);
+  if (!session) {
+    error = "--device=" + device + ": " + error;
+    return nullptr;
+  }
+  bool onCPU = StringRef(device).starts_with("cpu");
+  std::string compiled;
+  if (mlir) {
+    if (!pipelineOptions.empty() || !dumpObjectFile.empty()) {
+      error = "--cpu-pipeline-options and --dump-object-file apply to MLIR "
+              "run with --device=cpu";
+      return nullptr;
+    }
+    ArtifactOptions options;
+    options.targets = {onCPU ? std::string("cpu") : session->getTarget()};
+    options.producer = "boo-run-module";
+    auto start = std::chrono::steady_clock::now();
+    if (!compileModuleArtifact(mlir, options, compiled, error))
+      return nullptr;
+    if (printTiming)
+      llvm::errs() << llvm::format(
+          "boo-run-module: compiled for %s in %.1f ms\n",
+          options.targets.front().c_str(),
+          std::chrono::duration<double, std::milli>(
+              std::chrono::steady_clock::now() - start)
+              .count());
+    bytes = compiled;
+  }
+  if (!session->load(bytes.str(), functionName, error)) {
+    error = "'" + moduleFile + "': " + error;
+    return nullptr;
+  }
+  return std::make_unique<RuntimeRunner>(std::move(session), onCPU);
+}
+
+/// Prints min/median/max/mean of `milliseconds`.
+void printBenchmark(StringRef name, StringRef clock,
+                    std::vector<double> milliseconds) {
+  llvm::sort(milliseconds);
+  double sum = 0;
+  for (double ms : milliseconds)
+    sum += ms;
+  size_t n = milliseconds.size();
+  double median = n % 2 ? milliseconds[n / 2]
+                        : (milliseconds[n / 2 - 1] + milliseconds[n / 2]) / 2;
+  llvm::outs() << llvm::format(
+      "BENCHMARK @%s on %s: %zu calls (%s), per call: min %.4f ms, median "
+      "%.4f ms, max %.4f ms, mean %.4f ms\n",
+      name.str().c_str(), device.getValue().c_str(), n, clock.str().c_str(),
+      milliseconds.front(), median, milliseconds.back(), sum / n);
+}
+
 int run() {
   if (moduleFile.empty())
     return fail("--module=FILE is required");
-  if (device != "cpu")
-    return fail("device '" + device + "' is not supported yet; available: cpu");
   if (repeat < 1)
     return fail("--repeat must be at least 1");
 
@@ -158,74 +359,65 @@ int run() {
                   ": expected '-' (print), '' (discard) or @FILE.npy, got '" +
                   spec + "'");
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
   auto file = openInputFile(moduleFile, &errorMessage);
   if (!file)
     return fail("cannot read '" + moduleFile + "': " + errorMessage);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module;
-  {
-    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  }
-  if (!module)
-    return fail("cannot parse '" + moduleFile + "'");
+  bool isCompiled = file->getBuffer().starts_with(
+      StringRef(::boo::runtime::kModuleMagic, sizeof(::boo::runtime::kModuleMagic)));
 
-  std::vector<std::string> publicNames =
-      CPUExecutable::getPublicFunctionNames(*module);
-  if (functionName.empty() && publicNames.size() != 1) {
-    std::string names;
-    for (const std::string &name : publicNames)
-      names += (names.empty() ? "@" : ", @") + name;
-    if (publicNames.empty())
-      return fail("'" + moduleFile + "' has no public function to run");
-    return fail("'" + moduleFile + "' has " +
-                std::to_string(publicNames.size()) + " public functions (" +
-                names + "); pick one with --function=NAME");
+  std::unique_ptr<FunctionRunner> runner;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerROCDLSerializationInterfaces(registry);
+  MLIRContext context(registry);
+  if (isCompiled) {
+    runner = loadOnDevice(file->getBuffer(), nullptr, errorMessage);
+  } else {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    OwningOpRef<ModuleOp> module;
+    {
+      SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+      module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    }
+    if (!module)
+      return fail("cannot parse '" + moduleFile + "'");
+    std::vector<std::string> publicNames =
+        CPUExecutable::getPublicFunctionNames(*module);
+    if (functionName.empty() && publicNames.size() != 1) {
+      std::string names;
+      for (const std::string &name : publicNames)
+        names += (names.empty() ? "@" : ", @") + name;
+      if (publicNames.empty())
+        return fail("'" + moduleFile + "' has no public function to run");
+      return fail("'" + moduleFile + "' has " +
+                  std::to_string(publicNames.size()) + " public functions (" +
+                  names + "); pick one with --function=NAME");
+    }
+    if (device == "cpu") {
+      runner = compileForJIT(std::move(module), errorMessage);
+    } else {
+      // Only the chosen function is compiled for the device.
+      if (!functionName.empty())
+        for (auto func : module->getOps<func::FuncOp>())
+          if (func.getSymName() != functionName && func.isPublic())
+            func.setPrivate();
+      runner = loadOnDevice("", *module, errorMessage);
+    }
   }
-
-  CPUPipelineOptions options;
-  if (!pipelineOptions.empty() &&
-      failed(options.parseFromString(pipelineOptions)))
-    return fail("invalid --cpu-pipeline-options '" + pipelineOptions + "'");
-  CPUCompileDebugOptions debugOptions;
-  debugOptions.configurePassManager = [](PassManager &pm) {
-    applyDefaultTimingPassManagerCLOptions(pm);
-    return applyPassManagerCLOptions(pm);
-  };
-  debugOptions.keepObjectFile = !dumpObjectFile.empty();
-  std::unique_ptr<CPUExecutable> executable = CPUExecutable::compile(
-      std::move(module), functionName, options, debugOptions, errorMessage);
-  if (!executable)
+  if (!runner)
     return fail(errorMessage);
-  const std::string &name = executable->getFunctionName();
-  if (printTiming) {
-    const CPUCompileTimes &times = executable->getCompileTimes();
-    llvm::errs() << llvm::format(
-        "boo-run-module: compiled @%s in %.1f ms (pipeline %.1f ms, JIT "
-        "%.1f ms)\n",
-        name.c_str(), (times.pipeline + times.jit) * 1e3, times.pipeline * 1e3,
-        times.jit * 1e3);
-  }
-  if (!dumpObjectFile.empty() &&
-      failed(executable->dumpObjectFile(dumpObjectFile, errorMessage)))
-    return fail(errorMessage);
+  const std::string &name = runner->getName();
 
   // Match the flags with the signature.
-  const std::vector<TensorSignature> &signature = executable->getInputs();
-  const std::vector<TensorSignature> &resultSignature =
-      executable->getResults();
+  const std::vector<TensorSignature> &signature = runner->getInputs();
+  const std::vector<TensorSignature> &resultSignature = runner->getResults();
   if (args.size() != signature.size())
     return fail("@" + name + " takes " + std::to_string(signature.size()) +
                 " input(s) (" + listSignatures(signature) + "), got " +
                 std::to_string(args.size()) + " --input");
   for (auto [i, arg] : llvm::enumerate(args))
     arg = adaptNpy(std::move(arg), inputs[i], signature[i]);
-  if (failed(executable->checkInputs(args, errorMessage)))
-    return fail(errorMessage);
   if (outputs.size() > resultSignature.size())
     return fail("@" + name + " has " + std::to_string(resultSignature.size()) +
                 " result(s), got " + std::to_string(outputs.size()) +
@@ -243,26 +435,38 @@ int run() {
                   resultSignature[i].toString() + ", got " +
                   value.getTypeString());
   }
+  if (failed(runner->prepare(std::move(args), errorMessage)))
+    return fail(errorMessage);
 
   llvm::outs() << "EXEC @" << name << "\n";
-  std::vector<HostTensor> results;
-  std::vector<double> runSeconds;
+  std::vector<double> runMilliseconds;
   for (unsigned i = 0; i < repeat; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    if (failed(executable->invoke(args, results, errorMessage)))
+    double ms = 0;
+    if (failed(runner->call(ms, errorMessage)))
       return fail(errorMessage);
-    runSeconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count());
+    runMilliseconds.push_back(ms);
   }
   if (printTiming) {
-    llvm::sort(runSeconds);
+    llvm::sort(runMilliseconds);
     llvm::errs() << llvm::format(
         "boo-run-module: ran @%s in %.3f ms (fastest of %u; median %.3f "
         "ms)\n",
-        name.c_str(), runSeconds.front() * 1e3, repeat.getValue(),
-        runSeconds[runSeconds.size() / 2] * 1e3);
+        name.c_str(), runMilliseconds.front(), repeat.getValue(),
+        runMilliseconds[runMilliseconds.size() / 2]);
   }
+  if (benchmark) {
+    std::vector<double> milliseconds;
+    for (unsigned i = 0; i < benchmark; ++i) {
+      double ms = 0;
+      if (failed(runner->call(ms, errorMessage)))
+        return fail(errorMessage);
+      milliseconds.push_back(ms);
+    }
+    printBenchmark(name, runner->getClockName(), std::move(milliseconds));
+  }
+  std::vector<HostTensor> results;
+  if (failed(runner->fetch(results, errorMessage)))
+    return fail(errorMessage);
 
   for (auto [i, result] : llvm::enumerate(results)) {
     StringRef spec = i < outputs.size() ? StringRef(outputs[i]) : "-";

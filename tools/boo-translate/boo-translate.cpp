@@ -12,6 +12,10 @@
 //     argument: read the command from stdin), so it is handled here before
 //     mlirTranslateMain sees the arguments.
 //
+//   boo-translate --emit-module [--targets=cpu,gfx942] in.mlir -o m.boomod
+//     Compiles the module for each target into one compiled-module file
+//     (EmitModule.cpp, docs/ModuleFormat.md).
+//
 //   boo-translate --mlir-to-llvmir in.mlir [-o out.ll]
 //     Any translation registered with mlirTranslateMain (file in, file out).
 //
@@ -25,6 +29,8 @@
 //     (with the .amdhsa_* directives) and the LLVM IR is available.
 //
 //===----------------------------------------------------------------------===//
+
+#include "EmitModule.h"
 
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
@@ -325,6 +331,8 @@ int main(int argc, char **argv) {
     StringRef flag = arg.ltrim('-').split('=').first;
     if (arg.starts_with("-") && llvm::is_contained(emitFlags, flag))
       return emitMain(argc, argv);
+    if (arg.starts_with("-") && flag == "emit-module")
+      return boo::emitModuleMain(argc, argv);
   }
 
   registerBooTranslations();
@@ -338,6 +346,10 @@ int main(int argc, char **argv) {
       "  boo-translate --emit-hsaco=<dir> | --emit-isa | --emit-llvmir "
       "[--chip=gfx942] <input>\n"
       "      AMD GPU code objects, ISA or LLVM IR (see docs/GPUPipeline.md)\n"
+      "  boo-translate --emit-module [--targets=cpu,gfx942] <input> -o "
+      "m.boomod\n"
+      "      one compiled-module file for the runtime (see "
+      "docs/ModuleFormat.md)\n"
       "  boo-translate --<translation> <input> [-o <output>]\n"
       "      runs one of the translations below\n");
   return failed(result) ? 1 : 0;

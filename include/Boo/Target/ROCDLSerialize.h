@@ -21,10 +21,12 @@
 #include "Boo/Transforms/Passes.h"
 #include "Boo/Transforms/Pipelines.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace mlir {
 class DialectRegistry;
@@ -72,6 +74,14 @@ LogicalResult disassembleCodeObject(llvm::StringRef codeObject,
 /// the one next to the LLVM Boo was built against, else `ld.lld` on PATH.
 /// Empty when none is found.
 std::string findDefaultLLD();
+
+/// Runs `lld -shared object -o out extraArgs...` on temporary files and
+/// returns the linked shared object; on failure sets `error` (with lld's
+/// output). HSACO code objects and the CPU's shared objects are linked so.
+std::optional<llvm::SmallVector<char, 0>>
+linkSharedObject(llvm::StringRef lld, llvm::ArrayRef<char> object,
+                 llvm::ArrayRef<llvm::StringRef> extraArgs,
+                 std::string &error);
 
 } // namespace boo
 } // namespace mlir

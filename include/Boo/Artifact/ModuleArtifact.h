@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_TARGET_MODULEARTIFACT_H
-#define BOO_TARGET_MODULEARTIFACT_H
+#ifndef BOO_ARTIFACT_MODULEARTIFACT_H
+#define BOO_ARTIFACT_MODULEARTIFACT_H
 
 #include "Boo/Transforms/Pipelines.h"
 
@@ -53,4 +53,4 @@ bool compileModuleArtifact(ModuleOp module, const ArtifactOptions &options,
 } // namespace boo
 } // namespace mlir
 
-#endif // BOO_TARGET_MODULEARTIFACT_H
+#endif // BOO_ARTIFACT_MODULEARTIFACT_H

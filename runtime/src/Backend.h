@@ -1,0 +1,100 @@
+//===- Backend.h - The interface each device backend implements -*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runtime.cpp implements the C API once: argument checks, module parsing,
+// target selection and the objects' lifetimes. What differs per device kind
+// (memory, code loading, launching, timing) sits behind these interfaces;
+// CPUBackend.cpp and HIPBackend.cpp implement them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_RUNTIME_SRC_BACKEND_H
+#define BOO_RUNTIME_SRC_BACKEND_H
+
+#include "boo/ModuleFormat.h"
+#include "boo_runtime.h"
+
+#include <memory>
+#include <string>
+
+namespace boo {
+namespace runtime {
+
+/// Returns a new status (never NULL) with `code` and `message`.
+boo_status_t makeStatus(boo_status_code_t code, std::string message);
+
+/// A point in a device's stream of work.
+class Event {
+public:
+  virtual ~Event() = default;
+  virtual boo_status_t record() = 0;
+  /// Milliseconds from this event to `end` (an event of the same backend);
+  /// waits for `end`.
+  virtual boo_status_t getElapsedMs(const Event &end, double &ms) const = 0;
+};
+
+/// The code of one module target, loaded on a device.
+class Executable {
+public:
+  virtual ~Executable() = default;
+  /// Runs `impl`, the implementation of function `functionIndex` for the
+  /// loaded target. `inputs` and `results` are the base pointers of
+  /// buffers already checked to be large enough.
+  virtual boo_status_t invoke(size_t functionIndex, const FunctionImpl &impl,
+                              void *const *inputs, void *const *results) = 0;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  virtual TargetKind getTargetKind() const = 0;
+  /// The code-object target this device runs ("x86_64", "gfx942").
+  const std::string &getTarget() const { return target; }
+  const std::string &getDescription() const { return description; }
+
+  /// Called for module targets of this backend's kind and name: returns an
+  /// empty string when this machine can run the target's code, else why not.
+  virtual std::string checkTargetFeatures(const TargetDesc &target) const {
+    return {};
+  }
+
+  virtual boo_status_t synchronize() = 0;
+
+  /// Device memory; `bytes` may be 0 (the pointer is then still unique).
+  virtual boo_status_t allocate(size_t bytes, void *&pointer) = 0;
+  virtual void deallocate(void *pointer) = 0;
+  virtual boo_status_t copyToDevice(void *destination, const void *source,
+                                    size_t bytes) = 0;
+  virtual boo_status_t copyFromDevice(void *destination, const void *source,
+                                      size_t bytes) = 0;
+
+  /// Loads the code objects that target `targetIndex` of `module` uses.
+  /// `module` outlives the executable; its code-object bytes may be dropped
+  /// once this returns.
+  virtual boo_status_t load(const ModuleDesc &module, uint32_t targetIndex,
+                            std::unique_ptr<Executable> &executable) = 0;
+
+  virtual boo_status_t createEvent(std::unique_ptr<Event> &event) = 0;
+
+protected:
+  std::string target;
+  std::string description;
+};
+
+/// Opens the host CPU with `threads` threads (the caller included). `spec`
+/// is the name the description starts with.
+boo_status_t openCPUBackend(const std::string &spec, unsigned threads,
+                            std::unique_ptr<Backend> &backend);
+
+/// Opens AMD GPU `ordinal` through a dynamically loaded HIP runtime.
+boo_status_t openHIPBackend(const std::string &spec, int ordinal,
+                            std::unique_ptr<Backend> &backend);
+
+} // namespace runtime
+} // namespace boo
+
+#endif // BOO_RUNTIME_SRC_BACKEND_H

@@ -1,0 +1,84 @@
+//===- ThreadPool.h - The CPU device's parallel-for dispatcher --*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// CPU code objects call `__boo_parallel_for(body, ctx, n)` for their parallel
+// loops (docs/ModuleFormat.md). The runtime points that global at
+// dispatchParallelFor, which finds the device's pool through a thread-local
+// set around each invocation. Without a current pool (a worker thread
+// calling it, i.e. nested parallelism, or a thread the runtime did not
+// start) or when the pool is already busy, the loop runs inline, so the
+// dispatcher can never deadlock or run two loops on one pool.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_RUNTIME_SRC_THREADPOOL_H
+#define BOO_RUNTIME_SRC_THREADPOOL_H
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace boo {
+namespace runtime {
+
+using ParallelBody = void (*)(void *ctx, int64_t begin, int64_t end);
+
+/// `threadCount - 1` workers; the calling thread is the last one.
+class ThreadPool {
+public:
+  explicit ThreadPool(unsigned threadCount);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+
+  unsigned getThreadCount() const { return workers.size() + 1; }
+
+  /// Runs `body` over [0, n) in min(n, 4 * threads) contiguous chunks of
+  /// balanced sizes and returns when all are done. Returns
+  /// false, running nothing, when the pool is serving another call.
+  bool tryParallelFor(ParallelBody body, void *ctx, int64_t n);
+
+private:
+  void workerLoop();
+  void runChunks();
+
+  std::vector<std::thread> workers;
+  /// Set while a tryParallelFor is in progress.
+  std::atomic<bool> busy{false};
+
+  std::mutex mutex;
+  std::condition_variable wakeCondition, doneCondition;
+  uint64_t generation = 0;   // bumped for each job; guarded by `mutex`
+  size_t pendingWorkers = 0; // workers yet to finish the job
+  bool stopping = false;
+
+  // The current job; written under `mutex` before `generation` changes.
+  ParallelBody body = nullptr;
+  void *ctx = nullptr;
+  int64_t count = 0, chunkCount = 0;
+  std::atomic<int64_t> nextChunk{0};
+};
+
+/// Makes `pool` the calling thread's current pool for the scope.
+class ScopedCurrentPool {
+public:
+  explicit ScopedCurrentPool(ThreadPool *pool);
+  ~ScopedCurrentPool();
+
+private:
+  ThreadPool *previous;
+};
+
+/// The function CPU code objects call through `__boo_parallel_for`.
+void dispatchParallelFor(ParallelBody body, void *ctx, int64_t n);
+
+} // namespace runtime
+} // namespace boo
+
+#endif // BOO_RUNTIME_SRC_THREADPOOL_H
