@@ -11,7 +11,7 @@
 // descriptors (dlopen + dlsym of the module's own shared object). The
 // difference is the runtime's overhead per call.
 //
-//   boo-bench-runtime-cpu [--calls=N] [--threads=T]
+//   boo-bench-runtime-cpu [--calls=N] [--batches=B] [--device-threads=T]
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,7 +42,7 @@ llvm::cl::opt<int> calls("calls", llvm::cl::desc("Calls per timed batch"),
                          llvm::cl::init(20000));
 llvm::cl::opt<int> batches("batches", llvm::cl::desc("Timed batches"),
                            llvm::cl::init(7));
-llvm::cl::opt<int> threads("threads",
+llvm::cl::opt<int> threads("device-threads",
                            llvm::cl::desc("CPU device threads (0: all cores)"),
                            llvm::cl::init(0));
 

@@ -30,15 +30,18 @@ ThreadPool::~ThreadPool() {
     worker.join();
 }
 
-void ThreadPool::runChunks() {
+bool ThreadPool::Job::runChunks() {
+  bool ranLast = false;
   for (;;) {
     int64_t chunk = nextChunk.fetch_add(1, std::memory_order_relaxed);
     if (chunk >= chunkCount)
-      return;
+      return ranLast;
     // The first `count % chunkCount` chunks take one extra iteration.
     int64_t base = count / chunkCount, extra = count % chunkCount;
     int64_t begin = chunk * base + std::min(chunk, extra);
     body(ctx, begin, begin + base + (chunk < extra ? 1 : 0));
+    if (doneChunks.fetch_add(1, std::memory_order_acq_rel) + 1 == chunkCount)
+      ranLast = true;
   }
 }
 
@@ -50,11 +53,18 @@ void ThreadPool::workerLoop() {
     if (stopping)
       return;
     seen = generation;
+    // Null when the caller finished the job before this worker woke.
+    std::shared_ptr<Job> current = job;
+    if (!current)
+      continue;
     lock.unlock();
-    runChunks();
+    if (current->runChunks()) {
+      // The caller may be waiting for this last chunk.
+      std::lock_guard<std::mutex> doneLock(mutex);
+      doneCondition.notify_all();
+    }
+    current.reset();
     lock.lock();
-    if (--pendingWorkers == 0)
-      doneCondition.notify_one();
   }
 }
 
@@ -69,22 +79,29 @@ bool ThreadPool::tryParallelFor(ParallelBody body, void *ctx, int64_t n) {
     busy.store(false);
     return true;
   }
-  int64_t chunks = std::min<int64_t>(n, int64_t(getThreadCount()) * 4);
+  auto current = std::make_shared<Job>();
+  current->body = body;
+  current->ctx = ctx;
+  current->count = n;
+  current->chunkCount = std::min<int64_t>(n, int64_t(getThreadCount()) * 4);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    this->body = body;
-    this->ctx = ctx;
-    count = n;
-    chunkCount = chunks;
-    nextChunk.store(0, std::memory_order_relaxed);
-    pendingWorkers = workers.size();
+    job = current;
     ++generation;
   }
   wakeCondition.notify_all();
-  runChunks();
-  {
+  current->runChunks();
+  if (current->doneChunks.load(std::memory_order_acquire) !=
+      current->chunkCount) {
     std::unique_lock<std::mutex> lock(mutex);
-    doneCondition.wait(lock, [&] { return pendingWorkers == 0; });
+    doneCondition.wait(lock, [&] {
+      return current->doneChunks.load(std::memory_order_acquire) ==
+             current->chunkCount;
+    });
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    job.reset();
   }
   busy.store(false);
   return true;

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -45,8 +46,20 @@ public:
   bool tryParallelFor(ParallelBody body, void *ctx, int64_t n);
 
 private:
+  /// One parallel loop. Workers that wake late (after the caller has run
+  /// every chunk and returned) still hold the job, find no chunk left and
+  /// drop it; the caller never waits for a worker to wake up.
+  struct Job {
+    ParallelBody body = nullptr;
+    void *ctx = nullptr;
+    int64_t count = 0, chunkCount = 0;
+    std::atomic<int64_t> nextChunk{0};
+    std::atomic<int64_t> doneChunks{0};
+    /// Runs chunks until none is left; true if it ran the last one.
+    bool runChunks();
+  };
+
   void workerLoop();
-  void runChunks();
 
   std::vector<std::thread> workers;
   /// Set while a tryParallelFor is in progress.
@@ -54,15 +67,10 @@ private:
 
   std::mutex mutex;
   std::condition_variable wakeCondition, doneCondition;
-  uint64_t generation = 0;   // bumped for each job; guarded by `mutex`
-  size_t pendingWorkers = 0; // workers yet to finish the job
+  uint64_t generation = 0; // bumped for each job; guarded by `mutex`
   bool stopping = false;
-
-  // The current job; written under `mutex` before `generation` changes.
-  ParallelBody body = nullptr;
-  void *ctx = nullptr;
-  int64_t count = 0, chunkCount = 0;
-  std::atomic<int64_t> nextChunk{0};
+  /// The current job; guarded by `mutex`.
+  std::shared_ptr<Job> job;
 };
 
 /// Makes `pool` the calling thread's current pool for the scope.
