@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 clang-22
+  libclang-rt-22-dev
   cmake ninja-build ccache
   libgtest-dev libbenchmark-dev
   libamdhip64-dev

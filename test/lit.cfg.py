@@ -30,3 +30,10 @@ tools = [
     ToolSubst("boo-module-fuzz-asan", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The sanitizer build of the fuzz tool exists only where the compiler has
+# the ASan/UBSan runtimes (scripts/setup.sh installs libclang-rt-22-dev);
+# tests that need it say `REQUIRES: asan` and are reported unsupported
+# otherwise.
+if os.path.exists(os.path.join(config.boo_tools_dir, "boo-module-fuzz-asan")):
+    config.available_features.add("asan")

@@ -23,14 +23,20 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 
 using namespace mlir;
 using namespace mlir::boo;
+
+/// The dispatcher hook of the CPU code-object ABI (docs/ModuleFormat.md).
+static constexpr llvm::StringLiteral kParallelForSymbol = "__boo_parallel_for";
 
 std::string TensorSignature::toString() const {
   return formatTensorType(shape, type);
@@ -336,17 +342,13 @@ CPUExecutable::compile(OwningOpRef<ModuleOp> module, StringRef function,
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.enableObjectDump = debugOptions.keepObjectFile;
-  // Lowered memref.copy of strided views calls memrefCopy from here.
-  SmallVector<StringRef, 1> sharedLibs;
-#ifdef BOO_MLIR_C_RUNNER_UTILS
-  if (llvm::sys::fs::exists(BOO_MLIR_C_RUNNER_UTILS)) {
-    sharedLibs.push_back(BOO_MLIR_C_RUNNER_UTILS);
-    llvm::sys::DynamicLibrary::LoadLibraryPermanently(BOO_MLIR_C_RUNNER_UTILS);
-  }
-#endif
-  engineOptions.sharedLibPaths = sharedLibs;
+  // No runtime libraries: like a loaded code object, the code may only call
+  // what the process has (libc, libm); checkExternalSymbols names anything
+  // else.
   if (failed(checkExternalSymbols(*module, function, error)))
     return nullptr;
+  bool hasParallelFor =
+      module->lookupSymbol<LLVM::GlobalOp>(kParallelForSymbol) != nullptr;
   auto engine = ExecutionEngine::create(*module, engineOptions, std::move(*tm));
   if (!engine) {
     // Translation to LLVM IR reports through diagnostics.
@@ -368,9 +370,24 @@ CPUExecutable::compile(OwningOpRef<ModuleOp> module, StringRef function,
   }
   executable->engine->initialize();
   executable->packedFunction = *packed;
+  if (hasParallelFor) {
+    auto slot = executable->engine->lookup(kParallelForSymbol);
+    if (!slot) {
+      error = "JIT compilation of @" + function.str() +
+              " failed: " + llvm::toString(slot.takeError());
+      return nullptr;
+    }
+    executable->parallelForSlot = static_cast<void **>(*slot);
+    executable->setParallelFor(threadPoolParallelFor);
+  }
   executable->keepsObjectFile = debugOptions.keepObjectFile;
   executable->compileTimes.jit = secondsSince(start);
   return executable;
+}
+
+void CPUExecutable::setParallelFor(ParallelForFn dispatcher) {
+  if (parallelForSlot)
+    *parallelForSlot = reinterpret_cast<void *>(dispatcher);
 }
 
 LogicalResult CPUExecutable::dumpObjectFile(StringRef path,
@@ -385,6 +402,59 @@ LogicalResult CPUExecutable::dumpObjectFile(StringRef path,
     return failure();
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel loops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One threadPoolParallelFor call: contiguous chunks (sizes differ by at
+/// most one) claimed from a counter by the caller and by helper tasks.
+struct ParallelForCall {
+  ParallelBodyFn body;
+  void *ctx;
+  int64_t n, chunks;
+  std::atomic<int64_t> next{0}, done{0};
+  std::mutex mutex;
+  std::condition_variable finished;
+
+  /// Runs chunks until none is left.
+  void run() {
+    for (int64_t c; (c = next.fetch_add(1)) < chunks;) {
+      body(ctx, c * n / chunks, (c + 1) * n / chunks);
+      if (done.fetch_add(1) + 1 == chunks) {
+        std::lock_guard<std::mutex> lock(mutex);
+        finished.notify_all();
+      }
+    }
+  }
+};
+} // namespace
+
+void mlir::boo::threadPoolParallelFor(ParallelBodyFn body, void *ctx,
+                                      int64_t n) {
+  if (n <= 0)
+    return;
+  // Created on first use; one worker per core.
+  static llvm::DefaultThreadPool pool;
+  int64_t chunks = std::min<int64_t>(n, pool.getMaxConcurrency());
+  if (chunks <= 1)
+    return body(ctx, 0, n);
+  // The caller works too and returns once every chunk ran: it never waits
+  // for a worker to wake up just to find nothing left (such a late helper
+  // only touches the shared call state), and a call from inside a worker
+  // cannot deadlock on a busy pool.
+  auto call = std::make_shared<ParallelForCall>();
+  call->body = body;
+  call->ctx = ctx;
+  call->n = n;
+  call->chunks = chunks;
+  for (int64_t helper = 1; helper < chunks; ++helper)
+    pool.async([call] { call->run(); });
+  call->run();
+  std::unique_lock<std::mutex> lock(call->mutex);
+  call->finished.wait(lock, [&] { return call->done.load() == chunks; });
 }
 
 //===----------------------------------------------------------------------===//

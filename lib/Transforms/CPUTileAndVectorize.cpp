@@ -18,7 +18,9 @@
 //       up to reduction-tile,
 //     - every other loop, in particular every loop appearing in a windowed
 //       access `a*d_i + b*d_j` other than its row loop, gets extent 1.
-//  2. Tile with scf.for (reductions innermost).
+//  2. Tile the parallel loops with one scf.forall (its iterations are
+//     independent: boo-cpu-outline-parallel runs them on threads), then the
+//     reduction loops with scf.for inside it (reductions innermost).
 //  3. In the tile, a windowed access whose other loops have extent 1 is a
 //     strided slice: rewrite it as a strided tensor.extract_slice so every
 //     indexing map becomes a projected permutation.
@@ -347,6 +349,51 @@ static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op) {
   }
 }
 
+/// Tiles `op` with one scf.forall over the parallel loops' tiles (the
+/// iterations boo-cpu-outline-parallel distributes across threads), then
+/// the resulting tile with scf.for loops over the reduction loops' tiles
+/// inside it, so reductions are innermost and the accumulator is a
+/// loop-carried value that loop-invariant-subset-hoisting can keep in
+/// registers. Either level is skipped when none of its loops is tiled.
+/// Returns the innermost tiled op.
+static FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter,
+                                         linalg::GenericOp op,
+                                         ArrayRef<OpFoldResult> parallelSizes,
+                                         ArrayRef<OpFoldResult> reductionSizes,
+                                         bool tileParallel,
+                                         bool tileReduction) {
+  auto tileLevel = [&](linalg::GenericOp target, ArrayRef<OpFoldResult> sizes,
+                       scf::SCFTilingOptions::LoopType loopType)
+      -> FailureOr<linalg::GenericOp> {
+    scf::SCFTilingOptions options;
+    options.setLoopType(loopType);
+    options.setTileSizes(sizes);
+    rewriter.setInsertionPoint(target);
+    FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(target.getOperation()), options);
+    if (failed(result) || result->tiledOps.empty())
+      return failure();
+    auto tiledOp = dyn_cast<linalg::GenericOp>(result->tiledOps.back());
+    if (!tiledOp)
+      return failure();
+    rewriter.replaceOp(target, result->replacements);
+    return tiledOp;
+  };
+  if (!tileParallel && !tileReduction)
+    return op; // a single tile
+  if (tileParallel) {
+    FailureOr<linalg::GenericOp> tiledOp =
+        tileLevel(op, parallelSizes, scf::SCFTilingOptions::LoopType::ForallOp);
+    if (failed(tiledOp))
+      return failure();
+    op = *tiledOp;
+  }
+  if (tileReduction)
+    return tileLevel(op, reductionSizes,
+                     scf::SCFTilingOptions::LoopType::ForOp);
+  return op;
+}
+
 struct BooCPUTileAndVectorizePass
     : public boo::impl::BooCPUTileAndVectorizeBase<
           BooCPUTileAndVectorizePass> {
@@ -371,22 +418,24 @@ struct BooCPUTileAndVectorizePass
             rewriter, op,
             cast<AffineDimExpr>(outMap.getResults().back()).getPosition());
       }
-      scf::SCFTilingOptions options;
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-      SmallVector<OpFoldResult> sizes;
+      // Tile sizes per loop (0: the loop is not tiled), split into the
+      // parallel loops (the forall) and the reduction loops (the fors).
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      for (auto [t, r] : llvm::zip(*tiles, ranges))
-        sizes.push_back(rewriter.getIndexAttr(t == r ? 0 : t));
-      options.setTileSizes(sizes);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(result))
-        continue;
-      rewriter.replaceOp(op, result->replacements);
-      if (auto tiledOp =
-              dyn_cast<linalg::GenericOp>(result->tiledOps.back()))
-        tiled.push_back(tiledOp);
+      SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+      SmallVector<OpFoldResult> parallelSizes, reductionSizes;
+      bool tileParallel = false, tileReduction = false;
+      for (auto [t, r, it] : llvm::zip(*tiles, ranges, iters)) {
+        int64_t size = t == r ? 0 : t;
+        bool isParallel = it == utils::IteratorType::parallel;
+        parallelSizes.push_back(rewriter.getIndexAttr(isParallel ? size : 0));
+        reductionSizes.push_back(rewriter.getIndexAttr(isParallel ? 0 : size));
+        (isParallel ? tileParallel : tileReduction) |= size != 0;
+      }
+      FailureOr<linalg::GenericOp> tiledOp =
+          tile(rewriter, op, parallelSizes, reductionSizes, tileParallel,
+               tileReduction);
+      if (succeeded(tiledOp))
+        tiled.push_back(*tiledOp);
     }
     if (!vectorize)
       return;

@@ -31,7 +31,8 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   addBooToLinalgStage(pm);
 
   // 2. Tile into static register-sized tiles and vectorize; hoist the
-  //    accumulator out of the reduction loops while still on tensors.
+  //    accumulator out of the reduction loops while still on tensors. The
+  //    parallel loops' tiles form one scf.forall per op (see stage 4).
   //    boo-opt --boo-cpu-tile-and-vectorize --canonicalize --cse
   //            --loop-invariant-subset-hoisting --canonicalize
   if (options.vectorize) {
@@ -53,9 +54,13 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //      --convert-bufferization-to-memref
   addBufferizationStage(pm, /*deallocate=*/true);
 
-  // 4. Loops and vectors to LLVM.
-  //    boo-opt --boo-cpu-lower-vectors --convert-linalg-to-loops
-  //      --convert-vector-to-scf=full-unroll
+  // 4. Loops and vectors to LLVM. Strided copies become loops rather than
+  //    calls to MLIR's runner library (the code may call libc and libm
+  //    only); each top-level scf.forall becomes a body function called
+  //    through the __boo_parallel_for hook (docs/ModuleFormat.md).
+  //    boo-opt --boo-cpu-lower-vectors --boo-cpu-copy-to-linalg
+  //      --convert-linalg-to-loops --convert-vector-to-scf=full-unroll
+  //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
   //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
   //      --arith-expand=include-bf16 --convert-math-to-libm
   //      --convert-vector-to-llvm=vector-contract-lowering=outerproduct
@@ -64,11 +69,19 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //      --convert-cf-to-llvm --convert-func-to-llvm
   //      --reconcile-unrealized-casts --canonicalize
   pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
+  pm.addNestedPass<func::FuncOp>(createBooCPUCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Fully unrolled: n-D transfers become 1-D loads/stores, no stack buffers.
   VectorTransferToSCFOptions transferOptions;
   transferOptions.enableFullUnroll(true);
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transferOptions));
+  // Nested foralls (and, with parallel=false, all of them) lower to
+  // sequential loops in convert-scf-to-cf.
+  if (options.parallel) {
+    BooCPUOutlineParallelOptions outlineOptions;
+    outlineOptions.minWork = options.parallelMinWork;
+    pm.addPass(createBooCPUOutlineParallel(outlineOptions));
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

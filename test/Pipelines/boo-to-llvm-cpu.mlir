@@ -1,15 +1,45 @@
-// RUN: boo-opt %s -split-input-file --boo-to-llvm-cpu | FileCheck %s
+// RUN: boo-opt %s -split-input-file --boo-to-llvm-cpu="parallel-min-work=0" | FileCheck %s
 // RUN: boo-opt %s -split-input-file --boo-to-llvm-cpu="vectorize=false" | FileCheck %s --check-prefix=SCALAR
+// RUN: boo-opt %s -split-input-file --boo-to-llvm-cpu="parallel=false" | FileCheck %s --check-prefix=SEQ
 
 // conv + bias + relu becomes one LLVM function whose result is a trailing
 // out-param memref (descriptor fields expanded); the 3x3 conv's tiles are
-// 32-lane FMAs; nothing but LLVM dialect is left.
+// 32-lane FMAs; nothing but LLVM dialect is left. Each tiled op's parallel
+// loop (fill, conv, epilogue, in this order) is an outlined body
+// `void body(ptr ctx, i64 begin, i64 end)` called through the
+// zero-initialized external hook @__boo_parallel_for when a loader set it,
+// else directly over [0, n). (These loops are small: outlined here with
+// parallel-min-work=0; by default they would stay sequential.)
+// CHECK-LABEL: llvm.mlir.global external @__boo_parallel_for() {{.*}} : !llvm.ptr
+// CHECK-NEXT:    %[[ZERO:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    llvm.return %[[ZERO]] : !llvm.ptr
 // CHECK-LABEL: llvm.func @conv_bias_relu(
 // CHECK-SAME:    %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64
+// CHECK-DAG:     %[[BODY:.+]] = llvm.mlir.addressof @[[OUTLINED:conv_bias_relu_parallel_[0-9]+]] : !llvm.ptr
+// CHECK-DAG:     %[[HOOK:.+]] = llvm.mlir.addressof @__boo_parallel_for : !llvm.ptr
+// CHECK-DAG:     %[[NULL:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-DAG:     %[[N:.+]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK:         %[[CTX:.+]] = llvm.alloca %{{.+}} x !llvm.struct<(struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>)>
+// CHECK:         llvm.store %{{.+}}, %{{.+}} : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>, !llvm.ptr
+// CHECK:         %[[DISPATCH:.+]] = llvm.load %[[HOOK]] : !llvm.ptr -> !llvm.ptr
+// CHECK:         %[[SET:.+]] = llvm.icmp "ne" %[[DISPATCH]], %[[NULL]] : !llvm.ptr
+// CHECK:         llvm.cond_br %[[SET]], ^[[THREADED:.+]], ^[[DIRECT:[^ ]+]]
+// CHECK:       ^[[THREADED]]:
+// CHECK-NEXT:    llvm.call %[[DISPATCH]](%[[BODY]], %[[CTX]], %[[N]]) : !llvm.ptr, (!llvm.ptr, !llvm.ptr, i64) -> ()
+// CHECK:       ^[[DIRECT]]:
+// CHECK-NEXT:    llvm.call @[[OUTLINED]](%[[CTX]], %{{.+}}, %{{.+}}) : (!llvm.ptr, i64, i64) -> ()
+// CHECK:         llvm.call @free
+// CHECK:       llvm.func internal @conv_bias_relu_parallel_{{[0-9]+}}(%{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64)
 // CHECK:         llvm.intr.fmuladd(%{{.+}}, %{{.+}}, %{{.+}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:       llvm.func internal @conv_bias_relu_parallel_{{[0-9]+}}(%{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64)
 // CHECK:         llvm.fcmp
 // CHECK:         llvm.select
 // CHECK-NOT:     {{(boo|linalg|tensor|memref|vector|scf|func)\.}}
+// SEQ-NOT:     __boo_parallel_for
+// SEQ-NOT:     _parallel_
+// SEQ-LABEL:   llvm.func @conv_bias_relu(
+// SEQ:           llvm.intr.fmuladd(%{{.+}}, %{{.+}}, %{{.+}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// SEQ-NOT:       _parallel_
 // SCALAR-LABEL: llvm.func @conv_bias_relu(
 // SCALAR-NOT:    vector<
 // SCALAR:        llvm.fmul %{{.+}}, %{{.+}} : f32
@@ -33,4 +63,19 @@ func.func @everything(%x: tensor<2x8xbf16>, %dy: tensor<1x4x4x4xf16>, %w: tensor
   %dw = boo.conv_bwd_weight %dy, %xi {strides = array<i64: 2, 2>} : tensor<1x4x4x4xf16>, tensor<1x3x9x9xf16> -> tensor<4x3x3x3xf16>
   %db = boo.conv_bwd_bias %dy : tensor<1x4x4x4xf16> -> tensor<4xf16>
   return %g, %m, %dx, %dw, %db : tensor<2x8xbf16>, tensor<2xf32>, tensor<1x3x9x9xf16>, tensor<4x3x3x3xf16>, tensor<4xf16>
+}
+
+// -----
+
+// A strided copy (here: a result that is a window of an input) becomes
+// loops, not a call to memrefCopy from MLIR's runner library: the compiled
+// code calls nothing but libc and libm.
+// CHECK-NOT:     memrefCopy
+// CHECK-LABEL: llvm.func @strided_copy(
+// CHECK:         llvm.load %{{.+}} : !llvm.ptr -> f32
+// CHECK:         llvm.store %{{.+}}, %{{.+}} : f32, !llvm.ptr
+// CHECK-NOT:     memrefCopy
+func.func @strided_copy(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  %s = tensor.extract_slice %x[0, 2] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
 }

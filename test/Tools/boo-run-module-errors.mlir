@@ -1,9 +1,14 @@
 // Every way boo-run-module refuses to run: it exits with 1 and one
 // "boo-run-module: error: ..." line naming the flag or argument at fault.
 
-// RUN: not boo-run-module --module=%s --function=add --device=hip 2>&1 \
+// RUN: not boo-run-module --module=%s --function=add --device=gpu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DEVICE
-// DEVICE: boo-run-module: error: device 'hip' is not supported yet; available: cpu
+// DEVICE: boo-run-module: error: --device=gpu: invalid device "gpu": expected "cpu", "cpu:N" (N threads, 1-1024), "hip" or "hip:N" (GPU N)
+// No AMD GPU here (test/Tools/boo-translate-emit-module.mlir checks both
+// messages).
+// RUN: not boo-run-module --module=%s --function=add --device=hip 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=HIP
+// HIP: boo-run-module: error: --device=hip: {{.*(no HIP runtime|no AMD GPU)}}
 
 // RUN: not boo-run-module 2>&1 | FileCheck %s --check-prefix=NOMODULE
 // NOMODULE: boo-run-module: error: --module=FILE is required

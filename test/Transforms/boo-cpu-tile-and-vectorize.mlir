@@ -8,19 +8,26 @@
 // A 3x3 NHWC/KYXC convolution (as boo-convert-to-linalg emits it): bf16
 // inputs are promoted to f32 once, the filter is reordered so K is
 // contiguous, window loops (kh, kw) and the batch/row loops get extent 1,
-// and each tile is an 8(ow) x 16(c) x 32(k) vector.contract.
+// and each tile is an 8(ow) x 16(c) x 32(k) vector.contract. The parallel
+// tiles (output rows) form an scf.forall, the reduction tiles scf.for
+// loops inside it.
 // CHECK-LABEL: func.func @conv_nhwc_bf16
+// CHECK-SAME:    %{{.+}}: tensor<1x10x10x16xbf16>, %{{.+}}: tensor<32x3x3x16xbf16>, %[[ACC:.+]]: tensor<1x8x8x32xf32>
 // CHECK:         %[[XF:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<1x10x10x16xbf16>) outs(%{{.+}} : tensor<1x10x10x16xf32>)
 // CHECK:         %[[WF:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<32x3x3x16xbf16>) outs(%{{.+}} : tensor<32x3x3x16xf32>)
 // CHECK:         %[[WT:.+]] = linalg.transpose ins(%[[WF]] : tensor<32x3x3x16xf32>) outs(%{{.+}} : tensor<3x3x16x32xf32>) permutation = [1, 2, 3, 0]
-// CHECK:         scf.for %[[OH:.+]] = %c0 to %c8 step %c1
-// CHECK:           scf.for %[[KH:.+]] = %c0 to %c3 step %c1
+// CHECK:         scf.forall (%[[OH:.+]]) in (8) shared_outs(%[[OUT:.+]] = %[[ACC]])
+// CHECK:           %[[XROWS:.+]] = tensor.extract_slice %[[XF]][0, %[[OH]], 0, 0] [1, 3, 10, 16] [1, 1, 1, 1]
+// CHECK:           %[[TILE:.+]] = scf.for %[[KH:.+]] = %c0 to %c3 step %c1
 // CHECK:             scf.for %[[KW:.+]] = %c0 to %c3 step %c1
-// CHECK:               tensor.extract_slice %[[XF]][0, %{{.+}}, %[[KW]], 0] [1, 1, 8, 16] [1, 1, 1, 1]
+// CHECK:               tensor.extract_slice %[[XROWS]][0, %[[KH]], %[[KW]], 0] [1, 1, 8, 16] [1, 1, 1, 1]
 // CHECK:               tensor.extract_slice %[[WT]][%[[KH]], %[[KW]], 0, 0] [1, 1, 16, 32] [1, 1, 1, 1]
 // CHECK:               vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:           scf.forall.in_parallel
+// CHECK-NEXT:        tensor.parallel_insert_slice %[[TILE]] into %[[OUT]][0, %[[OH]], 0, 0] [1, 1, 8, 32] [1, 1, 1, 1]
 // NOVEC-LABEL: func.func @conv_nhwc_bf16
 // NOVEC-NOT:     vector.
+// NOVEC:         scf.forall
 // NOVEC:         linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x1x8x16xbf16>, tensor<32x1x1x16xbf16>) outs(%{{.+}} : tensor<1x1x8x32xf32>)
 func.func @conv_nhwc_bf16(%x: tensor<1x10x10x16xbf16>, %w: tensor<32x3x3x16xbf16>, %acc: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
   %0 = linalg.generic {indexing_maps = [#in, #fil, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x10x10x16xbf16>, tensor<32x3x3x16xbf16>) outs(%acc : tensor<1x8x8x32xf32>) {
@@ -60,7 +67,7 @@ func.func @conv_stride2(%x: tensor<1x17x17x16xf32>, %w: tensor<3x3x16x32xf32>, %
 // Extents with no useful divisor (7 x 35) still give static tiles: 7 rows
 // and a 7-lane vector dim (35 = 5 x 7), never a partial tile.
 // CHECK-LABEL: func.func @odd_elementwise
-// CHECK:         scf.for %{{.+}} = %c0 to %c35 step %c7
+// CHECK:         scf.forall (%{{.+}}) = (0) to (35) step (7)
 // CHECK:           vector.transfer_read {{.*}} : tensor<7x7xf32>, vector<7x7xf32>
 // CHECK:           math.tanh %{{.+}} : vector<7x7xf32>
 func.func @odd_elementwise(%x: tensor<7x35xf32>) -> tensor<7x35xf32> {
@@ -78,6 +85,7 @@ func.func @odd_elementwise(%x: tensor<7x35xf32>) -> tensor<7x35xf32> {
 // Dynamic shapes are not candidates: left for the loop lowering.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-NOT:     scf.for
+// CHECK-NOT:     scf.forall
 // CHECK-NOT:     vector.
 // CHECK:         linalg.generic
 func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {

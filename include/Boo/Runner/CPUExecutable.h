@@ -12,6 +12,10 @@
 // (inputs..., outputs...) as identity-layout memrefs and returns nothing;
 // the caller owns every buffer.
 //
+// Parallel loops call through the module's `__boo_parallel_for` hook
+// (docs/ModuleFormat.md); compile() points it at a thread-pool dispatcher,
+// so calls are multi-threaded unless setParallelFor(nullptr) is called.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef BOO_RUNNER_CPUEXECUTABLE_H
@@ -42,6 +46,17 @@ struct TensorSignature {
   /// string attribute, else the block argument's NameLoc; may be empty.
   std::string name;
 };
+
+/// A body of a parallel loop: runs the loop's iterations [begin, end).
+using ParallelBodyFn = void (*)(void *ctx, int64_t begin, int64_t end);
+/// A `__boo_parallel_for` dispatcher: runs `body` over [0, n), in chunks,
+/// possibly on several threads; returns when all are done.
+using ParallelForFn = void (*)(ParallelBodyFn body, void *ctx, int64_t n);
+
+/// The dispatcher compile() installs: splits [0, n) into one contiguous
+/// chunk per thread of a process-wide llvm::DefaultThreadPool (one thread
+/// per core); the calling thread runs chunks too.
+void threadPoolParallelFor(ParallelBodyFn body, void *ctx, int64_t n);
 
 /// Debugging knobs of CPUExecutable::compile.
 struct CPUCompileDebugOptions {
@@ -95,12 +110,23 @@ public:
   /// check the instructions with objdump.
   LogicalResult dumpObjectFile(StringRef path, std::string &error);
 
+  /// Whether the compiled code has the `__boo_parallel_for` hook (the
+  /// pipeline's `parallel` option).
+  bool hasParallelFor() const { return parallelForSlot != nullptr; }
+  /// Sets the dispatcher the compiled code calls for its parallel loops
+  /// (default: threadPoolParallelFor); nullptr runs them sequentially on the
+  /// calling thread. Does nothing without the hook. Not to be called while
+  /// invoke() runs.
+  void setParallelFor(ParallelForFn dispatcher);
+
 private:
   CPUExecutable() = default;
   std::unique_ptr<ExecutionEngine> engine;
   /// `_mlir_ciface_<functionName>`'s packed wrapper: takes an array of
   /// pointers to the arguments, each a pointer to a memref descriptor.
   void (*packedFunction)(void **) = nullptr;
+  /// The address of the JITed `__boo_parallel_for` global, if any.
+  void **parallelForSlot = nullptr;
   bool keepsObjectFile = false;
   std::string functionName;
   std::vector<TensorSignature> inputs, results;

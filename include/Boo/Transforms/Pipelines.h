@@ -27,6 +27,19 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("f32 lanes of one vector register; the innermost "
                      "parallel tile spans up to 4 registers"),
       llvm::cl::init(8)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Outline each top-level scf.forall into a body called "
+                     "through the __boo_parallel_for hook, so a loader can "
+                     "run it multi-threaded (boo-cpu-outline-parallel); "
+                     "false: plain sequential loops"),
+      llvm::cl::init(true)};
+  Option<int64_t> parallelMinWork{
+      *this, "parallel-min-work",
+      llvm::cl::desc("With parallel=true: loops with less estimated work "
+                     "(operations executed) stay sequential "
+                     "(boo-cpu-outline-parallel's min-work)"),
+      llvm::cl::init(32768)};
 };
 
 /// Boo (or linalg on tensors) to the LLVM dialect for the host CPU; ends
