@@ -120,3 +120,22 @@ func.func @fused_f16(%x: tensor<2x6x6x8xf16>, %w: tensor<8x3x3x1xf16>, %b: tenso
   }
   return %0 : tensor<2x6x6x8xf16>
 }
+
+// Large enough for boo-cpu-outline-parallel (its loops carry more than
+// min-work): the compiled module runs its tiles on the runtime's thread pool
+// (cpu:2) and must match the reference as the sequential cases do.
+// RUN: %python %S/Inputs/numerics_ref.py gen %t/f 6 x=2x10x10x32:f32 w=32x3x3x32:f32
+// RUN: boo-opt %s --boo-to-llvm-cpu | FileCheck %s --check-prefix=OUTLINED
+// OUTLINED: llvm.func internal @fwd_parallel_threads_parallel_{{[0-9]+}}(
+// RUN: boo-run-module --module=%t/m.boomod --device=cpu:2 --function=fwd_parallel_threads \
+// RUN:   --input=@%t/f/x.npy --input=@%t/f/w.npy --output=@%t/f/out.npy
+// RUN: %python %S/Inputs/numerics_ref.py conv %t/f f32 fwd --layouts NHWC,KYXC,NHWC \
+// RUN:   | FileCheck %s --check-prefix=THREADS
+// THREADS: PASS conv: 4096 elements
+func.func @fwd_parallel_threads(%x: tensor<2x10x10x32xf32>, %w: tensor<32x3x3x32xf32>)
+    -> tensor<2x8x8x32xf32> {
+  %y = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC",
+                        output_layout = "NHWC"}
+       : tensor<2x10x10x32xf32>, tensor<32x3x3x32xf32> -> tensor<2x8x8x32xf32>
+  return %y : tensor<2x8x8x32xf32>
+}
