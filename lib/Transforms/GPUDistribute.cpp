@@ -47,6 +47,7 @@ namespace mlir::boo {
 } // namespace mlir::boo
 
 using namespace mlir;
+using namespace mlir::boo;
 
 namespace {
 
@@ -407,6 +408,8 @@ struct BooGPUDistributePass
         collectMmaKernel(root);
         continue;
       }
+      if (collectRowReductionKernel(root))
+        continue; // built after bufferization by boo-gpu-row-reductions
       if (failed(distributeKernel(rewriter, root)))
         return failure();
       eraseDeadOps(rewriter, body);
@@ -540,6 +543,128 @@ struct BooGPUDistributePass
       }
     }
   }
+
+  /// Row-reduction kernels (layer norm and its backward data): the root is
+  /// an element-wise generic over (rows..., columns...) that reads row
+  /// statistics — tensors over the leading `rows` loops — computed by
+  /// reductions over the trailing column loops (and element-wise ops over
+  /// rows). When the columns hold at least kMinCooperativeColumns elements,
+  /// the root, the reductions, the row ops and their fills are marked as one
+  /// kernel (kRowReductionKernelAttr, an id) and left whole: after
+  /// bufferization, boo-gpu-row-reductions builds it with one workgroup per
+  /// row whose threads share the columns and combine their partial sums with
+  /// gpu.all_reduce (subgroup shuffles, then LDS across subgroups).
+  static constexpr int64_t kMinCooperativeColumns = 64;
+
+  /// True for a generic over `rows` leading parallel loops (and nothing
+  /// else) whose inits and outputs are indexed by the identity.
+  static bool isRowOp(linalg::GenericOp op, unsigned rows) {
+    return op.getNumLoops() == rows &&
+           op.getNumParallelLoops() == rows &&
+           llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+             return op.getMatchingIndexingMap(&init).isIdentity();
+           });
+  }
+
+  /// True for a generic over (rows, columns) whose trailing loops are the
+  /// reductions and whose output is indexed by the leading `rows` loops.
+  static bool isRowReduction(linalg::GenericOp op, unsigned rows,
+                             ArrayRef<int64_t> columns) {
+    unsigned numLoops = op.getNumLoops();
+    if (numLoops != rows + columns.size() || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != columns.size())
+      return false;
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (isReductionLoop(op, d) != (d >= rows))
+        return false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ArrayRef<int64_t>(ranges).drop_front(rows) != columns)
+      return false;
+    return isRowPrefix(op.getMatchingIndexingMap(op.getDpsInitOperand(0)),
+                       rows);
+  }
+
+  /// True for (d0, ..., dn-1) -> (d0, ..., d(rows-1)).
+  static bool isRowPrefix(AffineMap map, unsigned rows) {
+    if (map.getNumResults() != rows || map.getNumSymbols() != 0)
+      return false;
+    return llvm::all_of(llvm::enumerate(map.getResults()), [](auto it) {
+      auto dim = dyn_cast<AffineDimExpr>(it.value());
+      return dim && dim.getPosition() == it.index();
+    });
+  }
+
+  bool collectRowReductionKernel(linalg::LinalgOp rootOp) {
+    auto root = dyn_cast<linalg::GenericOp>(rootOp.getOperation());
+    if (!root || root.getNumReductionLoops() != 0 || getMmaConfig(root))
+      return false;
+    // The rows: the loops that index the statistics the root reads.
+    std::optional<unsigned> rows;
+    for (OpOperand *input : root.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      AffineMap map = root.getMatchingIndexingMap(input);
+      unsigned k = map.getNumResults();
+      if (producer && k > 0 && k < root.getNumLoops() && isRowPrefix(map, k))
+        rows = k;
+    }
+    if (!rows)
+      return false;
+    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+    ArrayRef<int64_t> columns = ArrayRef<int64_t>(ranges).drop_front(*rows);
+    int64_t numColumns = 1;
+    for (int64_t c : columns)
+      numColumns *= c;
+    if (ShapedType::isDynamicShape(ranges) ||
+        numColumns < kMinCooperativeColumns)
+      return false;
+
+    // The kernel: the root and, through its reads and inits, row ops,
+    // row reductions and their fills. Any other producer is a kernel of its
+    // own (it writes a buffer the kernel reads).
+    SmallVector<linalg::GenericOp> kernel;
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    SmallVector<linalg::GenericOp> worklist = {root};
+    bool hasReduction = false;
+    while (!worklist.empty()) {
+      linalg::GenericOp op = worklist.pop_back_val();
+      if (!seen.insert(op).second)
+        continue;
+      kernel.push_back(op);
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+        if (!producer || mmaKernelOps.contains(producer))
+          continue;
+        if (isRowReduction(producer, *rows, columns)) {
+          hasReduction = true;
+          worklist.push_back(producer);
+        } else if (isRowOp(producer, *rows)) {
+          worklist.push_back(producer);
+        }
+      }
+    }
+    if (!hasReduction)
+      return false;
+    // The kernel runs where its root (its last op) was: a statistic may
+    // leave it only as a function result (written back by the kernel),
+    // never to another op, which might run before the kernel.
+    llvm::SmallPtrSet<Operation *, 8> members(kernel.begin(), kernel.end());
+    for (linalg::GenericOp op : kernel)
+      for (Operation *user : op->getUsers())
+        if (op != root && !members.contains(user) &&
+            !isa<func::ReturnOp>(user))
+          return false;
+    auto id = IntegerAttr::get(IntegerType::get(root.getContext(), 64),
+                               nextRowReductionKernel++);
+    for (linalg::GenericOp op : kernel) {
+      op->setAttr(kRowReductionKernelAttrName, id);
+      mmaKernelOps.insert(op); // left whole, like an MMA kernel
+    }
+    root->setAttr(kRowReductionRootAttrName,
+                  UnitAttr::get(root.getContext()));
+    return true;
+  }
+
+  int64_t nextRowReductionKernel = 0;
 
   /// The kernel's config (on the root or on a linalg op it reads), else the
   /// default tiles.

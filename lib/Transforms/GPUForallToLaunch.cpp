@@ -154,21 +154,43 @@ std::pair<SmallVector<Value>, Value> getInductionVars(OpBuilder &b,
   return {ivs, inBounds};
 }
 
+/// Whether every thread id below `blockSize` is an iteration of `loop`:
+/// static bounds from 0 with step 1 whose iterations number `blockSize`.
+bool coversWorkgroup(scf::ForallOp loop, int64_t blockSize) {
+  int64_t iterations = 1;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getMixedLowerBound(), loop.getMixedUpperBound(),
+                 loop.getMixedStep())) {
+    std::optional<int64_t> upper = getConstantIntValue(ub);
+    if (!isConstantIntValue(lb, 0) || !isConstantIntValue(step, 1) || !upper)
+      return false;
+    iterations *= *upper;
+  }
+  return iterations == blockSize;
+}
+
 /// Replaces a thread-mapped loop by its body, executed by the thread whose
 /// linear id is its iteration.
 LogicalResult lowerThreadLoop(RewriterBase &rewriter, scf::ForallOp loop,
-                              Value threadId, ArrayRef<int64_t> counts) {
+                              Value threadId, ArrayRef<int64_t> counts,
+                              int64_t blockSize) {
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   SmallVector<Value> index = delinearize(rewriter, loc, threadId, loop, counts);
   auto [ivs, inBounds] = getInductionVars(rewriter, loc, loop, index);
-  // Threads past the loop's iterations (a partial tile, or a smaller loop
-  // than the workgroup) do nothing.
-  auto guard = scf::IfOp::create(rewriter, loc, inBounds,
-                                 /*withElseRegion=*/false);
   Block *body = loop.getBody();
   rewriter.eraseOp(body->getTerminator());
-  rewriter.inlineBlockBefore(body, guard.thenBlock()->getTerminator(), ivs);
+  if (coversWorkgroup(loop, blockSize)) {
+    // Every thread runs the body: no guard, so workgroup-wide operations in
+    // it (barriers, gpu.all_reduce) are reached by all threads.
+    rewriter.inlineBlockBefore(body, loop, ivs);
+  } else {
+    // Threads past the loop's iterations (a partial tile, or a smaller loop
+    // than the workgroup) do nothing.
+    auto guard = scf::IfOp::create(rewriter, loc, inBounds,
+                                   /*withElseRegion=*/false);
+    rewriter.inlineBlockBefore(body, guard.thenBlock()->getTerminator(), ivs);
+  }
   rewriter.eraseOp(loop);
   return success();
 }
@@ -319,7 +341,8 @@ struct BooGPUForallToLaunchPass
 
     Value threadId = launch.getThreadIds().x;
     for (auto [inner, counts] : llvm::zip(threadLoops, threadCounts))
-      if (failed(lowerThreadLoop(rewriter, inner, threadId, counts)))
+      if (failed(lowerThreadLoop(rewriter, inner, threadId, counts,
+                                  blockSize)))
         return failure();
 
     moveWorkgroupBuffersToAttributions(rewriter, launch);

@@ -13,6 +13,13 @@
 
 namespace mlir::boo {
 
+/// Row-reduction kernels (boo-gpu-distribute marks, boo-gpu-row-reductions
+/// builds): every op of one kernel carries the same integer id under
+/// kRowReductionKernelAttrName, and its root kRowReductionRootAttrName.
+constexpr StringLiteral kRowReductionKernelAttrName =
+    "boo.row_reduction_kernel";
+constexpr StringLiteral kRowReductionRootAttrName = "boo.row_reduction_root";
+
 /// Rewrites the reads of `consumer` that go through data-movement producers
 /// into guarded loads in its body (see GPUInlineReads.cpp): an input whose
 /// producer chain holds a `tensor.pad` or `tensor.insert_slice`, or that

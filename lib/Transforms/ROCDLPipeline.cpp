@@ -27,20 +27,8 @@
 
 using namespace mlir;
 
-void boo::buildROCDLPipeline(OpPassManager &pm,
-                             const ROCDLPipelineOptions &options) {
-  buildROCDLPipeline(pm, options, ROCDLSerializeHooks());
-}
-
-void boo::buildROCDLPipeline(OpPassManager &pm,
-                             const ROCDLPipelineOptions &options,
-                             const ROCDLSerializeHooks &hooks) {
-  const std::string &chip = options.chip;
-  // The wave size comes from the architecture table; an unknown chip is
-  // reported by boo-select-lowering-config (and boo-gpu-distribute), which
-  // check the same table.
-  const ChipInfo *chipInfo = lookupChip(chip);
-
+void boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
+                             StringRef tuningSpec) {
   // 1. Boo to linalg on tensors, with a #boo.lowering_config on every kernel
   //    (tuning spec or heuristic); element-wise epilogue generics fuse.
   //    boo-opt --boo-form-fusions
@@ -49,15 +37,15 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
   //            --canonicalize --linalg-fuse-elementwise-ops --canonicalize
   pm.addNestedPass<func::FuncOp>(createBooFormFusions());
   BooSelectLoweringConfigOptions configOptions;
-  configOptions.chip = chip;
-  configOptions.tuningSpec = options.tuningSpec;
+  configOptions.chip = chip.str();
+  configOptions.tuningSpec = tuningSpec.str();
   pm.addPass(createBooSelectLoweringConfig(configOptions));
   addBooToLinalgStage(pm);
 
   // 2. Workgroup and thread tiles (scf.forall), producers fused into them.
   //    boo-opt --boo-gpu-distribute=chip=gfx942 --canonicalize --cse
   BooGPUDistributeOptions distributeOptions;
-  distributeOptions.chip = chip;
+  distributeOptions.chip = chip.str();
   pm.addPass(createBooGPUDistribute(distributeOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -75,16 +63,24 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
   //     implicit GEMM on amdgpu.mfma / amdgpu.wmma.
   //     boo-opt --boo-gpu-mma-kernels=chip=gfx942 --canonicalize --cse
   BooGPUMMAKernelsOptions mmaOptions;
-  mmaOptions.chip = chip;
+  mmaOptions.chip = chip.str();
   pm.addPass(createBooGPUMMAKernels(mmaOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // 3c. Row-reduction kernels (left whole by boo-gpu-distribute): a
+  //     workgroup per row, gpu.all_reduce across its threads.
+  //     boo-opt --boo-gpu-row-reductions=chip=gfx942 --canonicalize --cse
+  BooGPURowReductionsOptions rowOptions;
+  rowOptions.chip = chip;
+  pm.addPass(createBooGPURowReductions(rowOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
   // 4. scf.forall nests to gpu.launch; then outline the kernels.
   //    boo-opt --boo-gpu-forall-to-launch --cse --canonicalize
   //      --gpu-launch-sink-index-computations --gpu-kernel-outlining
-  //      --canonicalize --rocdl-attach-target="chip=gfx942 O=3 wave64=true"
-  //    (wave64 is the chip's wave size == 64: false on gfx11/gfx12)
+  //      --canonicalize
   pm.addPass(createBooGPUForallToLaunch());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
@@ -93,6 +89,27 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+void boo::buildROCDLPipeline(OpPassManager &pm,
+                             const ROCDLPipelineOptions &options) {
+  buildROCDLPipeline(pm, options, ROCDLSerializeHooks());
+}
+
+void boo::buildROCDLPipeline(OpPassManager &pm,
+                             const ROCDLPipelineOptions &options,
+                             const ROCDLSerializeHooks &hooks) {
+  const std::string &chip = options.chip;
+  // The wave size comes from the architecture table; an unknown chip is
+  // reported by boo-select-lowering-config (and boo-gpu-distribute), which
+  // check the same table.
+  const ChipInfo *chipInfo = lookupChip(chip);
+
+  // 1.-4. Boo to outlined gpu.module kernels (shared with boo-to-emu).
+  addGPUKernelStages(pm, chip, options.tuningSpec);
+  // 4 (end). The ROCDL target.
+  //    boo-opt --rocdl-attach-target="chip=gfx942 O=3 wave64=true"
+  //    (wave64 is the chip's wave size == 64: false on gfx11/gfx12)
   GpuROCDLAttachTargetOptions targetOptions;
   targetOptions.chip = chip;
   targetOptions.optLevel = options.optLevel;
@@ -103,13 +120,15 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
 
   // 5. Kernels to the ROCDL/LLVM dialects.
   //    boo-opt --pass-pipeline="builtin.module(gpu.module(
-  //      convert-linalg-to-loops, boo-gpu-limit-unroll, convert-scf-to-cf,
+  //      boo-gpu-lower-all-reduce, convert-linalg-to-loops,
+  //      boo-gpu-limit-unroll, convert-scf-to-cf,
   //      boo-expand-math, expand-strided-metadata, lower-affine,
   //      convert-amdgpu-to-rocdl{chipset=gfx942},
   //      convert-gpu-to-rocdl{chipset=gfx942 runtime=HIP
   //        use-bare-ptr-memref-call-conv=true},
   //      reconcile-unrealized-casts, canonicalize, cse))"
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createBooGPULowerAllReduce());
   kernels.addPass(createConvertLinalgToLoopsPass());
   kernels.addPass(createBooGPULimitUnroll());
   kernels.addPass(createSCFToControlFlowPass());

@@ -131,21 +131,16 @@ func.func @bwd_data_s2(%arg0: tensor<1x4x4x4xf32>, %arg1: tensor<4x3x3x3xf32>) -
 
 // -----
 
-// Layer norm: every thread normalizes whole rows (the normalized loop d1 is
-// not split, so the row statistics are computed once), and the mean and rstd
-// it computes are also stored: one kernel with three results. 300 rows in
-// workgroups of 256 threads: the second workgroup's tile is partial.
+// Layer norm with rows of at least 64 columns: a row-reduction kernel.
+// Its generics (fills, the two reductions, the row ops and the root) are
+// marked with one kernel id and left whole for boo-gpu-row-reductions,
+// which builds them after bufferization (a workgroup per row).
 // CHECK-LABEL: func.func @layer_norm(
-// CHECK:         %{{.+}}:3 = scf.forall (%[[R:.+]]) = (0) to (300) step (256)
-// CHECK:           %[[N:.+]] = affine.min #{{.+}}(%[[R]])
-// CHECK:           %{{.+}}:3 = scf.forall (%{{.+}}) in (%[[N]])
-// CHECK-COUNT-2:     iterator_types = ["reduction", "parallel"]
-// CHECK:             math.sqrt
-// CHECK:             scf.forall.in_parallel
-// CHECK-COUNT-3:       tensor.parallel_insert_slice
-// CHECK:           } {mapping = [#gpu.thread<linear_dim_0>]}
-// CHECK:         } {mapping = [#gpu.block<linear_dim_0>]}
-// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     scf.forall
+// CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]{{.*}}boo.row_reduction_kernel = 0
+// CHECK:         math.sqrt
+// CHECK:         boo.row_reduction_kernel = 0 : i64, boo.row_reduction_root
+// CHECK-NOT:     scf.forall
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
 #map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
@@ -204,6 +199,83 @@ func.func @layer_norm(%arg0: tensor<300x64xf32>) -> (tensor<300x64xf32>, tensor<
     linalg.yield %13 : f32
   } -> tensor<300x64xf32>
   return %11, %4, %9 : tensor<300x64xf32>, tensor<300xf32>, tensor<300xf32>
+}
+
+// -----
+
+// Layer norm with short rows (32 < 64 columns): every thread normalizes whole rows (the normalized loop d1 is
+// not split, so the row statistics are computed once), and the mean and rstd
+// it computes are also stored: one kernel with three results. 300 rows in
+// workgroups of 256 threads: the second workgroup's tile is partial.
+// CHECK-LABEL: func.func @layer_norm_short_rows(
+// CHECK:         %{{.+}}:3 = scf.forall (%[[R:.+]]) = (0) to (300) step (256)
+// CHECK:           %[[N:.+]] = affine.min #{{.+}}(%[[R]])
+// CHECK:           %{{.+}}:3 = scf.forall (%{{.+}}) in (%[[N]])
+// CHECK-COUNT-2:     iterator_types = ["reduction", "parallel"]
+// CHECK:             math.sqrt
+// CHECK:             scf.forall.in_parallel
+// CHECK-COUNT-3:       tensor.parallel_insert_slice
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_0>]}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_0>]}
+// CHECK-NOT:     linalg.generic
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5, d6)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#map5 = affine_map<(d0) -> (d0)>
+#map6 = affine_map<(d0, d1) -> (d0, d1)>
+#map7 = affine_map<(d0, d1) -> (d0)>
+func.func @layer_norm_short_rows(%arg0: tensor<300x32xf32>) -> (tensor<300x32xf32>, tensor<300xf32>, tensor<300xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 1.000000e+00 : f32
+  %cst_1 = arith.constant 9.99999974E-6 : f32
+  %cst_2 = arith.constant 1.562500e-02 : f32
+  %0 = tensor.empty() : tensor<300xf32>
+  %1 = linalg.generic {indexing_maps = [#map5], iterator_types = ["parallel"]} outs(%0 : tensor<300xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<300xf32>
+  %2 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<300x32xf32>) outs(%1 : tensor<300xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %12 = arith.addf %out, %in : f32
+    linalg.yield %12 : f32
+  } -> tensor<300xf32>
+  %3 = tensor.empty() : tensor<300xf32>
+  %4 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel"]} ins(%2 : tensor<300xf32>) outs(%3 : tensor<300xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %12 = arith.mulf %in, %cst_2 : f32
+    linalg.yield %12 : f32
+  } -> tensor<300xf32>
+  %5 = tensor.empty() : tensor<300xf32>
+  %6 = linalg.generic {indexing_maps = [#map5], iterator_types = ["parallel"]} outs(%5 : tensor<300xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<300xf32>
+  %7 = linalg.generic {indexing_maps = [#map6, #map7, #map7], iterator_types = ["parallel", "reduction"]} ins(%arg0, %4 : tensor<300x32xf32>, tensor<300xf32>) outs(%6 : tensor<300xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %12 = arith.subf %in, %in_3 : f32
+    %13 = arith.mulf %12, %12 : f32
+    %14 = arith.addf %out, %13 : f32
+    linalg.yield %14 : f32
+  } -> tensor<300xf32>
+  %8 = tensor.empty() : tensor<300xf32>
+  %9 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel"]} ins(%7 : tensor<300xf32>) outs(%8 : tensor<300xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %12 = arith.mulf %in, %cst_2 : f32
+    %13 = arith.addf %12, %cst_1 : f32
+    %14 = math.sqrt %13 : f32
+    %15 = arith.divf %cst_0, %14 : f32
+    linalg.yield %15 : f32
+  } -> tensor<300xf32>
+  %10 = tensor.empty() : tensor<300x32xf32>
+  %11 = linalg.generic {indexing_maps = [#map6, #map7, #map7, #map6], iterator_types = ["parallel", "parallel"]} ins(%arg0, %4, %9 : tensor<300x32xf32>, tensor<300xf32>, tensor<300xf32>) outs(%10 : tensor<300x32xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %in_4: f32, %out: f32):
+    %12 = arith.subf %in, %in_3 : f32
+    %13 = arith.mulf %12, %in_4 : f32
+    linalg.yield %13 : f32
+  } -> tensor<300x32xf32>
+  return %11, %4, %9 : tensor<300x32xf32>, tensor<300xf32>, tensor<300xf32>
 }
 
 // -----

@@ -363,6 +363,50 @@ def BooGPUMMAKernels : Pass<"boo-gpu-mma-kernels", "ModuleOp"> {
   ];
 }
 
+def BooGPURowReductions : Pass<"boo-gpu-row-reductions", "ModuleOp"> {
+  let summary = "Build row-reduction kernels (layer norm): one workgroup "
+                "per row, threads sharing the columns, gpu.all_reduce";
+  let description = [{
+    Runs after bufferization, on the kernels boo-gpu-distribute marked with
+    `boo.row_reduction_kernel` and left whole: an element-wise root over
+    (rows, columns), the row reductions over the columns it reads, the
+    element-wise ops over rows between them and their fills (layer norm
+    forward; the input gradient of its backward). They become one
+    workgroup/thread `scf.forall` nest: a workgroup per row, a whole number
+    of waves (at most 256 threads) per workgroup. Row ops run on scalars in
+    every thread; each thread folds a reduction over the columns tid,
+    tid + threads, ... and `gpu.all_reduce` combines the partial values;
+    column ops compute and store each thread's columns; row results that
+    outlive the kernel (mean, rstd) are stored by thread 0. Any column count
+    works.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (its wave size); default: the module's #boo.target">
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def BooGPULowerAllReduce : Pass<"boo-gpu-lower-all-reduce",
+                                "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower gpu.all_reduce to subgroup shuffles, workgroup "
+                "memory and a barrier";
+  let description = [{
+    Upstream's gpu.all_reduce rewrite (populateGpuAllReducePatterns), as a
+    pass over a gpu.module: a shuffle-based reduction in each subgroup, one
+    value per subgroup in a workgroup attribution of the kernel, a barrier,
+    and a reduction of those values. A gpu.all_reduce left over is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def BooGPUForallToLaunch : Pass<"boo-gpu-forall-to-launch", "ModuleOp"> {
   let summary = "Turn the bufferized workgroup/thread scf.forall nests into "
                 "gpu.launch ops";

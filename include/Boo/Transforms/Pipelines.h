@@ -67,6 +67,14 @@ struct ROCDLPipelineOptions
 void buildROCDLPipeline(OpPassManager &pm,
                         const ROCDLPipelineOptions &options);
 
+/// Stages 1-4 of boo-to-rocdl: Boo to linalg with lowering configs for
+/// `chip`, workgroup/thread distribution, bufferization, MMA and
+/// row-reduction kernels, gpu.launch and outlining. Ends with one
+/// `gpu.module` per kernel and host functions of `gpu.launch_func` (no target
+/// attached). Defined in ROCDLPipeline.cpp.
+void addGPUKernelStages(OpPassManager &pm, llvm::StringRef chip,
+                        llvm::StringRef tuningSpec);
+
 /// The linalg stage both pipelines share: boo-convert-to-linalg, named ops
 /// generalized, element-wise epilogue generics fused, canonicalized.
 void addBooToLinalgStage(OpPassManager &pm);
