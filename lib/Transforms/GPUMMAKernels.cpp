@@ -251,29 +251,10 @@ struct BooGPUMMAKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    // The chip: the option, else the module's #boo.target; both must agree.
-    ModuleOp module = getOperation();
-    std::string chipName = chip;
-    if (auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
-      StringRef recorded = target.getChipInfo().name;
-      if (!chipName.empty() && chipName != recorded) {
-        module.emitError() << "boo-gpu-mma-kernels: chip=" << chipName
-                           << " but the module targets " << recorded;
-        return signalPassFailure();
-      }
-      chipName = recorded.str();
-    }
-    if (chipName.empty()) {
-      module.emitError() << "boo-gpu-mma-kernels: no chip (set chip= or "
-                            "#boo.target on the module)";
+    const ChipInfo *chipInfo =
+        resolveChip(getOperation(), chip, "boo-gpu-mma-kernels");
+    if (!chipInfo)
       return signalPassFailure();
-    }
-    const ChipInfo *chipInfo = lookupChip(chipName);
-    if (!chipInfo) {
-      module.emitError() << "boo-gpu-mma-kernels: "
-                         << getUnsupportedChipMessage(chipName);
-      return signalPassFailure();
-    }
     IRRewriter rewriter(&getContext());
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal())
@@ -957,3 +938,27 @@ struct BooGPUMMAKernelsPass
 };
 
 } // namespace
+
+const ChipInfo *boo::resolveChip(ModuleOp module, StringRef option,
+                                 StringRef passName) {
+  std::string chipName = option.str();
+  if (auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+    StringRef recorded = target.getChipInfo().name;
+    if (!chipName.empty() && chipName != recorded) {
+      module.emitError() << passName << ": chip=" << chipName
+                         << " but the module targets " << recorded;
+      return nullptr;
+    }
+    chipName = recorded.str();
+  }
+  if (chipName.empty()) {
+    module.emitError() << passName
+                       << ": no chip (set chip= or #boo.target on the module)";
+    return nullptr;
+  }
+  const ChipInfo *chipInfo = lookupChip(chipName);
+  if (!chipInfo)
+    module.emitError() << passName << ": "
+                       << getUnsupportedChipMessage(chipName);
+  return chipInfo;
+}

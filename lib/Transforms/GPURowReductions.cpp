@@ -36,7 +36,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Target/ChipInfo.h"
 #include "Boo/Transforms/Passes.h"
 #include "GPUUtils.h"
@@ -141,6 +140,11 @@ Value cIndex(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
+/// The most columns per thread whose input values are kept in registers
+/// between the kernel's passes over the row (a row of 2048 with 256
+/// threads).
+constexpr int64_t kMaxCachedColumns = 8;
+
 /// One kernel, in block order.
 struct RowReductionKernel {
   SmallVector<linalg::GenericOp> ops;
@@ -159,16 +163,10 @@ struct BooGPURowReductionsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string chipName = chip;
-    if (chipName.empty())
-      if (auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName))
-        chipName = target.getChipInfo().name.str();
-    const ChipInfo *chipInfo = lookupChip(chipName);
-    if (!chipInfo) {
-      module.emitError() << "boo-gpu-row-reductions: "
-                         << getUnsupportedChipMessage(chipName);
+    const ChipInfo *chipInfo =
+        resolveChip(module, chip, "boo-gpu-row-reductions");
+    if (!chipInfo)
       return signalPassFailure();
-    }
     IRRewriter rewriter(&getContext());
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
@@ -291,6 +289,23 @@ struct BooGPURowReductionsPass
     for (memref::CopyOp copy : kernel.copies)
       kernelOps.insert(copy);
 
+    // One pass over the data: when each thread has at most
+    // kMaxCachedColumns columns, the column loops run over j in
+    // [0, perThread) (column tid + j * threads), and what they read from
+    // buffers the kernel does not write is kept per (buffer, map) in a
+    // private array indexed by j (registers once the loops unroll): the
+    // first loop that reads a value loads it from memory, later loops
+    // (the centred sum of squares, the normalization) take it from there.
+    int64_t perThread = llvm::divideCeil(numColumns, threads);
+    bool cacheColumns = perThread <= kMaxCachedColumns;
+    llvm::SmallPtrSet<Value, 8> written;
+    for (linalg::GenericOp op : kernel.ops)
+      written.insert(op.getDpsInits().begin(), op.getDpsInits().end());
+    for (memref::CopyOp copy : kernel.copies)
+      written.insert(copy.getTarget());
+    Value cacheSlot; // j of the cached column loop being built
+    DenseMap<std::pair<Value, AffineMap>, Value> caches;
+
     // Loads operand `operand` of `op` at `loops`, or takes its row value.
     auto read = [&](linalg::GenericOp op, OpOperand *operand,
                     ArrayRef<Value> loops) -> Value {
@@ -315,7 +330,25 @@ struct BooGPURowReductionsPass
       for (AffineExpr expr : map.getResults())
         indices.push_back(affine::AffineApplyOp::create(
             b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
-      return memref::LoadOp::create(b, loc, buffer, indices);
+      bool byColumn = llvm::any_of(map.getResults(), [&](AffineExpr expr) {
+        return llvm::any_of(llvm::seq(kernel.rows, map.getNumDims()),
+                            [&](unsigned d) { return expr.isFunctionOfDim(d); });
+      });
+      if (!cacheSlot || !byColumn || written.contains(buffer))
+        return memref::LoadOp::create(b, loc, buffer, indices);
+      Value &cache = caches[{buffer, map}];
+      if (cache)
+        return memref::LoadOp::create(b, loc, cache, cacheSlot);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(threadLoop.getBody());
+        Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+        cache = memref::AllocaOp::create(
+            b, loc, MemRefType::get({perThread}, elementType));
+      }
+      Value value = memref::LoadOp::create(b, loc, buffer, indices);
+      memref::StoreOp::create(b, loc, value, cache, cacheSlot);
+      return value;
     };
     // Clones the body of `op` with its block arguments bound to `args` and
     // returns the yielded values.
@@ -345,6 +378,51 @@ struct BooGPURowReductionsPass
                               bodyFn) {
       // The helpers above build through `b`: it is pointed into the body
       // while the body is built.
+      auto columnsAt = [&](Value column) {
+        SmallVector<Value> loops = row;
+        auto delinearized = affine::AffineDelinearizeIndexOp::create(
+            b, loc, column, kernel.columnSizes, /*hasOuterBound=*/true);
+        llvm::append_range(loops, delinearized.getResults());
+        return loops;
+      };
+      if (cacheColumns)
+        return scf::ForOp::create(
+            b, loc, cIndex(b, loc, 0), cIndex(b, loc, perThread),
+            cIndex(b, loc, 1), inits,
+            [&](OpBuilder &nested, Location, Value j, ValueRange carried) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(nested.getInsertionBlock(),
+                                  nested.getInsertionPoint());
+              cacheSlot = j;
+              Value column = arith::AddIOp::create(
+                  b, loc, tid,
+                  arith::MulIOp::create(b, loc, j, cIndex(b, loc, threads)));
+              if (numColumns % threads == 0) {
+                scf::YieldOp::create(b, loc,
+                                     bodyFn(columnsAt(column), carried));
+              } else {
+                // The last j of some threads is past the columns.
+                Value inBounds =
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          column, cIndex(b, loc, numColumns));
+                auto branch = [&](bool taken) {
+                  return [&, taken](OpBuilder &inner, Location) {
+                    OpBuilder::InsertionGuard innerGuard(b);
+                    b.setInsertionPoint(inner.getInsertionBlock(),
+                                        inner.getInsertionPoint());
+                    if (taken)
+                      scf::YieldOp::create(
+                          b, loc, bodyFn(columnsAt(column), carried));
+                    else
+                      scf::YieldOp::create(b, loc, carried);
+                  };
+                };
+                auto ifOp = scf::IfOp::create(b, loc, inBounds, branch(true),
+                                              branch(false));
+                scf::YieldOp::create(b, loc, ifOp.getResults());
+              }
+              cacheSlot = Value();
+            });
       return scf::ForOp::create(
           b, loc, tid, cIndex(b, loc, numColumns), cIndex(b, loc, threads),
           inits,
@@ -352,12 +430,7 @@ struct BooGPURowReductionsPass
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPoint(nested.getInsertionBlock(),
                                 nested.getInsertionPoint());
-            SmallVector<Value> loops = row;
-            auto delinearized = affine::AffineDelinearizeIndexOp::create(
-                b, loc, iv, kernel.columnSizes, /*hasOuterBound=*/true);
-            llvm::append_range(loops, delinearized.getResults());
-            SmallVector<Value> yielded = bodyFn(loops, carried);
-            scf::YieldOp::create(b, loc, yielded);
+            scf::YieldOp::create(b, loc, bodyFn(columnsAt(iv), carried));
           });
     };
 

@@ -13,6 +13,14 @@
 
 namespace mlir::boo {
 
+struct ChipInfo;
+
+/// The chip a kernel pass targets: its `chip` option, else the module's
+/// #boo.target; when both are set they must agree. Emits an error naming
+/// `passName` and returns null when there is none or it is not supported.
+const ChipInfo *resolveChip(ModuleOp module, StringRef option,
+                            StringRef passName);
+
 /// Row-reduction kernels (boo-gpu-distribute marks, boo-gpu-row-reductions
 /// builds): every op of one kernel carries the same integer id under
 /// kRowReductionKernelAttrName, and its root kRowReductionRootAttrName.
