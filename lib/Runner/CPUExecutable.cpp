@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Runner/CPUExecutable.h"
+#include "boo/ModuleFormat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -35,8 +36,7 @@
 using namespace mlir;
 using namespace mlir::boo;
 
-/// The dispatcher hook of the CPU code-object ABI (docs/ModuleFormat.md).
-static constexpr llvm::StringLiteral kParallelForSymbol = "__boo_parallel_for";
+using ::boo::runtime::kParallelForSymbol;
 
 std::string TensorSignature::toString() const {
   return formatTensorType(shape, type);

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Transforms/Passes.h"
+#include "boo/ModuleFormat.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -47,8 +48,7 @@ using namespace mlir;
 
 namespace {
 
-/// The symbol of the dispatcher hook (docs/ModuleFormat.md).
-constexpr StringLiteral kParallelForSymbol = "__boo_parallel_for";
+using ::boo::runtime::kParallelForSymbol;
 
 /// A value the loop uses from above; it travels through its field of the
 /// context struct as `storedType` (an LLVM-compatible type).
@@ -358,7 +358,8 @@ FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
 }
 
 struct BooCPUOutlineParallelPass
-    : public boo::impl::BooCPUOutlineParallelBase<BooCPUOutlineParallelPass> {
+    : public mlir::boo::impl::BooCPUOutlineParallelBase<
+          BooCPUOutlineParallelPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -619,11 +619,7 @@ struct BooGPUMMAKernelsPass
           MemRefType::get({depth, wgN, kT}, elemType, MemRefLayoutAttrInterface(),
                           workgroupSpace));
     }
-    auto threadLoop = scf::ForallOp::create(
-        b, loc, getAsIndexOpFoldResult(ctx, {threads}), ValueRange(),
-        b.getArrayAttr({gpu::GPUThreadMappingAttr::get(
-            ctx, gpu::MappingId::LinearDim0)}));
-    b.setInsertionPointToStart(threadLoop.getBody());
+    scf::ForallOp threadLoop = createThreadLoop(b, loc, threads);
     Value tid = threadLoop.getInductionVar(0);
     Value wave = arith::DivUIOp::create(b, loc, tid, cIndex(b, loc, waveSize));
     Value lane = arith::RemUIOp::create(b, loc, tid, cIndex(b, loc, waveSize));
@@ -961,4 +957,15 @@ const ChipInfo *boo::resolveChip(ModuleOp module, StringRef option,
     module.emitError() << passName << ": "
                        << getUnsupportedChipMessage(chipName);
   return chipInfo;
+}
+
+scf::ForallOp boo::createThreadLoop(OpBuilder &b, Location loc,
+                                    int64_t threads) {
+  MLIRContext *ctx = b.getContext();
+  auto loop = scf::ForallOp::create(
+      b, loc, getAsIndexOpFoldResult(ctx, {threads}), ValueRange(),
+      b.getArrayAttr(
+          {gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::LinearDim0)}));
+  b.setInsertionPointToStart(loop.getBody());
+  return loop;
 }

@@ -273,11 +273,7 @@ struct BooGPURowReductionsPass
         b, loc, getAsIndexOpFoldResult(ctx, kernel.rowSizes), ValueRange(),
         b.getArrayAttr(blockMapping));
     b.setInsertionPointToStart(workgroupLoop.getBody());
-    auto threadLoop = scf::ForallOp::create(
-        b, loc, getAsIndexOpFoldResult(ctx, {threads}), ValueRange(),
-        b.getArrayAttr({gpu::GPUThreadMappingAttr::get(
-            ctx, gpu::MappingId::LinearDim0)}));
-    b.setInsertionPointToStart(threadLoop.getBody());
+    scf::ForallOp threadLoop = createThreadLoop(b, loc, threads);
     Value tid = threadLoop.getInductionVar(0);
     SmallVector<Value> row(workgroupLoop.getInductionVars());
 

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::boo {
@@ -20,6 +21,11 @@ struct ChipInfo;
 /// `passName` and returns null when there is none or it is not supported.
 const ChipInfo *resolveChip(ModuleOp module, StringRef option,
                             StringRef passName);
+
+/// A 1-D `scf.forall` of `threads` iterations mapped to
+/// `#gpu.thread<linear_dim_0>` (one iteration per thread of the workgroup);
+/// leaves `b` at the start of its body.
+scf::ForallOp createThreadLoop(OpBuilder &b, Location loc, int64_t threads);
 
 /// Row-reduction kernels (boo-gpu-distribute marks, boo-gpu-row-reductions
 /// builds): every op of one kernel carries the same integer id under

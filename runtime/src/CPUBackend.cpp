@@ -194,7 +194,7 @@ boo_status_t CPUCodeObject::load(const std::string &bytes, size_t index,
                           " is not a loadable shared object: " + dlopenError);
 
   // Hand the object the device's dispatcher.
-  if (void *slot = object->lookup("__boo_parallel_for")) {
+  if (void *slot = object->lookup(kParallelForSymbol)) {
     auto dispatcher = &dispatchParallelFor;
     memcpy(slot, &dispatcher, sizeof(dispatcher));
   }

@@ -42,6 +42,11 @@ enum class SectionKind : uint32_t { Manifest = 1, CodeObject = 2 };
 enum class DType : uint8_t { F32 = 0, F16 = 1, BF16 = 2, F64 = 3, I32 = 4, I8 = 5 };
 inline constexpr uint8_t kMaxDType = 5;
 
+/// The CPU code-object ABI's dispatcher hook: a pointer-sized global the
+/// compiled code calls its parallel loops through (boo-cpu-outline-parallel
+/// emits it; a loader sets it; docs/ModuleFormat.md).
+inline constexpr char kParallelForSymbol[] = "__boo_parallel_for";
+
 enum class TargetKind : uint8_t {
   /// Host native code: an ELF shared object (see docs/ModuleFormat.md for
   /// its ABI). Target name: the architecture ("x86_64", "aarch64").
