@@ -237,21 +237,69 @@ createHostTargetMachine() {
   return builder->createTargetMachine();
 }
 
-LogicalResult compileForCPU(ModuleOp source,
-                            ArrayRef<FunctionSignature> signatures,
-                            const ArtifactOptions &options,
-                            rt::ModuleDesc &desc, std::string &error) {
+/// LLVM dialect `module` to an ELF shared object for the host (-O3, linked
+/// with `ld.lld -shared`); `what` prefixes errors. Sets `tm` to the target
+/// machine used.
+std::optional<SmallVector<char, 0>>
+compileHostSharedObject(ModuleOp module, StringRef what,
+                        std::unique_ptr<llvm::TargetMachine> &tm,
+                        std::string &error) {
   static std::once_flag initLLVM;
   std::call_once(initLLVM, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
-  MLIRContext *ctx = source.getContext();
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
-  ctx->appendDialectRegistry(registry);
+  module.getContext()->appendDialectRegistry(registry);
 
+  auto machine = createHostTargetMachine();
+  if (!machine) {
+    error = what.str() + ": cannot create a TargetMachine for the host: " +
+            llvm::toString(machine.takeError());
+    return std::nullopt;
+  }
+  tm = std::move(*machine);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, ("boo_" + what).str());
+  if (!llvmModule) {
+    error = what.str() + ": translation to LLVM IR failed";
+    return std::nullopt;
+  }
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  llvmModule->setDataLayout(tm->createDataLayout());
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            tm.get());
+  if (llvm::Error err = optimize(llvmModule.get())) {
+    error = what.str() + ": LLVM optimization failed: " +
+            llvm::toString(std::move(err));
+    return std::nullopt;
+  }
+  SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager codegen;
+    if (tm->addPassesToEmitFile(codegen, os, nullptr,
+                                llvm::CodeGenFileType::ObjectFile)) {
+      error = what.str() + ": the host target cannot emit object files";
+      return std::nullopt;
+    }
+    codegen.run(*llvmModule);
+  }
+  std::optional<SmallVector<char, 0>> sharedObject =
+      linkSharedObject(findDefaultLLD(), object, {}, error);
+  if (!sharedObject)
+    error = what.str() + ": " + error;
+  return sharedObject;
+}
+
+LogicalResult compileForCPU(ModuleOp source,
+                            ArrayRef<FunctionSignature> signatures,
+                            const ArtifactOptions &options,
+                            rt::ModuleDesc &desc, std::string &error) {
+  MLIRContext *ctx = source.getContext();
   OwningOpRef<ModuleOp> module = source.clone();
   // The runtime ABI: inputs are read-only, one descriptor pointer per memref
   // (the C interface), names only for the manifest.
@@ -276,48 +324,15 @@ LogicalResult compileForCPU(ModuleOp source,
     if (failed(addEntryWrapper(*module, signature.name, error)))
       return failure();
 
-  auto tm = createHostTargetMachine();
-  if (!tm) {
-    error = "cpu: cannot create a TargetMachine for the host: " +
-            llvm::toString(tm.takeError());
-    return failure();
-  }
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*module, llvmContext, "boo_cpu");
-  if (!llvmModule) {
-    error = "cpu: translation to LLVM IR failed";
-    return failure();
-  }
-  llvmModule->setTargetTriple((*tm)->getTargetTriple());
-  llvmModule->setDataLayout((*tm)->createDataLayout());
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            tm->get());
-  if (llvm::Error err = optimize(llvmModule.get())) {
-    error = "cpu: LLVM optimization failed: " + llvm::toString(std::move(err));
-    return failure();
-  }
-  SmallVector<char, 0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager codegen;
-    if ((*tm)->addPassesToEmitFile(codegen, os, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile)) {
-      error = "cpu: the host target cannot emit object files";
-      return failure();
-    }
-    codegen.run(*llvmModule);
-  }
+  std::unique_ptr<llvm::TargetMachine> tm;
   std::optional<SmallVector<char, 0>> sharedObject =
-      linkSharedObject(findDefaultLLD(), object, {}, error);
-  if (!sharedObject) {
-    error = "cpu: " + error;
+      compileHostSharedObject(*module, "cpu", tm, error);
+  if (!sharedObject)
     return failure();
-  }
 
   rt::TargetDesc target;
   target.kind = rt::TargetKind::CPU;
-  target.name = llvm::Triple((*tm)->getTargetTriple()).getArchName().str();
+  target.name = llvm::Triple(tm->getTargetTriple()).getArchName().str();
   std::vector<std::string> features;
   llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
   for (StringRef feature : kCheckedCPUFeatures)
@@ -360,9 +375,14 @@ struct BufferRef {
 /// Reads the manifest form of one host function made by boo-to-rocdl.
 class HostFunctionReader {
 public:
+  /// Launches name the code object of their gpu.binary (`codeObjects`),
+  /// or, with `emuCodeObject`, that one shared object and the emulated
+  /// kernel's symbol `<module>__<kernel>` (boo-emu-lower-kernels).
   HostFunctionReader(const FunctionSignature &signature,
-                     const llvm::StringMap<uint32_t> &codeObjects)
-      : signature(signature), codeObjects(codeObjects) {}
+                     const llvm::StringMap<uint32_t> &codeObjects,
+                     std::optional<uint32_t> emuCodeObject = std::nullopt)
+      : signature(signature), codeObjects(codeObjects),
+        emuCodeObject(emuCodeObject) {}
 
   LogicalResult read(func::FuncOp func, rt::FunctionImpl &functionImpl,
                      std::string &error) {
@@ -436,12 +456,19 @@ private:
   LogicalResult readLaunch(gpu::LaunchFuncOp launchOp, rt::FunctionImpl &functionImpl,
                            std::string &error) {
     rt::Launch launch;
-    auto codeObject = codeObjects.find(launchOp.getKernelModuleName());
-    if (codeObject == codeObjects.end())
-      return fail(launchOp, "launches a kernel of an unknown gpu.binary",
-                  error);
-    launch.codeObject = codeObject->second;
-    launch.kernel = launchOp.getKernelName().str();
+    if (emuCodeObject) {
+      launch.codeObject = *emuCodeObject;
+      launch.kernel = (launchOp.getKernelModuleName().getValue() + "__" +
+                       launchOp.getKernelName().getValue())
+                          .str();
+    } else {
+      auto codeObject = codeObjects.find(launchOp.getKernelModuleName());
+      if (codeObject == codeObjects.end())
+        return fail(launchOp, "launches a kernel of an unknown gpu.binary",
+                    error);
+      launch.codeObject = codeObject->second;
+      launch.kernel = launchOp.getKernelName().str();
+    }
     gpu::KernelDim3 grid = launchOp.getGridSizeOperandValues();
     gpu::KernelDim3 block = launchOp.getBlockSizeOperandValues();
     Value sizes[] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
@@ -495,6 +522,7 @@ private:
 
   const FunctionSignature &signature;
   const llvm::StringMap<uint32_t> &codeObjects;
+  std::optional<uint32_t> emuCodeObject;
   DenseMap<Value, BufferRef> buffers;
 };
 
@@ -561,12 +589,103 @@ LogicalResult compileForChip(ModuleOp source, StringRef chip,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// SIMT emulator
+//===----------------------------------------------------------------------===//
+
+/// boo-to-emu for `chip`: the kernels of boo-to-rocdl as host functions of
+/// one work-item (runtime/include/boo/EmuABI.h), in one shared object; the
+/// launches are read from the host functions as for a GPU.
+LogicalResult compileForEmu(ModuleOp source, StringRef chip,
+                            ArrayRef<FunctionSignature> signatures,
+                            const ArtifactOptions &options,
+                            rt::ModuleDesc &desc, std::string &error) {
+  MLIRContext *ctx = source.getContext();
+  std::string what = ("emu:" + chip).str();
+  OwningOpRef<ModuleOp> module = source.clone();
+  (*module)->removeAttr("boo.target");
+  PassManager kernelStages(ctx);
+  kernelStages.addPass(createSymbolDCEPass());
+  addGPUKernelStages(kernelStages, chip, options.tuningSpec);
+  if (failed(runPipeline(kernelStages, *module,
+                         what + ": boo-to-emu (kernels) failed", error)))
+    return failure();
+
+  rt::TargetDesc target;
+  target.kind = rt::TargetKind::Emu;
+  target.name = chip.str();
+  uint32_t targetIndex = desc.targets.size();
+  uint32_t codeObject = desc.codeObjects.size();
+  llvm::StringMap<uint32_t> noBinaries;
+  std::vector<rt::FunctionImpl> impls;
+  for (const FunctionSignature &signature : signatures) {
+    auto func = module->lookupSymbol<func::FuncOp>(signature.name);
+    if (!func) {
+      error = what + ": @" + signature.name + " is missing after boo-to-emu";
+      return failure();
+    }
+    rt::FunctionImpl functionImpl;
+    functionImpl.target = targetIndex;
+    HostFunctionReader reader(signature, noBinaries, codeObject);
+    if (failed(reader.read(func, functionImpl, error))) {
+      error = what + ": " + error;
+      return failure();
+    }
+    impls.push_back(std::move(functionImpl));
+  }
+
+  PassManager lowerKernels(ctx);
+  EmuPipelineOptions emuOptions;
+  emuOptions.chip = chip.str();
+  emuOptions.checks = options.emuChecks;
+  emuOptions.plantBug = options.emuPlantBug;
+  addEmuKernelStages(lowerKernels, emuOptions);
+  if (failed(runPipeline(lowerKernels, *module,
+                         what + ": boo-emu-lower-kernels failed", error)))
+    return failure();
+  // All of an emulated kernel's LDS comes from the runtime: the manifest's
+  // LDS bytes are the kernel's total (docs/ModuleFormat.md).
+  llvm::StringMap<int64_t> ldsBytes;
+  for (auto func : module->getOps<func::FuncOp>())
+    if (auto bytes = func->getAttrOfType<IntegerAttr>("boo.emu_lds_bytes"))
+      ldsBytes[func.getSymName()] = bytes.getInt();
+  for (rt::FunctionImpl &impl : impls) {
+    for (rt::Launch &launch : impl.launches) {
+      auto it = ldsBytes.find(launch.kernel);
+      if (it == ldsBytes.end()) {
+        error = what + ": kernel " + launch.kernel + " was not emulated";
+        return failure();
+      }
+      launch.dynamicLdsBytes += it->second;
+    }
+  }
+
+  PassManager hostLowering(ctx);
+  addEmuHostLoweringStages(hostLowering);
+  if (failed(runPipeline(hostLowering, *module,
+                         what + ": boo-to-emu (host lowering) failed", error)))
+    return failure();
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::optional<SmallVector<char, 0>> sharedObject =
+      compileHostSharedObject(*module, what, tm, error);
+  if (!sharedObject)
+    return failure();
+
+  desc.targets.push_back(std::move(target));
+  desc.codeObjects.emplace_back(sharedObject->data(), sharedObject->size());
+  for (auto [i, impl] : llvm::enumerate(impls))
+    desc.functions[i].impls.push_back(std::move(impl));
+  return success();
+}
+
 } // namespace
 
 std::vector<std::string> mlir::boo::getArtifactTargetNames() {
   std::vector<std::string> names = {"cpu"};
   for (const ChipInfo &chip : getSupportedChips())
     names.push_back(chip.name.str());
+  for (const ChipInfo &chip : getSupportedChips())
+    names.push_back(("emu:" + chip.name).str());
   return names;
 }
 
@@ -584,7 +703,9 @@ bool mlir::boo::compileModuleArtifact(ModuleOp module, const ArtifactOptions &op
       error = "target '" + target + "' is given twice";
       return false;
     }
-    if (target != "cpu" && !lookupChip(target)) {
+    StringRef chip = StringRef(target);
+    chip.consume_front("emu:");
+    if (target != "cpu" && !lookupChip(chip)) {
       error = "unknown target '" + target +
               "'; targets: " + llvm::join(getArtifactTargetNames(), ", ");
       return false;
@@ -604,9 +725,12 @@ bool mlir::boo::compileModuleArtifact(ModuleOp module, const ArtifactOptions &op
     desc.functions.push_back(std::move(function));
   }
   for (const std::string &target : options.targets) {
+    StringRef chip = target;
     LogicalResult result =
         target == "cpu"
             ? compileForCPU(module, signatures, options, desc, error)
+        : chip.consume_front("emu:")
+            ? compileForEmu(module, chip, signatures, options, desc, error)
             : compileForChip(module, target, signatures, options, desc, error);
     if (failed(result))
       return false;

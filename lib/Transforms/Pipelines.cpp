@@ -151,4 +151,10 @@ void boo::registerBooPipelines() {
       "Compile Boo kernels to HSACO code objects for an AMD GPU chip, ending "
       "with boo-verify-rocdl-contract",
       buildROCDLPipeline);
+  PassPipelineRegistration<EmuPipelineOptions>(
+      "boo-to-emu",
+      "Compile Boo kernels for the SIMT emulator device: boo-to-rocdl's "
+      "kernels for a chip as host functions of one work-item, ending with "
+      "boo-verify-llvm-contract",
+      buildEmuPipeline);
 }

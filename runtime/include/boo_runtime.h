@@ -14,6 +14,12 @@
  *   "hip"      the first AMD GPU, through HIP loaded at run time with dlopen
  *              (libamdhip64.so; BOO_HIP_LIBRARY overrides the path).
  *   "hip:N"    the N-th AMD GPU.
+ *   "emu:CHIP" the SIMT emulator of AMD chip CHIP (gfx90a, gfx942, gfx950,
+ *              gfx1100, gfx1201): runs the module's emulator code for the
+ *              chip on the host, one fiber per work-item, and fails an
+ *              invocation whose kernels access out of bounds, race on LDS
+ *              or diverge at barriers ("emu:CHIP:N": N threads; default as
+ *              for "cpu"). docs/Emulator.md.
  *
  * Every call that can fail returns a boo_status_t: NULL on success, else an
  * object with a code and a message that the caller frees with
@@ -71,14 +77,17 @@ const char *boo_status_code_name(boo_status_code_t code);
 
 typedef struct boo_device boo_device_t;
 
-/* Opens "cpu", "cpu:N", "hip" or "hip:N". On a machine without HIP the
- * status is BOO_STATUS_UNAVAILABLE and the message says whether the HIP
- * runtime library or an AMD GPU is missing. */
+/* Opens "cpu", "cpu:N", "hip", "hip:N", "emu:CHIP" or "emu:CHIP:N". An
+ * unknown CHIP is BOO_STATUS_INVALID_ARGUMENT listing the known ones. On a
+ * machine without HIP, "hip" is BOO_STATUS_UNAVAILABLE and the message says
+ * whether the HIP runtime library or an AMD GPU is missing. */
 boo_status_t boo_device_open(const char *spec, boo_device_t **out_device);
 void boo_device_close(boo_device_t *device);
-/* Human-readable: "cpu (x86_64, 2 threads)", "hip:0 (gfx942, ...)". */
+/* Human-readable: "cpu (x86_64, 2 threads)", "hip:0 (gfx942, ...)",
+ * "emu:gfx942 (gfx942 emulated on x86_64, wave64, 2 threads)". */
 const char *boo_device_description(const boo_device_t *device);
-/* The code-object target this device runs: "x86_64", "gfx942", ... */
+/* The code-object target this device runs: "x86_64", "gfx942", ... (an
+ * emulator device runs its chip's emulator targets, not its HIP ones). */
 const char *boo_device_target(const boo_device_t *device);
 /* Waits until all work submitted to the device has finished. */
 boo_status_t boo_device_synchronize(boo_device_t *device);
@@ -136,8 +145,8 @@ boo_status_t boo_module_load_data(boo_device_t *device, const void *data,
                                   size_t size, boo_module_t **out_module);
 void boo_module_free(boo_module_t *module);
 
-/* The targets the module has code for, e.g. "gfx942,gfx1100,x86_64".
- * Valid while the module lives. */
+/* The targets the module has code for, e.g. "gfx942,gfx1100,x86_64";
+ * emulator targets as "emu:gfx942". Valid while the module lives. */
 const char *boo_module_targets(const boo_module_t *module);
 size_t boo_module_function_count(const boo_module_t *module);
 /* The function's name, or NULL when out of range. */
@@ -164,7 +173,10 @@ size_t boo_function_launch_count(const boo_function_t *function);
  * tensor's bytes, on the module's device) and writes `results`. Checks the
  * counts, sizes and devices and names the offending argument. Asynchronous
  * on GPUs (ordered on the device's stream; call boo_device_synchronize),
- * complete on return on the CPU. */
+ * complete on return on the CPU and the emulator. On the emulator, a launch
+ * whose checks fired fails the call with BOO_STATUS_INTERNAL and a message
+ * with the error count and the first errors (the results are then
+ * unreliable). */
 boo_status_t boo_function_invoke(boo_function_t *function,
                                  boo_buffer_t *const *inputs,
                                  size_t input_count,

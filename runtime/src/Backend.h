@@ -7,7 +7,7 @@
 // Runtime.cpp implements the C API once: argument checks, module parsing,
 // target selection and the objects' lifetimes. What differs per device kind
 // (memory, code loading, launching, timing) sits behind these interfaces;
-// CPUBackend.cpp and HIPBackend.cpp implement them.
+// CPUBackend.cpp, EmuBackend.cpp and HIPBackend.cpp implement them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +88,12 @@ protected:
 /// Opens the host CPU with `threads` threads (the caller included). `spec`
 /// is the name the description starts with.
 boo_status_t openCPUBackend(const std::string &spec, unsigned threads,
+                            std::unique_ptr<Backend> &backend);
+
+/// Opens the SIMT emulator of AMD chip `chip` ("gfx942") with `threads`
+/// threads; an unknown chip is an error that lists the known ones.
+boo_status_t openEmuBackend(const std::string &spec, const std::string &chip,
+                            unsigned threads,
                             std::unique_ptr<Backend> &backend);
 
 /// Opens AMD GPU `ordinal` through a dynamically loaded HIP runtime.

@@ -29,9 +29,9 @@ std::string boo::runtime::checkString(const std::string &value,
 }
 
 std::string boo::runtime::checkTarget(const TargetDesc &target) {
-  if (static_cast<uint8_t>(target.kind) > 1)
+  if (static_cast<uint8_t>(target.kind) > kMaxTargetKind)
     return "kind " + std::to_string(static_cast<unsigned>(target.kind)) +
-           " is neither 0 (cpu) nor 1 (hip)";
+           " is unknown (0 cpu, 1 hip, 2 emu)";
   if (std::string problem = checkString(target.name, "name", false);
       !problem.empty())
     return problem;
@@ -76,6 +76,7 @@ std::string boo::runtime::checkLaunch(const Launch &launch,
       return "a CPU launch has no dynamic LDS";
     return {};
   }
+  // HIP and Emu launches.
   for (int i = 0; i < 3; ++i)
     if (launch.grid[i] == 0 || launch.workgroup[i] == 0)
       return "grid and workgroup sizes must be positive";

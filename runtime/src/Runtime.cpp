@@ -107,6 +107,12 @@ boo_status_t getDefaultCPUThreads(unsigned &threads) {
   return nullptr;
 }
 
+/// How targets are named to users: emulator targets carry an "emu:" prefix,
+/// since they share their names (the chips) with HIP targets.
+std::string getTargetDisplayName(TargetKind kind, const std::string &name) {
+  return kind == TargetKind::Emu ? "emu:" + name : name;
+}
+
 std::string joinFunctionNames(const ModuleDesc &module) {
   std::string names;
   for (const FunctionDesc &function : module.functions)
@@ -205,10 +211,11 @@ boo_status_t boo_device_open(const char *spec, boo_device_t **out_device) {
   *out_device = nullptr;
   std::string text = spec;
   auto invalidSpec = [&] {
-    return invalidArgument("invalid device \"" + text +
-                           "\": expected \"cpu\", \"cpu:N\" (N threads, 1-" +
-                           std::to_string(kMaxCPUThreads) +
-                           "), \"hip\" or \"hip:N\" (GPU N)");
+    return invalidArgument(
+        "invalid device \"" + text + "\": expected \"cpu\", \"cpu:N\" (N " +
+        "threads, 1-" + std::to_string(kMaxCPUThreads) +
+        "), \"hip\" or \"hip:N\" (GPU N); or \"emu:CHIP\" or " +
+        "\"emu:CHIP:N\" (the SIMT emulator of an AMD chip on N threads)");
   };
   std::unique_ptr<Backend> backend;
   unsigned index = 0;
@@ -221,6 +228,22 @@ boo_status_t boo_device_open(const char *spec, boo_device_t **out_device) {
       return invalidSpec();
     }
     if (boo_status_t status = openCPUBackend(text, index, backend))
+      return status;
+  } else if (text.rfind("emu:", 0) == 0) {
+    // "emu:gfx942" or "emu:gfx942:4".
+    std::string chip = text.substr(4);
+    size_t colon = chip.find(':');
+    if (colon == std::string::npos) {
+      if (boo_status_t status = getDefaultCPUThreads(index))
+        return status;
+    } else if (!parseIndex(chip.c_str() + colon + 1, index) || index == 0 ||
+               index > kMaxCPUThreads) {
+      return invalidSpec();
+    }
+    chip = chip.substr(0, colon);
+    if (chip.empty())
+      return invalidSpec();
+    if (boo_status_t status = openEmuBackend(text, chip, index, backend))
       return status;
   } else if (text == "hip" || text.rfind("hip:", 0) == 0) {
     if (text != "hip" && !parseIndex(spec + 4, index))
@@ -352,8 +375,9 @@ boo_status_t boo_module_load_data(boo_device_t *device, const void *data,
   int64_t chosen = -1;
   for (size_t i = 0; i < desc.targets.size(); ++i) {
     const TargetDesc &target = desc.targets[i];
-    module->targets += (i ? "," : "") + target.name;
-    listed += (i ? ", " : "") + target.name;
+    std::string name = getTargetDisplayName(target.kind, target.name);
+    module->targets += (i ? "," : "") + name;
+    listed += (i ? ", " : "") + name;
     if (chosen >= 0 || target.kind != backend.getTargetKind() ||
         target.name != backend.getTarget())
       continue;
@@ -366,9 +390,11 @@ boo_status_t boo_module_load_data(boo_device_t *device, const void *data,
   if (chosen < 0) {
     if (!whyNot.empty())
       return makeStatus(BOO_STATUS_INCOMPATIBLE, whyNot);
-    return makeStatus(BOO_STATUS_INCOMPATIBLE,
-                      "the module has no code for " + backend.getTarget() +
-                          "; it has: " + (listed.empty() ? "none" : listed));
+    return makeStatus(
+        BOO_STATUS_INCOMPATIBLE,
+        "the module has no code for " +
+            getTargetDisplayName(backend.getTargetKind(), backend.getTarget()) +
+            "; it has: " + (listed.empty() ? "none" : listed));
   }
 
   if (boo_status_t status =
@@ -464,10 +490,11 @@ boo_status_t boo_module_lookup_function(boo_module_t *module, const char *name,
               "' in the module; it has: " + joinFunctionNames(desc));
   }
   if (!found->impl)
-    return makeStatus(BOO_STATUS_INCOMPATIBLE,
-                      "@" + desc.functions[found->index].name +
-                          " has no code for " +
-                          module->device->backend->getTarget());
+    return makeStatus(
+        BOO_STATUS_INCOMPATIBLE,
+        "@" + desc.functions[found->index].name + " has no code for " +
+            getTargetDisplayName(module->device->backend->getTargetKind(),
+                                 module->device->backend->getTarget()));
   *out_function = found;
   return nullptr;
 }

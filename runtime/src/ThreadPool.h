@@ -10,7 +10,8 @@
 // set around each invocation. Without a current pool (a worker thread
 // calling it, i.e. nested parallelism, or a thread the runtime did not
 // start) or when the pool is already busy, the loop runs inline, so the
-// dispatcher can never deadlock or run two loops on one pool.
+// dispatcher can never deadlock or run two loops on one pool. The emulator
+// device runs a launch's workgroups through tryParallelFor too.
 //
 //===----------------------------------------------------------------------===//
 

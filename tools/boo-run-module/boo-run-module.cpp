@@ -302,7 +302,11 @@ std::unique_ptr<FunctionRunner> loadOnDevice(StringRef bytes, ModuleOp mlir,
       return nullptr;
     }
     ArtifactOptions options;
-    options.targets = {onCPU ? std::string("cpu") : session->getTarget()};
+    // The emulator runs emu:<chip> code; a GPU its chip's.
+    options.targets = {onCPU ? std::string("cpu")
+                       : StringRef(device).starts_with("emu:")
+                           ? "emu:" + session->getTarget()
+                           : session->getTarget()};
     options.producer = "boo-run-module";
     auto start = std::chrono::steady_clock::now();
     if (!compileModuleArtifact(mlir, options, compiled, error))
@@ -320,7 +324,8 @@ std::unique_ptr<FunctionRunner> loadOnDevice(StringRef bytes, ModuleOp mlir,
     error = "'" + moduleFile + "': " + error;
     return nullptr;
   }
-  return std::make_unique<RuntimeRunner>(std::move(session), onCPU);
+  return std::make_unique<RuntimeRunner>(std::move(session),
+                                        onCPU || StringRef(device).starts_with("emu:"));
 }
 
 /// Prints min/median/max/mean of `milliseconds`.

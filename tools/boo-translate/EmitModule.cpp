@@ -40,9 +40,10 @@ int boo::emitModuleMain(int argc, char **argv) {
       llvm::cl::cat(category));
   llvm::cl::list<std::string> targets(
       "targets",
-      llvm::cl::desc("Targets to compile for, comma-separated: cpu and/or "
-                     "AMD GPU chips (default: cpu)"),
-      llvm::cl::CommaSeparated, llvm::cl::value_desc("cpu,gfx942,..."),
+      llvm::cl::desc("Targets to compile for, comma-separated: cpu, AMD GPU "
+                     "chips, and emu:<chip> for the SIMT emulator of a chip "
+                     "(default: cpu)"),
+      llvm::cl::CommaSeparated, llvm::cl::value_desc("cpu,gfx942,emu:gfx942"),
       llvm::cl::cat(category));
   llvm::cl::opt<std::string> tuningSpec(
       "tuning-spec", llvm::cl::desc("Tuning spec for the GPU targets"),
@@ -50,6 +51,16 @@ int boo::emitModuleMain(int argc, char **argv) {
   llvm::cl::opt<int64_t> optLevel(
       "opt-level", llvm::cl::desc("LLVM optimization level for GPU targets"),
       llvm::cl::init(3), llvm::cl::cat(category));
+  llvm::cl::opt<bool> emuChecks(
+      "emu-checks",
+      llvm::cl::desc("emu:<chip> targets: guard every memory access and "
+                     "report LDS accesses to the race detector"),
+      llvm::cl::init(true), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> emuPlantBug(
+      "emu-plant-bug",
+      llvm::cl::desc("Test only: plant a bug in emu:<chip> kernels "
+                     "(missing-barrier, off-by-one, mma-layout)"),
+      llvm::cl::init(""), llvm::cl::Hidden, llvm::cl::cat(category));
   llvm::cl::opt<std::string> inputFilename(
       llvm::cl::Positional, llvm::cl::desc("<input module>"),
       llvm::cl::init("-"), llvm::cl::cat(category));
@@ -92,6 +103,8 @@ int boo::emitModuleMain(int argc, char **argv) {
     options.targets.push_back("cpu");
   options.tuningSpec = tuningSpec;
   options.gpuOptLevel = optLevel;
+  options.emuChecks = emuChecks;
+  options.emuPlantBug = emuPlantBug;
   options.producer = "boo-translate (LLVM " LLVM_VERSION_STRING ")";
   std::string bytes;
   if (!compileModuleArtifact(*module, options, bytes, error))

@@ -450,9 +450,9 @@ TEST(ModuleFormatTest, ManifestErrorsNameFieldAndOffset) {
   std::string crafted = bytes;
   crafted[targets + 4] = 7; // First target's kind.
   fixChecksum(crafted);
-  EXPECT_EQ(parseError(crafted), "manifest: target 0 at offset " +
-                                     std::to_string(targets + 4) +
-                                     ": kind 7 is neither 0 (cpu) nor 1 (hip)");
+  EXPECT_EQ(parseError(crafted),
+            "manifest: target 0 at offset " + std::to_string(targets + 4) +
+                ": kind 7 is unknown (0 cpu, 1 hip, 2 emu)");
 
   // Trailing manifest bytes: grow the manifest section by one zero byte
   // that lies in the padding after it.
@@ -461,6 +461,33 @@ TEST(ModuleFormatTest, ManifestErrorsNameFieldAndOffset) {
   writeU64(trailing, 32 + 16, readU64(bytes, 32 + 16) + 1);
   fixChecksum(trailing);
   EXPECT_NE(parseError(trailing).find("1 trailing bytes"), std::string::npos);
+}
+
+/// Emulator targets (kind 2) share the chip names of HIP targets and follow
+/// the GPU launch rules.
+TEST(ModuleFormatTest, EmuTargets) {
+  ModuleDesc module = makeRichModule();
+  module.targets[2].kind = TargetKind::Emu; // the gfx1100 target
+  module.targets.push_back({TargetKind::Emu, "gfx942", ""});
+  FunctionImpl emu = module.functions[0].impls[1];
+  emu.target = 3;
+  module.codeObjects.push_back(pattern(200, 'e'));
+  module.codeObjects.push_back(pattern(300, 'f'));
+  emu.launches[0].codeObject = 4;
+  emu.launches[1].codeObject = 5;
+  module.functions[0].impls.push_back(emu);
+  std::string bytes = serialize(module);
+  ModuleDesc parsed;
+  std::string error;
+  ASSERT_TRUE(parseModule(bytes.data(), bytes.size(), parsed, error)) << error;
+  expectEqual(module, parsed);
+  EXPECT_EQ(parsed.targets[3].kind, TargetKind::Emu);
+
+  module.functions[0].impls[2].launches[1].grid[2] = 0;
+  EXPECT_NE(validateModule(module).find(
+                "impl 2 launch 1: grid and workgroup sizes must be positive"),
+            std::string::npos)
+      << validateModule(module);
 }
 
 /// Each broken description is refused by validateModule and serializeModule.

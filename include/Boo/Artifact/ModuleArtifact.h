@@ -26,8 +26,8 @@ namespace mlir {
 namespace boo {
 
 struct ArtifactOptions {
-  /// "cpu" (the host) and/or AMD GPU chips ("gfx942", ...); at least one,
-  /// no duplicates.
+  /// "cpu" (the host), AMD GPU chips ("gfx942", ...) and/or the SIMT
+  /// emulator of a chip ("emu:gfx942"); at least one, no duplicates.
   std::vector<std::string> targets;
   /// The CPU pipeline's options.
   CPUPipelineOptions cpu;
@@ -35,12 +35,16 @@ struct ArtifactOptions {
   /// embedded default spec) and LLVM optimization level.
   std::string tuningSpec;
   unsigned gpuOptLevel = 3;
+  /// boo-to-emu: guard memory accesses and report LDS accesses (checks),
+  /// and, in tests only, a bug to plant (boo-emu-plant-bug).
+  bool emuChecks = true;
+  std::string emuPlantBug;
   /// Written into the manifest's producer field.
   std::string producer = "boo";
 };
 
 /// The target names accepted in ArtifactOptions::targets, for messages:
-/// "cpu" and the chips of the architecture table.
+/// "cpu", the chips of the architecture table, and "emu:<chip>" for each.
 std::vector<std::string> getArtifactTargetNames();
 
 /// Compiles every public function of `module` for every target and returns

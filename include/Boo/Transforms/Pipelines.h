@@ -75,6 +75,43 @@ void buildROCDLPipeline(OpPassManager &pm,
 void addGPUKernelStages(OpPassManager &pm, llvm::StringRef chip,
                         llvm::StringRef tuningSpec);
 
+/// Options of the `boo-to-emu` pipeline (the SIMT emulator device).
+struct EmuPipelineOptions : public PassPipelineOptions<EmuPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Emulated chip, e.g. gfx942"),
+                           llvm::cl::init("gfx942")};
+  Option<std::string> tuningSpec{
+      *this, "tuning-spec",
+      llvm::cl::desc("Tuning spec path (empty: BOO_TUNING_SPEC_PATH, else "
+                     "the embedded default)"),
+      llvm::cl::init("")};
+  Option<bool> checks{
+      *this, "checks",
+      llvm::cl::desc("Guard memory accesses and report LDS accesses to the "
+                     "race detector (boo-emu-lower-kernels' checks)"),
+      llvm::cl::init(true)};
+  Option<std::string> plantBug{
+      *this, "plant-bug",
+      llvm::cl::desc("Test only: plant a bug in the kernels first "
+                     "(boo-emu-plant-bug: missing-barrier, off-by-one, "
+                     "mma-layout)"),
+      llvm::cl::init("")};
+};
+
+/// The kernel half of boo-to-emu, after addGPUKernelStages: each gpu.func
+/// kernel becomes a host function of one work-item (boo-emu-lower-kernels).
+/// Host functions that launch kernels are dropped (a loader reads the
+/// launches before this). Defined in EmuPipeline.cpp.
+void addEmuKernelStages(OpPassManager &pm, const EmuPipelineOptions &options);
+
+/// The emulated kernels (after addEmuKernelStages) to the LLVM dialect;
+/// ends with boo-verify-llvm-contract.
+void addEmuHostLoweringStages(OpPassManager &pm);
+
+/// boo-to-emu: addGPUKernelStages, addEmuKernelStages and
+/// addEmuHostLoweringStages.
+void buildEmuPipeline(OpPassManager &pm, const EmuPipelineOptions &options);
+
 /// The linalg stage both pipelines share: boo-convert-to-linalg, named ops
 /// generalized, element-wise epilogue generics fused, canonicalized.
 void addBooToLinalgStage(OpPassManager &pm);

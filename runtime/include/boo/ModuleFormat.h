@@ -53,7 +53,12 @@ enum class TargetKind : uint8_t {
   CPU = 0,
   /// An AMDGPU code object (HSACO). Target name: the chip ("gfx942").
   HIP = 1,
+  /// The GPU kernels of a chip lowered to host code for the runtime's SIMT
+  /// emulator: an ELF shared object for the host whose kernels follow
+  /// boo/EmuABI.h. Target name: the emulated chip ("gfx942").
+  Emu = 2,
 };
+inline constexpr uint8_t kMaxTargetKind = 2;
 
 struct TensorDesc {
   std::string name; // may be empty
@@ -79,12 +84,17 @@ struct LaunchArg {
 };
 
 /// One kernel launch. On HIP targets, `kernel` is a kernel symbol of code
-/// object `codeObject` (an HSACO for the target's chip) and `grid` (workgroups) and `workgroup` (threads)
-/// are the launch sizes; `dynamicLdsBytes` is the launch's dynamic shared
-/// memory (static LDS is in the code object). On CPU targets, `kernel` is
-/// an entry symbol `void entry(void **args)` of shared object `codeObject` (args[i]: a pointer to the
-/// memref descriptor of argument i), grid and workgroup are {1,1,1}, and
-/// every argument is an Input or Result at offset 0.
+/// object `codeObject` (an HSACO for the target's chip) and `grid`
+/// (workgroups) and `workgroup` (threads) are the launch sizes;
+/// `dynamicLdsBytes` is the launch's dynamic shared memory (static LDS is in
+/// the code object). On Emu targets, `kernel` is a host function of shared
+/// object `codeObject` following boo/EmuABI.h, grid and workgroup are as on
+/// HIP, and `dynamicLdsBytes` is the kernel's TOTAL LDS size (the emulator
+/// allocates that many bytes per workgroup). On CPU targets, `kernel` is an
+/// entry symbol `void entry(void **args)` of shared object `codeObject`
+/// (args[i]: a pointer to the memref descriptor of argument i), grid and
+/// workgroup are {1,1,1}, and every argument is an Input or Result at
+/// offset 0.
 struct Launch {
   uint32_t codeObject = 0; // index into ModuleDesc::codeObjects
   std::string kernel;
@@ -112,7 +122,7 @@ struct TargetDesc {
   std::string name;
   /// CPU: the instruction-set features the code needs, comma-separated
   /// (a subset of "sse4.2,avx,avx2,fma,avx512f"), checked before loading.
-  /// HIP: empty.
+  /// HIP and Emu: empty (not checked).
   std::string features;
 };
 

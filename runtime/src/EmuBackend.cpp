@@ -1,0 +1,202 @@
+//===- EmuBackend.cpp - The "emu:<chip>" device ---------------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs a module's Emu target for a chip: host shared objects whose kernels
+// follow boo/EmuABI.h, loaded like CPU code objects. Memory is host memory;
+// each launch runs on the SIMT emulator (EmuDevice.h) with its arguments
+// resolved as the HIP backend resolves them, and fails with the
+// emulator's report when any check fired.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmuDevice.h"
+#include "HostBackend.h"
+#include "SharedObject.h"
+#include "ThreadPool.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace boo::runtime;
+using boo::emu::ChipInfo;
+using boo::emu::KernelFn;
+using boo::emu::LaunchInfo;
+
+namespace {
+
+class EmuExecutable : public Executable {
+public:
+  EmuExecutable(const ModuleDesc &module, const ChipInfo &chip,
+                ThreadPool &pool)
+      : module(module), chip(chip), pool(pool) {}
+  ~EmuExecutable() override {
+    for (const std::vector<void *> &buffers : scratch)
+      for (void *buffer : buffers)
+        free(buffer);
+  }
+
+  boo_status_t load(uint32_t targetIndex);
+  boo_status_t invoke(size_t functionIndex, const FunctionImpl &impl,
+                      void *const *inputs, void *const *results) override;
+
+private:
+  const ModuleDesc &module;
+  const ChipInfo &chip;
+  ThreadPool &pool;
+  /// Indexed by code object; null for those the target does not use.
+  std::vector<std::unique_ptr<SharedObject>> objects;
+  /// Per function, the kernel of each launch of its impl for the target.
+  std::vector<std::vector<KernelFn>> kernels;
+  /// Per function, its scratch buffers once allocated.
+  std::vector<std::vector<void *>> scratch;
+};
+
+boo_status_t EmuExecutable::load(uint32_t targetIndex) {
+  objects.resize(module.codeObjects.size());
+  kernels.resize(module.functions.size());
+  scratch.resize(module.functions.size());
+  for (size_t f = 0; f < module.functions.size(); ++f) {
+    const FunctionDesc &function = module.functions[f];
+    for (const FunctionImpl &impl : function.impls) {
+      if (impl.target != targetIndex)
+        continue;
+      for (const Launch &launch : impl.launches) {
+        std::unique_ptr<SharedObject> &object = objects[launch.codeObject];
+        if (!object) {
+          if (boo_status_t status =
+                  SharedObject::load(module.codeObjects[launch.codeObject],
+                                     launch.codeObject, object))
+            return status;
+        }
+        void *kernel = object->lookup(launch.kernel.c_str());
+        if (!kernel)
+          return makeStatus(BOO_STATUS_INVALID_MODULE,
+                            "@" + function.name + ": code object " +
+                                std::to_string(launch.codeObject) +
+                                " does not define the kernel '" +
+                                launch.kernel + "'");
+        kernels[f].push_back(reinterpret_cast<KernelFn>(kernel));
+      }
+    }
+  }
+  return nullptr;
+}
+
+boo_status_t EmuExecutable::invoke(size_t functionIndex,
+                                   const FunctionImpl &impl,
+                                   void *const *inputs, void *const *results) {
+  const FunctionDesc &function = module.functions[functionIndex];
+  std::vector<void *> &buffers = scratch[functionIndex];
+  while (buffers.size() < impl.scratchBytes.size()) {
+    uint64_t bytes = impl.scratchBytes[buffers.size()];
+    void *buffer = nullptr;
+    if (bytes > SIZE_MAX - 64 ||
+        posix_memalign(&buffer, 64, bytes ? size_t(bytes) : 1) != 0)
+      return makeStatus(BOO_STATUS_OUT_OF_MEMORY,
+                        "@" + function.name + ": cannot allocate " +
+                            std::to_string(bytes) + " scratch bytes");
+    // Like device memory, scratch starts with garbage: NaNs, not zeros.
+    memset(buffer, 0xFF, size_t(bytes));
+    buffers.push_back(buffer);
+  }
+
+  for (size_t l = 0; l < impl.launches.size(); ++l) {
+    const Launch &launch = impl.launches[l];
+    // args[i] points to the value of argument i, as kernelParams in
+    // hipModuleLaunchKernel.
+    union Slot {
+      void *pointer;
+      uint64_t imm64;
+      uint32_t imm32;
+    };
+    std::vector<Slot> slots(launch.args.size());
+    std::vector<void *> args(launch.args.size());
+    for (size_t i = 0; i < launch.args.size(); ++i) {
+      const LaunchArg &arg = launch.args[i];
+      Slot &slot = slots[i];
+      switch (arg.kind) {
+      case ArgKind::Input:
+        slot.pointer = static_cast<char *>(inputs[arg.index]) + arg.value;
+        args[i] = &slot.pointer;
+        break;
+      case ArgKind::Result:
+        slot.pointer = static_cast<char *>(results[arg.index]) + arg.value;
+        args[i] = &slot.pointer;
+        break;
+      case ArgKind::Scratch:
+        slot.pointer = static_cast<char *>(buffers[arg.index]) + arg.value;
+        args[i] = &slot.pointer;
+        break;
+      case ArgKind::Imm64:
+        slot.imm64 = arg.value;
+        args[i] = &slot.imm64;
+        break;
+      case ArgKind::Imm32:
+        slot.imm32 = static_cast<uint32_t>(arg.value);
+        args[i] = &slot.imm32;
+        break;
+      }
+    }
+    LaunchInfo info;
+    info.chip = &chip;
+    info.kernel = kernels[functionIndex][l];
+    info.kernelName = launch.kernel;
+    std::copy(launch.grid, launch.grid + 3, info.grid);
+    std::copy(launch.workgroup, launch.workgroup + 3, info.workgroup);
+    info.ldsBytes = launch.dynamicLdsBytes;
+    info.args = args.data();
+    std::string report = boo::emu::runLaunch(info, &pool);
+    // Later launches would read what this one left wrong: stop here.
+    if (!report.empty())
+      return makeStatus(BOO_STATUS_INTERNAL, "@" + function.name + ": launch " +
+                                                 std::to_string(l) + ": " +
+                                                 report);
+  }
+  return nullptr;
+}
+
+class EmuBackend : public HostBackend {
+public:
+  EmuBackend(const std::string &spec, const ChipInfo &chip, unsigned threads)
+      : chip(chip), pool(threads) {
+    target = chip.name;
+    description = spec + " (" + target + " emulated on " + getHostArch() +
+                  ", wave" + std::to_string(chip.waveSize) + ", " +
+                  std::to_string(threads) +
+                  (threads == 1 ? " thread)" : " threads)");
+  }
+
+  TargetKind getTargetKind() const override { return TargetKind::Emu; }
+
+  boo_status_t load(const ModuleDesc &module, uint32_t targetIndex,
+                    std::unique_ptr<Executable> &executable) override {
+    auto loaded = std::make_unique<EmuExecutable>(module, chip, pool);
+    if (boo_status_t status = loaded->load(targetIndex))
+      return status;
+    executable = std::move(loaded);
+    return nullptr;
+  }
+
+private:
+  const ChipInfo &chip;
+  ThreadPool pool;
+};
+
+} // namespace
+
+boo_status_t boo::runtime::openEmuBackend(const std::string &spec,
+                                          const std::string &chipName,
+                                          unsigned threads,
+                                          std::unique_ptr<Backend> &backend) {
+  const ChipInfo *chip = boo::emu::findChip(chipName);
+  if (!chip)
+    return makeStatus(BOO_STATUS_INVALID_ARGUMENT,
+                      "invalid device \"" + spec + "\": the emulator does " +
+                          "not know chip '" + chipName + "'; it supports " +
+                          boo::emu::getSupportedChips());
+  backend = std::make_unique<EmuBackend>(spec, *chip, threads);
+  return nullptr;
+}
