@@ -377,7 +377,7 @@ class HostFunctionReader {
 public:
   /// Launches name the code object of their gpu.binary (`codeObjects`),
   /// or, with `emuCodeObject`, that one shared object and the emulated
-  /// kernel's symbol `<module>__<kernel>` (boo-emu-lower-kernels).
+  /// kernel's host symbol (getEmuKernelSymbol).
   HostFunctionReader(const FunctionSignature &signature,
                      const llvm::StringMap<uint32_t> &codeObjects,
                      std::optional<uint32_t> emuCodeObject = std::nullopt)
@@ -458,9 +458,9 @@ private:
     rt::Launch launch;
     if (emuCodeObject) {
       launch.codeObject = *emuCodeObject;
-      launch.kernel = (launchOp.getKernelModuleName().getValue() + "__" +
-                       launchOp.getKernelName().getValue())
-                          .str();
+      launch.kernel = getEmuKernelSymbol(
+          launchOp.getKernelModuleName().getValue(),
+          launchOp.getKernelName().getValue());
     } else {
       auto codeObject = codeObjects.find(launchOp.getKernelModuleName());
       if (codeObject == codeObjects.end())

@@ -19,6 +19,7 @@
 
 #include "Boo/Target/ChipInfo.h"
 #include "Boo/Transforms/Passes.h"
+#include "Boo/Transforms/Pipelines.h"
 #include "boo/EmuABI.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -486,9 +487,20 @@ void KernelLowering::guardAccess(Operation *op) {
     resultTypes.push_back(loadType);
   auto ifOp = scf::IfOp::create(b, loc, resultTypes, ok, /*else=*/true);
 
-  // In bounds: the access (and, on LDS, its report to the race detector).
-  OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+  // In bounds: the access and, on LDS, its report to the race detector
+  // (loads before, stores after the access; EmuABI.h).
+  Block *thenBlock = ifOp.thenBlock();
+  if (loadType) {
+    op->moveBefore(thenBlock, thenBlock->end());
+    OpBuilder yieldBuilder = OpBuilder::atBlockEnd(thenBlock);
+    scf::YieldOp::create(yieldBuilder, loc, op->getResults());
+  } else {
+    op->moveBefore(thenBlock->getTerminator());
+  }
   if (root.ldsByteOffset >= 0) {
+    OpBuilder thenBuilder(op);
+    if (isStore)
+      thenBuilder.setInsertionPointAfter(op);
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
     Value byteOffset = arith::AddIOp::create(
         thenBuilder, loc,
@@ -501,14 +513,6 @@ void KernelLowering::guardAccess(Operation *op) {
               arith::IndexCastOp::create(thenBuilder, loc, i64, byteOffset),
               arith::ConstantIntOp::create(thenBuilder, loc, i64,
                                            elementBytes * vectorLength)});
-  }
-  Block *thenBlock = ifOp.thenBlock();
-  if (loadType) {
-    op->moveBefore(thenBlock, thenBlock->end());
-    OpBuilder yieldBuilder = OpBuilder::atBlockEnd(thenBlock);
-    scf::YieldOp::create(yieldBuilder, loc, op->getResults());
-  } else {
-    op->moveBefore(thenBlock->getTerminator());
   }
 
   // Out of bounds: report which dim (or the linear index) and skip.
@@ -679,8 +683,12 @@ LogicalResult KernelLowering::lower(gpu::GPUModuleOp gpuModule,
   MLIRContext *ctx = module.getContext();
   Location loc = kernel.getLoc();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
-  std::string name = (gpuModule.getName() + "__" + kernel.getName()).str();
-  if (module.lookupSymbol(name))
+  std::string name =
+      mlir::boo::getEmuKernelSymbol(gpuModule.getName(), kernel.getName());
+  // The kernel's gpu.module (erased once its kernels are lowered) may carry
+  // the same name.
+  if (Operation *existing = module.lookupSymbol(name);
+      existing && existing != gpuModule.getOperation())
     return kernel.emitOpError("emu: symbol @") << name << " already exists";
   if (kernel.getNumPrivateAttributions() != 0 &&
       !llvm::all_of(kernel.getPrivateAttributions(), [](BlockArgument arg) {

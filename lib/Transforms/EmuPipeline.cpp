@@ -25,6 +25,12 @@
 
 using namespace mlir;
 
+std::string boo::getEmuKernelSymbol(StringRef module, StringRef kernel) {
+  if (module == kernel)
+    return kernel.str();
+  return (module + "__" + kernel).str();
+}
+
 void boo::addEmuKernelStages(OpPassManager &pm,
                              const EmuPipelineOptions &options) {
   // 5. The kernels' own lowering, as in boo-to-rocdl's stage 5: the same

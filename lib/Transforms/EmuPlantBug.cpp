@@ -6,7 +6,7 @@
 //
 // Plants one known bug in real outlined kernels, so that tests can prove the
 // emulator reports it: a missing barrier (LDS race), an off-by-one store
-// index (out of bounds), or a wrong MMA operand layout (wrong numbers).
+// index (out of bounds), or or a wrong MMA operand layout (wrong numbers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,26 +37,27 @@ bool dropFirstBarrier(gpu::GPUFuncOp kernel) {
   return true;
 }
 
-/// Adds 1 to the last index of the kernel's first store to an argument.
-bool shiftFirstStore(gpu::GPUFuncOp kernel) {
-  memref::StoreOp first;
+/// Adds 1 to the last index of every store to a kernel argument: the
+/// store that writes a buffer's last element then writes past its end.
+bool shiftStores(gpu::GPUFuncOp kernel) {
+  SmallVector<memref::StoreOp> stores;
   kernel.walk([&](memref::StoreOp store) {
     auto arg = dyn_cast<BlockArgument>(store.getMemRef());
-    if (!first && arg && arg.getOwner() == &kernel.getBody().front() &&
+    if (arg && arg.getOwner() == &kernel.getBody().front() &&
         arg.getArgNumber() < kernel.getNumArguments() &&
         !store.getIndices().empty())
-      first = store;
+      stores.push_back(store);
   });
-  if (!first)
-    return false;
-  OpBuilder b(first);
-  Location loc = first.getLoc();
-  unsigned last = first.getIndices().size() - 1;
-  Value shifted = arith::AddIOp::create(
-      b, loc, first.getIndices()[last],
-      arith::ConstantIndexOp::create(b, loc, 1));
-  first.getIndicesMutable()[last].set(shifted);
-  return true;
+  for (memref::StoreOp store : stores) {
+    OpBuilder b(store);
+    Location loc = store.getLoc();
+    unsigned last = store.getIndices().size() - 1;
+    Value shifted = arith::AddIOp::create(
+        b, loc, store.getIndices()[last],
+        arith::ConstantIndexOp::create(b, loc, 1));
+    store.getIndicesMutable()[last].set(shifted);
+  }
+  return !stores.empty();
 }
 
 /// Reverses the items of every MMA's A operand.
@@ -89,7 +90,7 @@ struct BooEmuPlantBugPass
     if (bug == "missing-barrier")
       plant = dropFirstBarrier;
     else if (bug == "off-by-one")
-      plant = shiftFirstStore;
+      plant = shiftStores;
     else if (bug == "mma-layout")
       plant = reverseMmaA;
     else {

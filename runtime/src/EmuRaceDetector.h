@@ -43,18 +43,26 @@ public:
   void beginEpoch() { advance(); }
 
   /// Records an access of work-item `item` (< 65535) to [offset, offset +
-  /// bytes), which lies inside the LDS. Returns true and fills `race` for
-  /// the access's first conflicting byte.
+  /// bytes), which lies inside the LDS `lds`. Stores are reported after they
+  /// happened: a store of the byte value an earlier store of this interval
+  /// wrote is benign (as in CUDA racecheck: lanes of a wave that all write
+  /// the same result, as upstream's all-reduce does); any other store after
+  /// another work-item's access, and a load after another work-item's store,
+  /// are races. Returns true and fills `race` for the access's first
+  /// conflicting byte.
   bool access(uint32_t item, bool isStore, uint64_t offset, uint64_t bytes,
-              LdsRace &race) {
+              const uint8_t *lds, LdsRace &race) {
     Cell *cell = cells.data() + offset;
     uint16_t self = uint16_t(item);
     bool found = false;
     for (uint64_t i = 0; i < bytes; ++i, ++cell) {
       if (isStore) {
-        if (!found && cell->writeEpoch == epoch && cell->writer != self) {
-          race = {true, cell->writer, true, offset + i};
-          found = true;
+        uint8_t value = lds[offset + i];
+        if (cell->writeEpoch == epoch && cell->writer != self) {
+          if (!found && cell->value != value) {
+            race = {true, cell->writer, true, offset + i};
+            found = true;
+          }
         } else if (!found && cell->readEpoch == epoch) {
           uint16_t reader =
               cell->reader != self ? cell->reader : cell->otherReader;
@@ -63,8 +71,10 @@ public:
             found = true;
           }
         }
+        if (cell->writeEpoch != epoch || cell->value != value)
+          cell->writer = self;
         cell->writeEpoch = epoch;
-        cell->writer = self;
+        cell->value = value;
       } else {
         if (!found && cell->writeEpoch == epoch && cell->writer != self) {
           race = {false, cell->writer, true, offset + i};
@@ -88,6 +98,7 @@ private:
   struct Cell {
     uint32_t writeEpoch = 0, readEpoch = 0;
     uint16_t writer = kNobody, reader = kNobody, otherReader = kNobody;
+    uint8_t value = 0; // the byte the last store of writeEpoch wrote
   };
 
   void advance();

@@ -123,6 +123,9 @@ private:
   /// or for the thread's stack when none is left. Returns when `self` is
   /// resumed.
   void switchAway(WorkItem &self);
+  /// Lanes of `wave` waiting at a barrier; the first lane at a wave op.
+  uint32_t waitingAtBarrier(const Wave &wave) const;
+  uint32_t firstAtWaveOp(const Wave &wave) const;
   /// Records a fatal error and abandons the workgroup: never returns.
   [[noreturn]] void fail(std::string message);
 
@@ -306,14 +309,44 @@ void Runner::run(const LaunchInfo &launchInfo, const uint32_t block[3],
   current = nullptr;
 }
 
+uint32_t Runner::waitingAtBarrier(const Wave &wave) const {
+  uint32_t count = 0;
+  for (uint32_t i = wave.first; i < wave.first + wave.size; ++i)
+    count += items[i].state == ItemState::AtBarrier;
+  return count;
+}
+
+uint32_t Runner::firstAtWaveOp(const Wave &wave) const {
+  for (uint32_t i = wave.first; i < wave.first + wave.size; ++i)
+    if (items[i].state == ItemState::AtWaveOp)
+      return i;
+  return wave.first;
+}
+
 void Runner::switchAway(WorkItem &self) {
   if (queueSize == 0) {
     if (live == 0) {
       switchFiber(self.fiber, threadContext);
       abort(); // The workgroup is over: never resumed.
     }
-    fail(getWorkgroupWhere() + ": deadlock: no work-item can continue: " +
-         describeStates(0, itemCount));
+    // Divergence, as SIMT hardware runs it: lanes of a wave that took
+    // another path and wait at the workgroup barrier are inactive for a
+    // shuffle that the wave's other lanes execute first (upstream's
+    // all-reduce shuffles the subgroup partials in a branch only the first
+    // lanes take). Such a shuffle runs with the lanes that reached it.
+    for (Wave &wave : waves) {
+      if (wave.arrived == 0 || wave.arrived + waitingAtBarrier(wave) !=
+                                   wave.live)
+        continue;
+      const WorkItem &lane = items[firstAtWaveOp(wave)];
+      if (lane.opKind != WaveOpKind::Shuffle)
+        continue;
+      completeWaveOp(wave, nullptr);
+      break;
+    }
+    if (queueSize == 0)
+      fail(getWorkgroupWhere() + ": deadlock: no work-item can continue: " +
+           describeStates(0, itemCount));
   }
   WorkItem &next = items[pop()];
   current = &next;
@@ -491,7 +524,9 @@ void Runner::runShuffle(const Wave &wave) {
     if (from.state != ItemState::AtWaveOp) {
       if (!problems++)
         problem = "lane " + std::to_string(lane) + " reads lane " +
-                  std::to_string(source) + ", which has returned";
+                  std::to_string(source) +
+                  ", which is not active (it has returned or waits "
+                  "elsewhere)";
       continue;
     }
     args.result = int64_t(uint32_t(from.shuffle.value)) | int64_t(1) << 32;
@@ -575,7 +610,7 @@ void Runner::recordLdsAccess(WorkItem &self, bool isStore, int64_t byteOffset,
   }
   LdsRace race;
   if (!races.access(self.linear, isStore, uint64_t(byteOffset), uint64_t(bytes),
-                    race))
+                    reinterpret_cast<const uint8_t *>(lds.get()), race))
     return;
   if (!errors->keepsNext()) {
     ++errors->count;

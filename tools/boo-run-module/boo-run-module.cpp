@@ -27,7 +27,7 @@
 #include "Boo/Runner/TensorIO.h"
 #include "Boo/Artifact/ModuleArtifact.h"
 #include "Boo/Target/ROCDLSerialize.h"
-#include "RuntimeSession.h"
+#include "Boo/Runner/RuntimeSession.h"
 #include "boo/ModuleFormat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -9,6 +9,8 @@
 #include "Boo/InitAll.h"
 #include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/HostTensor.h"
+#include "Boo/Runner/RuntimeSession.h"
+#include "Boo/Artifact/ModuleArtifact.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -158,7 +160,11 @@ SweepOptions getSweepOptions(int64_t defaultCases) {
       readEnv("BOO_SWEEP_FORM_FUSIONS", v) ? static_cast<int>(v) : -1;
   o.seed = readEnv("BOO_SWEEP_SEED", v) ? static_cast<uint64_t>(v)
                                         : kDefaultSweepSeed;
+  if (readEnv("BOO_SWEEP_DEFAULT_CASES_PERCENT", v))
+    defaultCases = std::max<int64_t>(1, defaultCases * v / 100);
   o.cases = readEnv("BOO_SWEEP_CASES", v) ? v : defaultCases;
+  const char *device = std::getenv("BOO_SWEEP_DEVICE");
+  o.device = device && *device ? device : "cpu";
   o.only = readEnv("BOO_SWEEP_CASE", v) ? v : -1;
   if (o.only >= o.cases)
     o.cases = o.only + 1;
@@ -166,9 +172,10 @@ SweepOptions getSweepOptions(int64_t defaultCases) {
   static bool printed = false;
   if (!printed) {
     printed = true;
-    std::printf("[ sweep    ] BOO_SWEEP_SEED=%llu (override with "
-                "BOO_SWEEP_SEED, BOO_SWEEP_CASES, BOO_SWEEP_CASE)\n",
-                static_cast<unsigned long long>(o.seed));
+    std::printf("[ sweep    ] BOO_SWEEP_SEED=%llu BOO_SWEEP_DEVICE=%s "
+                "(override with BOO_SWEEP_SEED, BOO_SWEEP_CASES, "
+                "BOO_SWEEP_CASE, BOO_SWEEP_DEVICE)\n",
+                static_cast<unsigned long long>(o.seed), o.device.c_str());
   }
   return o;
 }
@@ -358,13 +365,18 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
       options.forceFormFusions >= 0 ? options.forceFormFusions : c.formFusions;
   bool vectorize =
       options.forceVectorize >= 0 ? options.forceVectorize : c.vectorize;
+  bool onCPU = options.device == "cpu";
   auto failure = [&](const std::string &what) {
     std::ostringstream os;
     os << sweepName << " case " << index << " (seed " << options.seed
        << "): " << what << "\n  problem: " << c.description
+       << "\n  device: " << options.device
+       << (onCPU ? "" : " (boo-to-emu with the chip's default tuning spec "
+                        "and heuristics)")
        << "\n  pipeline: form-fusions=" << formFusions
        << " vectorize=" << vectorize
-       << "\n  rerun alone: BOO_SWEEP_SEED=" << options.seed
+       << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
+       << " BOO_SWEEP_SEED=" << options.seed
        << " BOO_SWEEP_CASE=" << index
        << " build/bin/BooNumericsSweepTests --gtest_filter=" << sweepName
        << "\n  module:\n"
@@ -403,34 +415,68 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     return failure("the generated module does not parse (a harness bug):\n" +
                    diagnostics);
 
-  mlir::boo::CPUPipelineOptions pipelineOptions;
-  pipelineOptions.formFusions = formFusions;
-  pipelineOptions.vectorize = vectorize;
-  std::string error;
-  start = std::chrono::steady_clock::now();
-  std::unique_ptr<mlir::boo::CPUExecutable> exe;
-  {
-    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-      llvm::raw_string_ostream os(diagnostics);
-      os << d.getLocation() << ": " << d << "\n";
-      return mlir::success();
-    });
-    exe = mlir::boo::CPUExecutable::compile(std::move(module), "",
-                                            pipelineOptions, error);
-  }
-  stats.compileSeconds += seconds(start);
-  if (!exe)
-    return failure("compilation failed: " + error + "\n" + diagnostics);
-  stats.pipelineSeconds += exe->getCompileTimes().pipeline;
-  stats.jitSeconds += exe->getCompileTimes().jit;
-
   std::vector<mlir::boo::HostTensor> args, outs;
   for (const Arg &a : c.args)
     args.push_back(toHost(a));
-  start = std::chrono::steady_clock::now();
-  if (mlir::failed(exe->invoke(args, outs, error)))
-    return failure("invocation failed: " + error);
-  stats.runSeconds += seconds(start);
+  if (onCPU) {
+    mlir::boo::CPUPipelineOptions pipelineOptions;
+    pipelineOptions.formFusions = formFusions;
+    pipelineOptions.vectorize = vectorize;
+    std::string error;
+    start = std::chrono::steady_clock::now();
+    std::unique_ptr<mlir::boo::CPUExecutable> exe;
+    {
+      mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+        llvm::raw_string_ostream os(diagnostics);
+        os << d.getLocation() << ": " << d << "\n";
+        return mlir::success();
+      });
+      exe = mlir::boo::CPUExecutable::compile(std::move(module), "",
+                                              pipelineOptions, error);
+    }
+    stats.compileSeconds += seconds(start);
+    if (!exe)
+      return failure("compilation failed: " + error + "\n" + diagnostics);
+    stats.pipelineSeconds += exe->getCompileTimes().pipeline;
+    stats.jitSeconds += exe->getCompileTimes().jit;
+
+    start = std::chrono::steady_clock::now();
+    if (mlir::failed(exe->invoke(args, outs, error)))
+      return failure("invocation failed: " + error);
+    stats.runSeconds += seconds(start);
+  } else {
+    // The emulator: compile the module for emu:<chip> and run it through
+    // the runtime, like boo-run-module --device=emu:<chip>.
+    std::string error;
+    start = std::chrono::steady_clock::now();
+    mlir::boo::ArtifactOptions artifactOptions;
+    artifactOptions.targets = {options.device};
+    artifactOptions.producer = "BooNumericsSweepTests";
+    std::string bytes;
+    bool compiled;
+    {
+      mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+        llvm::raw_string_ostream os(diagnostics);
+        os << d.getLocation() << ": " << d << "\n";
+        return mlir::success();
+      });
+      compiled = mlir::boo::compileModuleArtifact(*module, artifactOptions,
+                                                  bytes, error);
+    }
+    stats.compileSeconds += seconds(start);
+    if (!compiled)
+      return failure("compilation failed: " + error + "\n" + diagnostics);
+    start = std::chrono::steady_clock::now();
+    std::unique_ptr<mlir::boo::RuntimeSession> session =
+        mlir::boo::RuntimeSession::open(options.device, error);
+    double milliseconds = 0;
+    if (!session || !session->load(bytes, "", error) ||
+        !session->setInputs(args, error) ||
+        !session->invoke(milliseconds, error) ||
+        !session->readResults(outs, error))
+      return failure("invocation failed: " + error);
+    stats.runSeconds += seconds(start);
+  }
 
   if (outs.size() != c.results.size())
     return failure("expected " + std::to_string(c.results.size()) +

@@ -18,6 +18,11 @@
 //   BOO_SWEEP_VERBOSE=1     print every case's description
 //   BOO_SWEEP_CASE_TIMEOUT=<s>  abort (printing the case) after s seconds
 //                           in one case (default 120)
+//   BOO_SWEEP_DEVICE=emu:<chip>  run on the SIMT emulator of a chip
+//                           (boo-to-emu, the GPU kernels) instead of the
+//                           CPU JIT (default "cpu")
+//   BOO_SWEEP_DEFAULT_CASES_PERCENT=<p>  p% of each sweep's default case
+//                           count (at least 1), for the emulator's CI runs
 //   BOO_SWEEP_VECTORIZE=0|1, BOO_SWEEP_FORM_FUSIONS=0|1
 //                           force a pipeline option for every case, to
 //                           narrow a failure down
@@ -143,6 +148,8 @@ struct SweepOptions {
   int64_t caseTimeoutSeconds;
   /// -1: each case's own choice; 0/1: forced for every case.
   int forceVectorize, forceFormFusions;
+  /// "cpu" (the JIT) or "emu:<chip>" (the runtime's emulator device).
+  std::string device;
 };
 SweepOptions getSweepOptions(int64_t defaultCases);
 

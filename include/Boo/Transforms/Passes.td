@@ -482,10 +482,11 @@ def BooEmuLowerKernels : Pass<"boo-emu-lower-kernels", "ModuleOp"> {
     `boo-to-rocdl` (stages 1-4), with `boo-gpu-lower-all-reduce`,
     `convert-linalg-to-loops`, `boo-expand-math` and `lower-affine` applied
     as in stage 5 of that pipeline. Each `gpu.func` kernel `@K` of
-    `gpu.module @M` becomes a host function
+    `gpu.module @M` becomes a host function (named `@K` when the module is
+    named after its kernel, as outlining does; else `@M__K`)
 
     ```mlir
-    func.func @M__K(%ctx: !llvm.ptr, %args: !llvm.ptr)
+    func.func @K(%ctx: !llvm.ptr, %args: !llvm.ptr)
         attributes {boo.emu_kernel, boo.emu_lds_bytes = <bytes> : i64}
     ```
 
@@ -547,8 +548,9 @@ def BooEmuPlantBug : Pass<"boo-emu-plant-bug", "ModuleOp"> {
 
     - `missing-barrier`: erases the first `gpu.barrier` of every kernel
       (an LDS race between its writers and readers);
-    - `off-by-one`: adds 1 to the last index of the first `memref.store` to
-      a kernel argument in every kernel (an out-of-bounds store);
+    - `off-by-one`: adds 1 to the last index of every `memref.store` to a
+      kernel argument (the store of a buffer's last element goes out of
+      bounds);
     - `mma-layout`: reverses the items of every MMA's A fragment, as a
       compiler with a wrong lane layout would load them (wrong numbers).
   }];

@@ -108,6 +108,11 @@ void addEmuKernelStages(OpPassManager &pm, const EmuPipelineOptions &options);
 /// ends with boo-verify-llvm-contract.
 void addEmuHostLoweringStages(OpPassManager &pm);
 
+/// The host symbol of emulated kernel `kernel` of gpu.module `module`: the
+/// kernel's name when the module is named after it (as outlining does),
+/// else `<module>__<kernel>`.
+std::string getEmuKernelSymbol(llvm::StringRef module, llvm::StringRef kernel);
+
 /// boo-to-emu: addGPUKernelStages, addEmuKernelStages and
 /// addEmuHostLoweringStages.
 void buildEmuPipeline(OpPassManager &pm, const EmuPipelineOptions &options);

@@ -90,8 +90,9 @@ struct Context {
                             int64_t element, int64_t elements, int32_t dim,
                             int64_t dimIndex, int64_t dimSize); // slot 15
   /// An in-bounds LDS access of `bytes` bytes at `byteOffset` in the
-  /// workgroup's LDS, reported before it happens (race detection; the
-  /// runtime checks the bounds again).
+  /// workgroup's LDS, for race detection (the runtime checks the bounds
+  /// again): a load is reported before it happens, a store right after (so
+  /// that a store of the value already written can be told apart).
   void (*ldsAccess)(Context *ctx, int32_t isStore, int64_t byteOffset,
                     int64_t bytes); // slot 16
   /// gpu.shuffle of a 32-bit value across the wave (`mode` a ShuffleMode):

@@ -1,10 +1,10 @@
-//===- RuntimeSession.cpp - boo-run-module on the Boo runtime -------------===//
+//===- RuntimeSession.cpp - Running compiled modules on the runtime -------===//
 //
 // Part of the Boo project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "RuntimeSession.h"
+#include "Boo/Runner/RuntimeSession.h"
 
 using namespace mlir::boo;
 

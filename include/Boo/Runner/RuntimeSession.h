@@ -1,4 +1,4 @@
-//===- RuntimeSession.h - boo-run-module on the Boo runtime -----*- C++ -*-===//
+//===- RuntimeSession.h - Running compiled modules on the runtime -*- C++ -*-===//
 //
 // Part of the Boo project.
 //
@@ -6,12 +6,13 @@
 //
 // Runs a function of a compiled module (docs/ModuleFormat.md) through the
 // runtime's C API (runtime/include/boo_runtime.h): the path boo-run-module
-// takes for .boomod files and for GPU devices.
+// takes for .boomod files and for GPU and emulator devices, and the
+// numerics sweeps take on the emulator.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_TOOLS_BOORUNMODULE_RUNTIMESESSION_H
-#define BOO_TOOLS_BOORUNMODULE_RUNTIMESESSION_H
+#ifndef BOO_RUNNER_RUNTIMESESSION_H
+#define BOO_RUNNER_RUNTIMESESSION_H
 
 #include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/HostTensor.h"
@@ -67,4 +68,4 @@ private:
 
 } // namespace mlir::boo
 
-#endif // BOO_TOOLS_BOORUNMODULE_RUNTIMESESSION_H
+#endif // BOO_RUNNER_RUNTIMESESSION_H
