@@ -150,19 +150,33 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
 /// Moves the kernel's `#boo.lowering_config` (on `kernel`, a Boo op or a
 /// fusion being replaced) to the linalg.generic it describes, among the ops
 /// the lowering created between `first` and `end`: the first generic with
-/// the config's number of loops and the most reduction loops (the
+/// the config's loops (their number, and which are reductions, as the
+/// kernel's loop nest has them) and the most reduction loops (the
 /// accumulation of a convolution, the row statistics of a layer norm, the
-/// generic of an element-wise op). The code generator reads it there.
+/// generic of an element-wise op). The code generator reads it there. Other
+/// generics (a layer norm backward's column sums, whose loops are the same
+/// but with the roles swapped) get boo-gpu-distribute's default tiles.
 void transferLoweringConfig(Operation *kernel, Block::iterator first,
                             Block::iterator end) {
   auto config = kernel->getAttrOfType<LoweringConfigAttr>(
       kLoweringConfigAttrName);
   if (!config)
     return;
+  FailureOr<KernelLoopNest> nest = getKernelLoopNest(kernel);
+  auto matchesNest = [&](linalg::GenericOp generic) {
+    if (failed(nest) || nest->getNumLoops() != generic.getNumLoops())
+      return failed(nest);
+    for (auto [loop, type] :
+         llvm::zip(nest->loops, generic.getIteratorTypesArray()))
+      if (loop.isReduction != (type == utils::IteratorType::reduction))
+        return false;
+    return true;
+  };
   linalg::GenericOp best;
   for (Operation &op : llvm::make_range(first, end)) {
     auto generic = dyn_cast<linalg::GenericOp>(&op);
-    if (!generic || generic.getNumLoops() != config.getNumLoops())
+    if (!generic || generic.getNumLoops() != config.getNumLoops() ||
+        !matchesNest(generic))
       continue;
     if (!best || generic.getNumReductionLoops() > best.getNumReductionLoops())
       best = generic;

@@ -604,7 +604,7 @@ struct BooGPUDistributePass
       auto producer = input->get().getDefiningOp<linalg::GenericOp>();
       AffineMap map = root.getMatchingIndexingMap(input);
       unsigned k = map.getNumResults();
-      if (producer && k > 0 && k < root.getNumLoops() && isRowPrefix(map, k))
+      if (producer && k < root.getNumLoops() && isRowPrefix(map, k))
         rows = k;
     }
     if (!rows)

@@ -402,6 +402,30 @@ struct BooGPUForallToLaunchPass
         return body.isAncestor(use.getOwner()->getParentRegion());
       });
     }
+    // Host-side views nothing uses any more go now: left in place, CSE
+    // (which looks into the launch: it is not isolated from above) would
+    // replace the kernel's clones with them again, making them arguments.
+    SetVector<Operation *> chain;
+    for (Value value : captured)
+      if (isSinkable(value.getDefiningOp()))
+        chain.insert(value.getDefiningOp());
+    for (size_t i = 0; i < chain.size(); ++i) {
+      Operation *op = chain[i];
+      if (op->getNumOperands() > 0 &&
+          isSinkable(op->getOperand(0).getDefiningOp()))
+        chain.insert(op->getOperand(0).getDefiningOp());
+    }
+    SmallVector<Operation *> dead(chain.begin(), chain.end());
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&op : dead) {
+        if (op && op->use_empty()) {
+          rewriter.eraseOp(op);
+          op = nullptr;
+          erased = true;
+        }
+      }
+    }
   }
 
   /// Buffers allocated in workgroup memory (LDS) become workgroup

@@ -213,7 +213,8 @@ struct BooGPURowReductionsPass
       if (op.getNumReductionLoops() != 0)
         kernel.rows = op.getNumParallelLoops();
     SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-    if (kernel.rows == 0 || kernel.rows >= ranges.size() ||
+    // rows == 0: one row (every dim is normalized).
+    if (kernel.rows >= ranges.size() ||
         root.getNumReductionLoops() != 0)
       return root.emitError() << "boo-gpu-row-reductions: the root is not "
                                  "an element-wise op over rows and columns";
@@ -269,13 +270,22 @@ struct BooGPURowReductionsPass
           ctx, static_cast<gpu::MappingId>(
                    static_cast<int64_t>(gpu::MappingId::LinearDim0) +
                    (kernel.rows - 1 - d))));
+    // One row only (every dim normalized): a block loop of one iteration,
+    // whose index no access uses (a loop without dims would fold away).
+    SmallVector<int64_t> blockSizes = kernel.rowSizes;
+    if (kernel.rows == 0) {
+      blockSizes.push_back(1);
+      blockMapping.push_back(
+          gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::LinearDim0));
+    }
     auto workgroupLoop = scf::ForallOp::create(
-        b, loc, getAsIndexOpFoldResult(ctx, kernel.rowSizes), ValueRange(),
+        b, loc, getAsIndexOpFoldResult(ctx, blockSizes), ValueRange(),
         b.getArrayAttr(blockMapping));
     b.setInsertionPointToStart(workgroupLoop.getBody());
     scf::ForallOp threadLoop = createThreadLoop(b, loc, threads);
     Value tid = threadLoop.getInductionVar(0);
-    SmallVector<Value> row(workgroupLoop.getInductionVars());
+    SmallVector<Value> row(ArrayRef<Value>(workgroupLoop.getInductionVars()).take_front(
+        kernel.rows));
 
     // Row values in registers: buffer -> this row's value.
     llvm::MapVector<Value, Value> rowValues;

@@ -88,8 +88,12 @@ Tiles distributeInnermostOut(const KernelLoopNest &nest, const ChipInfo &chip) {
   for (int64_t i = n - 1; i >= 0 && innermost < 0; --i)
     if (!nest.loops[i].isReduction)
       innermost = i;
-  if (innermost < 0)
+  if (innermost < 0) {
+    // Only reductions (a layer norm of one row): one wave, whose first
+    // lane walks them; boo-gpu-distribute gives rows long enough a
+    // cooperative row kernel.
     return t;
+  }
   int64_t vec =
       nest.loops[innermost].extent >= kVectorWidth ? kVectorWidth : 1;
   int64_t total = 1;

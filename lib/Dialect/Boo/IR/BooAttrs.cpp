@@ -190,7 +190,10 @@ LogicalResult LoweringConfigAttr::verify(
         checkDistribution(emitError, "thread", thread, workgroup, reduction);
     if (failed(count))
       return failure();
-    if (*count != threads)
+    // A kernel with nothing to distribute (only reductions: a layer norm of
+    // one row) runs on one wave; lanes past the first idle.
+    bool oneWave = *count == 1 && threads == subgroupSize;
+    if (*count != threads && !oneWave)
       return emitError() << "the thread tiles make " << *count
                          << " threads (workgroup or reduction tile / thread "
                             "tile, over the distributed loops), but "
