@@ -614,8 +614,10 @@ struct BooGPUDistributePass
     int64_t numColumns = 1;
     for (int64_t c : columns)
       numColumns *= c;
+    // Short rows are cheaper per thread, unless there is a single row: the
+    // per-thread path has no parallel loop to distribute then.
     if (ShapedType::isDynamicShape(ranges) ||
-        numColumns < kMinCooperativeColumns)
+        (numColumns < kMinCooperativeColumns && *rows != 0))
       return false;
 
     // The kernel: the root and, through its reads and inits, row ops,

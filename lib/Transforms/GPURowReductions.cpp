@@ -254,10 +254,17 @@ struct BooGPURowReductionsPass
     int64_t numColumns = 1;
     for (int64_t c : kernel.columnSizes)
       numColumns *= c;
-    // Threads: enough whole waves for the columns, at most 256.
+    // Threads: enough whole waves for the columns, a power of two of them,
+    // at most 256. gpu.all_reduce's lowering combines 32-lane partials with
+    // a shuffle reduction of width "number of partials"; when that is not a
+    // power of two, its lanes end with different sums and all store theirs
+    // to the same LDS word (the emulator's race detector caught this on
+    // gfx1100 with 96 threads).
     int64_t wave = chip.waveSize;
-    int64_t threads = std::clamp<int64_t>(llvm::alignTo(numColumns, wave),
-                                          wave, std::max<int64_t>(wave, 256));
+    int64_t threads = std::clamp<int64_t>(
+        wave * static_cast<int64_t>(
+                   llvm::PowerOf2Ceil(llvm::divideCeil(numColumns, wave))),
+        wave, std::max<int64_t>(wave, 256));
 
     // After the last op of the kernel: everything it reads is written by
     // then (the kernel's ops may be interleaved with other kernels'

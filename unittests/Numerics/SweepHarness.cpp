@@ -203,11 +203,14 @@ SweepStats &currentStats() {
 
 void printSweepSummary(const std::string &name, const SweepOptions &options) {
   const SweepStats &s = currentStats();
-  std::printf("[ sweep    ] %s: %lld cases (%lld skipped draws), %lld failed; "
+  std::printf("[ sweep    ] %s on %s: %lld cases (%lld skipped draws, %lld "
+              "not supported by the device's code generator), %lld failed; "
               "reference %.2fs, parse %.2fs, compile %.2fs (pipeline %.2fs, "
               "JIT %.2fs), run %.2fs; max |err|/bound %.3g\n",
-              name.c_str(), static_cast<long long>(s.cases),
+              name.c_str(), options.device.c_str(),
+              static_cast<long long>(s.cases),
               static_cast<long long>(s.skipped),
+              static_cast<long long>(s.unsupported),
               static_cast<long long>(s.failures), s.referenceSeconds,
               s.parseSeconds, s.compileSeconds, s.pipelineSeconds, s.jitSeconds,
               s.runSeconds, s.maxErrorRatio);
@@ -464,6 +467,17 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
                                                   bytes, error);
     }
     stats.compileSeconds += seconds(start);
+    // A problem the GPU code generator refuses with "not supported yet"
+    // (today: kernels without parallel loops, such as a layer norm's
+    // statistics of a single row stored in f16) is counted and listed, not
+    // failed: the CPU sweep covers its numbers. Any other error fails.
+    if (!compiled && error.find("is not supported yet") != std::string::npos) {
+      ++stats.unsupported;
+      std::printf("[ unsupp.  ] %s case %lld on %s: %s\n", sweepName.c_str(),
+                  static_cast<long long>(index), options.device.c_str(),
+                  c.description.c_str());
+      return testing::AssertionSuccess();
+    }
     if (!compiled)
       return failure("compilation failed: " + error + "\n" + diagnostics);
     start = std::chrono::steady_clock::now();
