@@ -377,7 +377,7 @@ struct BooCPUOutlineParallelPass
         // Too little work to pay for waking threads: stays sequential.
         int64_t trips = std::max<int64_t>(
             1, getStaticTripCount(op, /*fallback=*/16));
-        if (estimateWork(op.getRegion()) >= llvm::divideCeil(minWork, trips))
+        if (estimateWork(op.getRegion()) >= llvm::divideCeilSigned(static_cast<int64_t>(minWork), trips))
           foralls.push_back(op);
         return WalkResult::skip(); // nested foralls stay inside
       });

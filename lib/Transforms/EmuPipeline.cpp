@@ -35,20 +35,21 @@ void boo::addEmuKernelStages(OpPassManager &pm,
                              const EmuPipelineOptions &options) {
   // 5. The kernels' own lowering, as in boo-to-rocdl's stage 5: the same
   //    all-reduce rewrite (shuffles and LDS) and math expansions, so that
-  //    the code and the numbers are the GPU's. A test may plant a bug first.
+  //    the code and the numbers are the GPU's. A test may then plant a bug
+  //    (in loops, where every store is explicit).
   //    boo-opt --pass-pipeline="builtin.module(gpu.module(
   //      boo-gpu-lower-all-reduce, convert-linalg-to-loops,
   //      boo-expand-math, lower-affine))"
-  if (!options.plantBug.empty()) {
-    BooEmuPlantBugOptions bugOptions;
-    bugOptions.bug = options.plantBug;
-    pm.addPass(createBooEmuPlantBug(bugOptions));
-  }
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createBooGPULowerAllReduce());
   kernels.addPass(createConvertLinalgToLoopsPass());
   kernels.addPass(createBooExpandMath());
   kernels.addPass(createLowerAffinePass());
+  if (!options.plantBug.empty()) {
+    BooEmuPlantBugOptions bugOptions;
+    bugOptions.bug = options.plantBug;
+    pm.addPass(createBooEmuPlantBug(bugOptions));
+  }
 
   // 6. Kernels to host functions of one work-item, accesses guarded.
   //    boo-opt --boo-emu-lower-kernels="chip=gfx942 checks=true"

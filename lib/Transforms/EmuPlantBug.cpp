@@ -37,14 +37,28 @@ bool dropFirstBarrier(gpu::GPUFuncOp kernel) {
   return true;
 }
 
-/// Adds 1 to the last index of every store to a kernel argument: the
-/// store that writes a buffer's last element then writes past its end.
+/// The kernel argument `memref` is, or is a view of; null if none.
+BlockArgument getArgumentRoot(gpu::GPUFuncOp kernel, Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return {};
+    memref = view.getViewSource();
+  }
+  auto arg = dyn_cast<BlockArgument>(memref);
+  if (arg && arg.getOwner() == &kernel.getBody().front() &&
+      arg.getArgNumber() < kernel.getNumArguments())
+    return arg;
+  return {};
+}
+
+/// Adds 1 to the last index of every store to a kernel argument (or a view
+/// of one): the store that writes a buffer's last element then writes past
+/// its end.
 bool shiftStores(gpu::GPUFuncOp kernel) {
   SmallVector<memref::StoreOp> stores;
   kernel.walk([&](memref::StoreOp store) {
-    auto arg = dyn_cast<BlockArgument>(store.getMemRef());
-    if (arg && arg.getOwner() == &kernel.getBody().front() &&
-        arg.getArgNumber() < kernel.getNumArguments() &&
+    if (getArgumentRoot(kernel, store.getMemRef()) &&
         !store.getIndices().empty())
       stores.push_back(store);
   });

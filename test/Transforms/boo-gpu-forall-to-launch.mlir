@@ -1,4 +1,5 @@
 // RUN: boo-opt %s -split-input-file -verify-diagnostics --boo-gpu-forall-to-launch --canonicalize | FileCheck %s
+// RUN: boo-opt %s -split-input-file -verify-diagnostics --boo-gpu-forall-to-launch --cse | FileCheck %s --check-prefix=CSE
 
 // A workgroup loop of 3 tiles of 8 rows, each a thread loop over its
 // (possibly partial: 20 = 8 + 8 + 4 rows) tile: 3 workgroups of 8 threads;
@@ -95,6 +96,36 @@ func.func @reshaped_result(%out: memref<6xf32>) {
   } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
   %c = memref.collapse_shape %t [[0, 1]] : memref<2x3xf32> into memref<6xf32>
   memref.copy %c, %out : memref<6xf32> to memref<6xf32>
+  return
+}
+
+// -----
+
+// A strided view of an argument made on the host (a padded backward-data
+// convolution reads rows 2..2 of its gradient) is rebuilt inside the kernel
+// and the host's copy is erased: left there, CSE (which looks into the
+// launch) would swap the kernel's view back for it, and the strided view
+// would become a kernel argument, which the bare-pointer kernel ABI cannot
+// pass.
+// CHECK-LABEL: func.func @host_view(
+// CHECK-SAME:    %[[X:.+]]: memref<3x5xf32>
+// CHECK-NOT:     memref.subview
+// CHECK:         gpu.launch
+// CHECK:           memref.subview %[[X]][0, 2] [3, 1] [1, 1]
+// CSE-LABEL: func.func @host_view(
+// CSE-SAME:    %[[X:.+]]: memref<3x5xf32>
+// CSE-NOT:     memref.subview
+// CSE:         gpu.launch
+// CSE:           memref.subview %[[X]][0, 2] [3, 1] [1, 1]
+func.func @host_view(%x: memref<3x5xf32>, %y: memref<3x1xf32>) {
+  %v = memref.subview %x[0, 2] [3, 1] [1, 1] : memref<3x5xf32> to memref<3x1xf32, strided<[5, 1], offset: 2>>
+  scf.forall (%i) = (0) to (3) step (3) {
+    scf.forall (%t) in (3) {
+      %c0 = arith.constant 0 : index
+      %e = memref.load %v[%t, %c0] : memref<3x1xf32, strided<[5, 1], offset: 2>>
+      memref.store %e, %y[%t, %c0] : memref<3x1xf32>
+    } {mapping = [#gpu.thread<linear_dim_0>]}
+  } {mapping = [#gpu.block<linear_dim_0>]}
   return
 }
 

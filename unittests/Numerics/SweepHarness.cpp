@@ -6,15 +6,18 @@
 
 #include "SweepHarness.h"
 
+#include "Boo/Artifact/ModuleArtifact.h"
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/InitAll.h"
 #include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/HostTensor.h"
 #include "Boo/Runner/RuntimeSession.h"
-#include "Boo/Artifact/ModuleArtifact.h"
+#include "Boo/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -361,6 +364,34 @@ static double seconds(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// "\n  config: #boo.lowering_config<...>" for each kernel boo-to-emu gives
+/// `module` on `device` ("emu:<chip>"): the configs the selection pass
+/// attaches, as the pipeline's first stage does.
+static std::string describeConfigs(mlir::ModuleOp module,
+                                   const std::string &device) {
+  mlir::OwningOpRef<mlir::ModuleOp> clone = module.clone();
+  mlir::PassManager pm(module.getContext());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::boo::createBooFormFusions());
+  mlir::boo::BooSelectLoweringConfigOptions selectOptions;
+  selectOptions.chip = device.substr(device.find(':') + 1);
+  pm.addPass(mlir::boo::createBooSelectLoweringConfig(selectOptions));
+  mlir::ScopedDiagnosticHandler quiet(module.getContext(),
+                                      [](mlir::Diagnostic &) {
+                                        return mlir::success();
+                                      });
+  if (mlir::failed(pm.run(*clone)))
+    return "\n  config: (selection failed)";
+  std::string text;
+  clone->walk([&](mlir::Operation *op) {
+    if (mlir::Attribute config =
+            op->getAttr(mlir::boo::kLoweringConfigAttrName)) {
+      llvm::raw_string_ostream os(text);
+      os << "\n  config of " << op->getName() << ": " << config;
+    }
+  });
+  return text;
+}
+
 testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
                                  const std::string &sweepName, int64_t index) {
   SweepStats &stats = currentStats();
@@ -369,6 +400,8 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
   bool vectorize =
       options.forceVectorize >= 0 ? options.forceVectorize : c.vectorize;
   bool onCPU = options.device == "cpu";
+  // On the emulator: the lowering config of each kernel, for the message.
+  std::string configs;
   auto failure = [&](const std::string &what) {
     std::ostringstream os;
     os << sweepName << " case " << index << " (seed " << options.seed
@@ -376,6 +409,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
        << "\n  device: " << options.device
        << (onCPU ? "" : " (boo-to-emu with the chip's default tuning spec "
                         "and heuristics)")
+       << configs
        << "\n  pipeline: form-fusions=" << formFusions
        << " vectorize=" << vectorize
        << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
@@ -451,6 +485,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     // The emulator: compile the module for emu:<chip> and run it through
     // the runtime, like boo-run-module --device=emu:<chip>.
     std::string error;
+    configs = describeConfigs(*module, options.device);
     start = std::chrono::steady_clock::now();
     mlir::boo::ArtifactOptions artifactOptions;
     artifactOptions.targets = {options.device};

@@ -544,13 +544,14 @@ def BooEmuPlantBug : Pass<"boo-emu-plant-bug", "ModuleOp"> {
     Proves that the emulator catches the bugs it is meant to catch: the
     planted-bug tests compile a real kernel with one of these bugs and check
     that the emulator reports it (test/Emulator/planted-bugs.test). Runs
-    where `boo-emu-lower-kernels` does, on outlined `gpu.func` kernels.
+    right before `boo-emu-lower-kernels` (after the kernels' linalg ops
+    became loops), on outlined `gpu.func` kernels.
 
     - `missing-barrier`: erases the first `gpu.barrier` of every kernel
       (an LDS race between its writers and readers);
     - `off-by-one`: adds 1 to the last index of every `memref.store` to a
-      kernel argument (the store of a buffer's last element goes out of
-      bounds);
+      kernel argument or a view of one (the store of a buffer's last
+      element goes out of bounds);
     - `mma-layout`: reverses the items of every MMA's A fragment, as a
       compiler with a wrong lane layout would load them (wrong numbers).
   }];
