@@ -25,6 +25,8 @@ tools = [
     "boo-opt",
     ToolSubst("boo-translate", unresolved="ignore"),
     ToolSubst("boo-run-module", unresolved="ignore"),
+    ToolSubst("boo-driver", unresolved="ignore"),
+    ToolSubst("boo-bench-cache", unresolved="ignore"),
     ToolSubst("boo-bench-rocdl-compile", unresolved="ignore"),
     ToolSubst("boo-module-fuzz", unresolved="ignore"),
     ToolSubst("boo-module-fuzz-asan", unresolved="ignore"),

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Reference.h"
+#include "Boo/Reference/Reference.h"
 
 #include <algorithm>
 #include <cmath>

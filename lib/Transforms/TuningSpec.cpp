@@ -13,6 +13,7 @@
 
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Dialect/Boo/IR/BooOps.h"
+#include "Boo/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
@@ -20,6 +21,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -271,6 +273,39 @@ void mlir::boo::registerBooTransformExtension(DialectRegistry &registry) {
 //===----------------------------------------------------------------------===//
 // Loading and applying a spec
 //===----------------------------------------------------------------------===//
+
+bool mlir::boo::getTuningSpecIdentity(StringRef optionPath,
+                                      std::string &identity,
+                                      std::string &error) {
+  // The resolution of loadTuningSpec.
+  std::string path = optionPath.str();
+  if (path.empty()) {
+    if (const char *env = std::getenv(kTuningSpecEnvVar.data())) {
+      if (*env == '\0') {
+        identity = "none";
+        return true;
+      }
+      path = env;
+    }
+  }
+  auto hash = [](StringRef bytes) {
+    return llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(bytes)),
+                       /*LowerCase=*/true);
+  };
+  if (path.empty()) {
+    identity = "default:" + hash(kDefaultTuningSpec);
+    return true;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer) {
+    error = "cannot open tuning spec '" + path +
+            "': " + buffer.getError().message();
+    return false;
+  }
+  identity = "file:" + hash((*buffer)->getBuffer());
+  return true;
+}
 
 FailureOr<TuningSpec> mlir::boo::loadTuningSpec(MLIRContext *ctx,
                                                 StringRef optionPath,

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Reference.h"
+#include "Boo/Reference/Reference.h"
 #include "Tolerance.h"
 
 #include "gtest/gtest.h"

@@ -32,7 +32,7 @@
 #ifndef BOO_UNITTESTS_NUMERICS_SWEEPHARNESS_H
 #define BOO_UNITTESTS_NUMERICS_SWEEPHARNESS_H
 
-#include "Reference.h"
+#include "Boo/Reference/Reference.h"
 #include "Tolerance.h"
 
 #include "gtest/gtest.h"

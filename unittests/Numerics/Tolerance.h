@@ -31,7 +31,7 @@
 #ifndef BOO_UNITTESTS_NUMERICS_TOLERANCE_H
 #define BOO_UNITTESTS_NUMERICS_TOLERANCE_H
 
-#include "Reference.h"
+#include "Boo/Reference/Reference.h"
 
 namespace boo::ref {
 

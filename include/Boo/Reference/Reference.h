@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // A plain C++ reference for every Boo op, used to check the compiler's
-// numerics. It deliberately depends on nothing in Boo or MLIR: it parses
-// layout strings itself, computes in double with naive loops, and encodes
-// f16/bf16 itself. If it shared code with the compiler (ConvGeometry, the
-// runner's HostTensor conversions), a bug in that code would cancel out.
+// numerics: by the numerics sweeps (unittests/Numerics) and by the drivers'
+// `--verify` (Boo/Driver/Verify.h). It deliberately depends on nothing in Boo
+// or MLIR, only on the C++ standard library: it parses layout strings
+// itself, computes in double with naive loops, and encodes f16/bf16 itself.
+// If it shared code with the compiler (ConvGeometry, the runner's HostTensor
+// conversions), a bug in that code would cancel out.
 //
 // The backward convolutions are written as the adjoint (scatter) of the
 // forward definition, not as transposed convolutions: for every term
@@ -18,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_UNITTESTS_NUMERICS_REFERENCE_H
-#define BOO_UNITTESTS_NUMERICS_REFERENCE_H
+#ifndef BOO_REFERENCE_REFERENCE_H
+#define BOO_REFERENCE_REFERENCE_H
 
 #include <cstdint>
 #include <string>
@@ -189,4 +191,4 @@ Tensor binary(BinaryKind kind, const Tensor &lhs, const Tensor &rhs,
 
 } // namespace boo::ref
 
-#endif // BOO_UNITTESTS_NUMERICS_REFERENCE_H
+#endif // BOO_REFERENCE_REFERENCE_H

@@ -12,6 +12,16 @@
 
 namespace mlir::boo {
 
+/// What identifies the tuning spec the GPU pipelines use for their
+/// `tuning-spec` option `optionPath`, resolved as they resolve it (the
+/// option, else BOO_TUNING_SPEC_PATH, set but empty meaning none, else the
+/// spec embedded in the compiler): "none", "default:<BLAKE3 of the embedded
+/// spec>" or "file:<BLAKE3 of the file's bytes>". Kernel caches key on it,
+/// so that editing a spec invalidates what was compiled with it. False,
+/// with `error`, when the file cannot be read.
+bool getTuningSpecIdentity(StringRef optionPath, std::string &identity,
+                           std::string &error);
+
 /// Options of the `boo-to-llvm-cpu` pipeline.
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> formFusions{*this, "form-fusions",

@@ -1,0 +1,132 @@
+//===- CachedCompile.cpp - Compiling through the kernel cache --------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Driver/CachedCompile.h"
+
+#include "Boo/Transforms/Pipelines.h"
+#include "boo/ModuleFormat.h"
+
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::boo;
+
+const std::string &driver::getCompilerIdentity() {
+  static const std::string identity = [] {
+    std::string path = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&getCompilerIdentity));
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    // Without the executable's bytes, no key can be trusted across builds:
+    // a per-process identity makes every lookup miss.
+    if (!buffer)
+      return std::string("unreadable-executable-") +
+             std::to_string(reinterpret_cast<uintptr_t>(&path));
+    return llvm::toHex(llvm::BLAKE3::hash(
+                           llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
+                       /*LowerCase=*/true);
+  }();
+  return identity;
+}
+
+bool driver::computeArtifactCacheKey(ModuleOp module,
+                                     const ArtifactOptions &options,
+                                     std::string &key, std::string &error) {
+  std::string spec;
+  if (!getTuningSpecIdentity(options.tuningSpec, spec, error))
+    return false;
+  KernelCacheKey builder;
+  builder.add("module-format", std::to_string(::boo::runtime::kModuleFormatVersion));
+  builder.add("llvm", LLVM_VERSION_STRING);
+  builder.add("compiler", getCompilerIdentity());
+  builder.add("targets", llvm::join(options.targets, ","));
+  std::string cpuOptions;
+  {
+    llvm::raw_string_ostream os(cpuOptions);
+    options.cpu.print(os);
+  }
+  builder.add("cpu-options", cpuOptions);
+  builder.add("gpu-opt-level", std::to_string(options.gpuOptLevel));
+  builder.add("emu-checks", options.emuChecks ? "1" : "0");
+  builder.add("emu-plant-bug", options.emuPlantBug);
+  builder.add("producer", options.producer);
+  builder.add("tuning-spec", spec);
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(
+                          /*enable=*/false));
+  }
+  builder.add("module", text);
+  key = builder.str();
+  return true;
+}
+
+const char *driver::getCacheOutcomeName(CacheOutcome outcome) {
+  switch (outcome) {
+  case CacheOutcome::Disabled:
+    return "off";
+  case CacheOutcome::Hit:
+    return "hit";
+  case CacheOutcome::Miss:
+    return "miss";
+  case CacheOutcome::Corrupt:
+    return "corrupt";
+  }
+  return "?";
+}
+
+bool driver::compileCached(ModuleOp module, const ArtifactOptions &options,
+                           KernelCache *cache, CompileResult &result,
+                           std::string &error) {
+  auto start = std::chrono::steady_clock::now();
+  auto finish = [&] {
+    result.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    return true;
+  };
+  result = CompileResult();
+  std::string key;
+  bool useCache = cache && cache->getOptions().enabled;
+  if (useCache) {
+    if (!computeArtifactCacheKey(module, options, key, error))
+      return false;
+    std::string note;
+    switch (cache->lookup(key, result.bytes, note)) {
+    case KernelCache::LookupStatus::Hit:
+      result.outcome = CacheOutcome::Hit;
+      return finish();
+    case KernelCache::LookupStatus::Corrupt:
+      result.outcome = CacheOutcome::Corrupt;
+      result.cacheNote = "corrupt cache entry evicted: " + note;
+      break;
+    case KernelCache::LookupStatus::Miss:
+      result.outcome = CacheOutcome::Miss;
+      if (!note.empty())
+        result.cacheNote = "cache lookup failed: " + note;
+      break;
+    }
+  }
+  if (!compileModuleArtifact(module, options, result.bytes, error))
+    return false;
+  if (useCache) {
+    std::string note;
+    if (!cache->store(key, result.bytes, note))
+      result.cacheNote += (result.cacheNote.empty() ? "" : "; ") +
+                          std::string("cache store failed: ") + note;
+  }
+  return finish();
+}

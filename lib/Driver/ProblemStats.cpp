@@ -1,0 +1,76 @@
+//===- ProblemStats.cpp - Work and names of MIOpen problems ----------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Driver/ProblemStats.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+static double product(ArrayRef<int64_t> values) {
+  double result = 1.0;
+  for (int64_t v : values)
+    result *= static_cast<double>(v);
+  return result;
+}
+
+double driver::getProblemFlops(const MIOpenProblem &problem) {
+  if (const auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
+    const ConvGeometry &g = conv->geometry;
+    double outputs = static_cast<double>(g.batch) * g.outChannels *
+                     product(g.outSpatial);
+    double macs = outputs * g.inChannelsPerGroup() * product(g.filterSpatial);
+    double flops = 0.0;
+    for (int64_t bit : {1, 2, 4})
+      if (conv->direction & bit)
+        flops += 2.0 * macs;
+    if (conv->bias)
+      flops += outputs;
+    return flops;
+  }
+  const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
+  double elements = product(norm.shape);
+  double flops = 0.0;
+  if (norm.direction & 1)
+    flops += elements * (norm.weightAndBias ? 7.0 : 5.0);
+  if (norm.direction & 2)
+    flops += elements * 10.0;
+  if (norm.direction & 4)
+    flops += elements * 2.0;
+  if (norm.direction & 8)
+    flops += elements * 1.0;
+  return flops;
+}
+
+std::string driver::getProblemKind(const MIOpenProblem &problem) {
+  if (const auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
+    std::string kind =
+        "conv" + std::to_string(conv->geometry.spatialRank) + "d";
+    if (conv->direction & 1)
+      return kind + (conv->bias ? "-fwd+bias" : "-fwd");
+    kind += "-bwd";
+    if (conv->direction & 2)
+      kind += "-data";
+    if (conv->direction & 4)
+      kind += (conv->direction & 2) ? "+weight" : "-weight";
+    return kind;
+  }
+  const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
+  if (norm.direction & 1)
+    return "layernorm-fwd";
+  return "layernorm-bwd";
+}
+
+const char *driver::getDataTypeName(MIOpenDataType type) {
+  switch (type) {
+  case MIOpenDataType::F32:
+    return "f32";
+  case MIOpenDataType::F16:
+    return "f16";
+  case MIOpenDataType::BF16:
+    return "bf16";
+  }
+  return "?";
+}

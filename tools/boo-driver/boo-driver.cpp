@@ -1,0 +1,588 @@
+//===- boo-driver.cpp - MIOpenDriver-compatible benchmarking ---------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs MIOpenDriver command lines through Boo: each command is imported,
+// compiled for the device (through the kernel cache), run with generated
+// inputs, and reported as MIOpenDriver does, with timing, FLOP and byte
+// rates, numerics checks against the float64 reference, and a reference
+// implementation measured in the same run. `--preload` fills the cache for
+// a list of commands and chips in parallel instead. docs/Driver.md.
+//
+//   boo-driver [driver options] <MIOpenDriver command>
+//   boo-driver [driver options] --commands-file FILE
+//   boo-driver --preload --commands-file FILE --chips gfx942,gfx1100
+//
+//===----------------------------------------------------------------------===//
+
+#include "Preload.h"
+#include "Report.h"
+
+#include "Boo/Cache/KernelCache.h"
+#include "Boo/Driver/CachedCompile.h"
+#include "Boo/Driver/CommandList.h"
+#include "Boo/Driver/ProblemStats.h"
+#include "Boo/Driver/Verify.h"
+#include "Boo/Import/MIOpenImport.h"
+#include "Boo/InitAll.h"
+#include "Boo/Runner/RuntimeSession.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+
+using namespace mlir;
+using namespace mlir::boo;
+using namespace mlir::boo::driver;
+namespace drv = mlir::boo::driver;
+
+namespace {
+
+llvm::cl::OptionCategory driverCategory("boo-driver options");
+
+llvm::cl::opt<std::string> deviceFlag(
+    "device",
+    llvm::cl::desc("cpu, cpu:N (threads), hip, hip:N, emu:CHIP (default: "
+                   "the first HIP GPU if there is one, else cpu)"),
+    llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> commandsFile(
+    "commands-file",
+    llvm::cl::desc("Run the MIOpenDriver commands of FILE, one per line ('#' "
+                   "comments and blank lines skipped)"),
+    llvm::cl::value_desc("FILE"), llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> csvFile(
+    "csv", llvm::cl::desc("Write one row per command, every statistic"),
+    llvm::cl::value_desc("FILE"), llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> plotFile(
+    "emit-plot",
+    llvm::cl::desc("Write an SVG of each command's GFLOP/s against the "
+                   "reference and the device's roofline"),
+    llvm::cl::value_desc("FILE.svg"), llvm::cl::cat(driverCategory));
+llvm::cl::opt<double> splatInputValue(
+    "splat-input-value",
+    llvm::cl::desc("Every input element is this value (default: uniform "
+                   "random in [-1, 1) from --seed)"),
+    llvm::cl::cat(driverCategory));
+llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Random input seed"),
+                             llvm::cl::init(20240607),
+                             llvm::cl::cat(driverCategory));
+llvm::cl::opt<bool> verify(
+    "verify",
+    llvm::cl::desc("Check numerics against the float64 reference: "
+                   "statistical checks on random inputs and an exact "
+                   "structured check (also a command's own -V 1)"),
+    llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> referenceBackend(
+    "reference-backend",
+    llvm::cl::desc("Also run a reference implementation and report the "
+                   "ratios: none, reference (the independent float64 "
+                   "reference on the host)"),
+    llvm::cl::init("none"), llvm::cl::cat(driverCategory));
+llvm::cl::opt<bool> timeAll(
+    "time", llvm::cl::desc("Time every command (as each command's -t 1)"),
+    llvm::cl::cat(driverCategory));
+llvm::cl::opt<int64_t> iterationsFlag(
+    "iterations",
+    llvm::cl::desc("Timed iterations of every command (default: a "
+                   "command's own --iter, else 10)"),
+    llvm::cl::init(0), llvm::cl::cat(driverCategory));
+llvm::cl::opt<int64_t> warmup("warmup",
+                              llvm::cl::desc("Untimed calls before timing"),
+                              llvm::cl::init(1),
+                              llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> tuningSpec(
+    "tuning-spec",
+    llvm::cl::desc("GPU tuning spec (default: BOO_TUNING_SPEC_PATH, else "
+                   "the embedded spec)"),
+    llvm::cl::cat(driverCategory));
+llvm::cl::opt<bool> preload(
+    "preload",
+    llvm::cl::desc("Compile every command of --commands-file for every "
+                   "--chips target into the cache, in parallel; run nothing"),
+    llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> chips(
+    "chips",
+    llvm::cl::desc("--preload targets: chips (gfx942), emu:CHIP or cpu, "
+                   "comma-separated"),
+    llvm::cl::cat(driverCategory));
+llvm::cl::opt<unsigned> jobs(
+    "jobs", llvm::cl::desc("--preload threads (default: all cores)"),
+    llvm::cl::init(0), llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> failuresFile(
+    "failures-file",
+    llvm::cl::desc("--preload: write the failed commands and their errors"),
+    llvm::cl::value_desc("FILE"), llvm::cl::cat(driverCategory));
+llvm::cl::opt<bool> quiet("quiet",
+                          llvm::cl::desc("No progress lines on stderr"),
+                          llvm::cl::cat(driverCategory));
+
+/// The names of boo-driver's own flags: everything else on its command line
+/// belongs to the MIOpenDriver command.
+bool isDriverFlag(llvm::StringRef arg, bool &takesValue) {
+  if (!arg.starts_with("--"))
+    return false;
+  llvm::StringRef name = arg.drop_front(2).split('=').first;
+  static const char *const valued[] = {
+      "device", "commands-file", "csv", "emit-plot", "splat-input-value",
+      "seed", "reference-backend", "iterations", "warmup", "tuning-spec",
+      "chips", "jobs", "failures-file"};
+  static const char *const flags[] = {"verify", "time", "preload", "quiet",
+                                      "help", "help-hidden", "version"};
+  for (const char *v : valued)
+    if (name == v) {
+      takesValue = !arg.contains('=');
+      return true;
+    }
+  for (const char *f : flags)
+    if (name == f) {
+      takesValue = false;
+      return true;
+    }
+  return false;
+}
+
+/// The benchmark flags of an MIOpenDriver command (the importer accepts and
+/// ignores them): -t/--time, -i/--iter, -V/--verify.
+struct BenchmarkFlags {
+  bool time = false;
+  int64_t iterations = 10;
+  bool verify = false;
+};
+
+BenchmarkFlags readBenchmarkFlags(llvm::StringRef command) {
+  BenchmarkFlags flags;
+  llvm::SmallVector<llvm::StringRef> tokens;
+  llvm::SplitString(command, tokens);
+  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+    llvm::StringRef flag = tokens[i], value = tokens[i + 1];
+    int64_t number;
+    if (value.getAsInteger(10, number))
+      continue;
+    if (flag == "-t" || flag == "--time")
+      flags.time = number != 0;
+    else if (flag == "-i" || flag == "--iter")
+      flags.iterations = number;
+    else if (flag == "-V" || flag == "--verify")
+      flags.verify = number != 0;
+  }
+  return flags;
+}
+
+std::string formatTensorSummary(const HostTensor &t) {
+  int64_t n = t.numElements();
+  double sum = 0, squares = 0, lo = INFINITY, hi = -INFINITY;
+  int64_t nonFinite = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = t.getAsDouble(i);
+    if (!std::isfinite(v)) {
+      ++nonFinite;
+      continue;
+    }
+    sum += v;
+    squares += v * v;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  int64_t finite = n - nonFinite;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << t.getTypeString();
+  if (finite)
+    os << llvm::format(": mean %.6g, rms %.6g, min %.6g, max %.6g",
+                       sum / finite, std::sqrt(squares / finite), lo, hi);
+  if (nonFinite)
+    os << ", " << nonFinite << " NaN/Inf";
+  return text;
+}
+
+double tensorBytes(const std::vector<HostTensor> &tensors) {
+  double bytes = 0;
+  for (const HostTensor &t : tensors)
+    bytes += static_cast<double>(t.data.size());
+  return bytes;
+}
+
+/// The largest |actual - expected| over the rms of expected, over every
+/// result.
+double maxRelativeError(const std::vector<HostTensor> &actual,
+                        const std::vector<::boo::ref::Tensor> &expected) {
+  double worst = 0;
+  for (size_t r = 0; r < actual.size() && r < expected.size(); ++r) {
+    double squares = 0;
+    for (double v : expected[r].data)
+      squares += v * v;
+    double rms = expected[r].data.empty()
+                     ? 1.0
+                     : std::sqrt(squares / expected[r].data.size());
+    if (rms == 0)
+      rms = 1.0;
+    for (int64_t i = 0; i < actual[r].numElements(); ++i) {
+      double err = std::fabs(actual[r].getAsDouble(i) - expected[r].data[i]);
+      if (!std::isfinite(err))
+        return INFINITY;
+      worst = std::max(worst, err / rms);
+    }
+  }
+  return worst;
+}
+
+class Driver {
+public:
+  Driver(MLIRContext &ctx, RuntimeSession &session, std::string target,
+         KernelCache *cache)
+      : ctx(ctx), session(session), target(std::move(target)), cache(cache) {}
+
+  /// Runs one command and prints its report; fills `row`.
+  void run(const std::string &command, CommandRow &row);
+
+private:
+  bool runOnce(const std::string &command, CommandRow &row,
+               std::string &error);
+  bool invoke(const std::vector<HostTensor> &inputs,
+              std::vector<HostTensor> &outputs, std::string &error);
+
+  MLIRContext &ctx;
+  RuntimeSession &session;
+  std::string target;
+  KernelCache *cache;
+};
+
+bool Driver::invoke(const std::vector<HostTensor> &inputs,
+                    std::vector<HostTensor> &outputs, std::string &error) {
+  double ms;
+  return session.setInputs(inputs, error) && session.invoke(ms, error) &&
+         session.readResults(outputs, error);
+}
+
+void Driver::run(const std::string &command, CommandRow &row) {
+  row.command = command;
+  row.device = session.getDescription();
+  llvm::outs() << "MIOpenDriver " << command << "\n";
+  std::string error;
+  row.ok = runOnce(command, row, error);
+  if (!row.ok) {
+    row.error = error;
+    llvm::outs() << "boo-driver: error: " << error << "\n";
+  }
+  llvm::outs().flush();
+}
+
+bool Driver::runOnce(const std::string &command, CommandRow &row,
+                     std::string &error) {
+  FailureOr<MIOpenProblem> problem = parseMIOpenCommand(command, error);
+  if (failed(problem))
+    return false;
+  row.kind = drv::getProblemKind(*problem);
+  row.dtype = drv::getDataTypeName(
+      std::visit([](const auto &p) { return p.dataType; }, *problem));
+  row.flops = drv::getProblemFlops(*problem);
+  BenchmarkFlags flags = readBenchmarkFlags(command);
+  bool timing = timeAll || flags.time;
+  int64_t iterations = iterationsFlag > 0 ? iterationsFlag.getValue()
+                                          : flags.iterations;
+  if (timing && iterations < 1) {
+    error = "--iter must be at least 1";
+    return false;
+  }
+
+  // Compile (through the cache) and load.
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      buildMIOpenModule(&ctx, *problem, error);
+  if (failed(module))
+    return false;
+  ArtifactOptions options;
+  options.targets = {target};
+  options.tuningSpec = tuningSpec;
+  options.producer = "boo-driver";
+  drv::CompileResult compiled;
+  if (!drv::compileCached(**module, options, cache, compiled, error))
+    return false;
+  row.compileMs = compiled.seconds * 1e3;
+  row.cache = drv::getCacheOutcomeName(compiled.outcome);
+  if (compiled.outcome == drv::CacheOutcome::Hit)
+    llvm::outs() << llvm::format("boo-driver: %s for %s: from the kernel "
+                                 "cache in %.1f ms\n",
+                                 row.kind.c_str(), target.c_str(),
+                                 row.compileMs);
+  else
+    llvm::outs() << llvm::format("boo-driver: %s for %s: compiled in %.1f ms "
+                                 "(kernel cache: %s)\n",
+                                 row.kind.c_str(), target.c_str(),
+                                 row.compileMs, row.cache.c_str());
+  if (!compiled.cacheNote.empty())
+    llvm::outs() << "boo-driver: warning: " << compiled.cacheNote << "\n";
+  if (!session.load(compiled.bytes, "", error))
+    return false;
+
+  // Inputs, a first call, and the output summary.
+  std::vector<HostTensor> inputs, outputs;
+  bool splat = splatInputValue.getNumOccurrences() > 0;
+  if (failed(drv::makeInputs(
+          *problem, splat ? drv::InputFill::Splat : drv::InputFill::Random,
+          seed, splatInputValue, inputs, error)))
+    return false;
+  if (!session.setInputs(inputs, error))
+    return false;
+  double ms;
+  for (int64_t i = 0; i < std::max<int64_t>(warmup, 1); ++i)
+    if (!session.invoke(ms, error))
+      return false;
+  if (!session.readResults(outputs, error))
+    return false;
+  row.bytes = tensorBytes(inputs) + tensorBytes(outputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    llvm::outs() << "Output " << i << ": " << formatTensorSummary(outputs[i])
+                 << "\n";
+
+  if (timing) {
+    std::vector<double> times;
+    for (int64_t i = 0; i < iterations; ++i) {
+      if (!session.invoke(ms, error))
+        return false;
+      times.push_back(ms);
+    }
+    row.time = TimingStats::of(times);
+    const TimingStats &t = *row.time;
+    llvm::outs() << llvm::format(
+        "Boo Kernel Time %s: %lld iterations after %lld warm-up: min %.4f "
+        "ms, max %.4f ms, mean %.4f ms, median %.4f ms, stddev %.4f ms\n",
+        row.kind.c_str(), (long long)t.iterations,
+        (long long)std::max<int64_t>(warmup, 1), t.min, t.max, t.mean,
+        t.median, t.stddev);
+    llvm::outs() << "stats: name, dtype, flopCnt, bytes, GFLOP/s, GB/s, "
+                    "timeMs\n";
+    llvm::outs() << llvm::format("stats: %s, %s, %.0f, %.0f, %.2f, %.2f, "
+                                 "%.4f\n",
+                                 row.kind.c_str(), row.dtype.c_str(),
+                                 row.flops, row.bytes, row.gflops(),
+                                 row.gbps(), t.median);
+  }
+
+  // The reference: for --verify and for --reference-backend.
+  bool verifying = verify || flags.verify;
+  bool measureReference = referenceBackend == "reference";
+  if (!verifying && !measureReference)
+    return true;
+  std::vector<::boo::ref::Tensor> expected;
+  std::vector<double> referenceTimes;
+  int64_t referenceRuns = measureReference && timing ? 3 : 1;
+  for (int64_t i = 0; i < referenceRuns; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed(drv::computeReference(*problem, inputs, expected, error)))
+      return false;
+    referenceTimes.push_back(std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count());
+  }
+  if (measureReference) {
+    row.referenceBackend = "reference";
+    row.referenceTime = TimingStats::of(referenceTimes);
+    row.referenceRelativeError = maxRelativeError(outputs, expected);
+    llvm::outs() << llvm::format(
+        "reference (float64, 1 thread): median %.4f ms over %lld calls",
+        row.referenceTime->median, (long long)row.referenceTime->iterations);
+    if (row.time && row.time->median > 0)
+      llvm::outs() << llvm::format("; Boo is %.2fx its speed",
+                                   row.referenceTime->median /
+                                       row.time->median);
+    llvm::outs() << llvm::format("; max |Boo - reference| / rms(reference) "
+                                 "%.3e\n",
+                                 *row.referenceRelativeError);
+  }
+  if (!verifying)
+    return true;
+
+  // The statistics assume independent random inputs: with a splat, every
+  // element's rounding is the same, so they get random inputs of their own.
+  if (splat) {
+    if (failed(drv::makeInputs(*problem, drv::InputFill::Random, seed, 0.0,
+                               inputs, error)) ||
+        !invoke(inputs, outputs, error) ||
+        failed(drv::computeReference(*problem, inputs, expected, error)))
+      return false;
+  }
+  std::vector<drv::CheckResult> checks =
+      drv::checkStatistics(*problem, outputs, expected);
+  // The structured check: zeros but for one block of ones.
+  std::vector<HostTensor> structuredInputs, structuredOutputs;
+  std::vector<::boo::ref::Tensor> structuredExpected;
+  if (failed(drv::makeInputs(*problem, drv::InputFill::Structured, seed, 0.0,
+                             structuredInputs, error)) ||
+      !invoke(structuredInputs, structuredOutputs, error) ||
+      failed(drv::computeReference(*problem, structuredInputs,
+                                   structuredExpected, error)))
+    return false;
+  checks.push_back(
+      drv::checkStructured(*problem, structuredOutputs, structuredExpected));
+  bool passed = true;
+  std::vector<std::string> details;
+  for (const drv::CheckResult &check : checks) {
+    passed &= check.passed;
+    llvm::outs() << "verify " << check.name << ": "
+                 << (check.passed ? "PASS" : "FAIL") << " (" << check.details
+                 << ")\n";
+    details.push_back(check.name + " " + (check.passed ? "pass" : "FAIL") +
+                      " (" + check.details + ")");
+  }
+  row.verify = passed ? "pass" : "fail";
+  row.verifyDetails = llvm::join(details, "; ");
+  if (!passed) {
+    error = "numerics verification failed";
+    return false;
+  }
+  return true;
+}
+
+/// The device to use: --device, else the first HIP GPU, else the CPU.
+std::unique_ptr<RuntimeSession> openDevice(std::string &error) {
+  if (!deviceFlag.empty())
+    return RuntimeSession::open(deviceFlag, error);
+  std::string hipError;
+  if (auto session = RuntimeSession::open("hip", hipError))
+    return session;
+  return RuntimeSession::open("cpu", error);
+}
+
+int fail(const std::string &message) {
+  llvm::errs() << "boo-driver: error: " << message << "\n";
+  return 2;
+}
+
+int runDriver(const std::string &command) {
+  if (referenceBackend != "none" && referenceBackend != "reference")
+    return fail("--reference-backend=" + referenceBackend +
+                ": expected none or reference (oneDNN is not built in)");
+  if (command.empty() == commandsFile.empty())
+    return fail(commandsFile.empty()
+                    ? "give an MIOpenDriver command or --commands-file FILE "
+                      "(--help for the options)"
+                    : "give either an MIOpenDriver command or "
+                      "--commands-file, not both");
+  std::vector<drv::CommandLine> commands;
+  std::string error;
+  if (!commandsFile.empty()) {
+    if (!drv::readCommandsFile(commandsFile, commands, error))
+      return fail(error);
+  } else {
+    commands.push_back({command, 0});
+  }
+
+  KernelCacheOptions cacheOptions;
+  if (!KernelCacheOptions::fromEnvironment(cacheOptions, error))
+    return fail(error);
+  KernelCache cache(cacheOptions);
+
+  if (preload) {
+    if (chips.empty())
+      return fail("--preload needs --chips (e.g. gfx942,gfx1100,emu:gfx942)");
+    PreloadOptions options;
+    llvm::SmallVector<llvm::StringRef> chipList;
+    llvm::StringRef(chips).split(chipList, ',', -1, false);
+    for (llvm::StringRef chip : chipList)
+      options.targets.push_back(chip.trim().str());
+    options.tuningSpec = tuningSpec;
+    options.jobs = jobs;
+    options.failuresFile = failuresFile;
+    options.progress = !quiet;
+    return runPreload(commands, options, cache);
+  }
+
+  std::unique_ptr<RuntimeSession> session = openDevice(error);
+  if (!session)
+    return fail("--device=" + deviceFlag + ": " + error);
+  // The artifact target of the device: the emulator runs emu:<chip> code,
+  // a GPU its chip's, the host "cpu".
+  std::string deviceName = deviceFlag.empty() ? "" : deviceFlag.getValue();
+  std::string target = session->getTarget();
+  if (llvm::StringRef(deviceName).starts_with("emu:"))
+    target = "emu:" + target;
+  else if (!llvm::StringRef(target).starts_with("gfx"))
+    target = "cpu";
+
+  MLIRContext ctx;
+  {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+  Driver driver(ctx, *session, target, &cache);
+  std::vector<CommandRow> rows(commands.size());
+  Progress progress(commands.size(), "boo-driver",
+                    !quiet && commands.size() > 1);
+  int failures = 0;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    if (i)
+      llvm::outs() << "\n";
+    rows[i].index = commands[i].lineNumber ? commands[i].lineNumber : 1;
+    driver.run(commands[i].command, rows[i]);
+    failures += !rows[i].ok;
+    progress.step(rows[i].ok ? rows[i].kind + " ok"
+                             : "FAILED: " + rows[i].error);
+  }
+  progress.finish();
+
+  if (!csvFile.empty() && !writeCsv(csvFile, rows, error))
+    return fail(error);
+  if (!plotFile.empty()) {
+    std::optional<Roofline> roofline;
+    if (target == "cpu")
+      roofline = measureHostRoofline();
+    if (!writePlot(plotFile, rows, roofline,
+                   "boo-driver on " + session->getDescription(), error))
+      return fail(error);
+  }
+  if (commands.size() > 1)
+    llvm::outs() << "\nboo-driver: " << commands.size() << " commands, "
+                 << commands.size() - failures << " passed, " << failures
+                 << " failed\n";
+  return failures ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // Split the command line: boo-driver's flags go to llvm::cl, the rest is
+  // the MIOpenDriver command (its first word may be MIOpenDriver itself).
+  std::vector<const char *> driverArgs = {argv[0]};
+  std::vector<std::string> commandWords;
+  std::deque<std::string> spelled; // stable storage for rewritten flags
+  for (int i = 1; i < argc; ++i) {
+    bool takesValue = false;
+    if (isDriverFlag(argv[i], takesValue)) {
+      // MIOpenDriver's own "--verify 1" and "--time 1" spellings.
+      llvm::StringRef arg(argv[i]);
+      if ((arg == "--verify" || arg == "--time") && i + 1 < argc &&
+          (llvm::StringRef(argv[i + 1]) == "0" ||
+           llvm::StringRef(argv[i + 1]) == "1")) {
+        spelled.push_back(arg.str() + "=" + argv[++i]);
+        driverArgs.push_back(spelled.back().c_str());
+        continue;
+      }
+      driverArgs.push_back(argv[i]);
+      if (takesValue && i + 1 < argc)
+        driverArgs.push_back(argv[++i]);
+      continue;
+    }
+    commandWords.push_back(argv[i]);
+  }
+  llvm::cl::HideUnrelatedOptions(driverCategory);
+  llvm::cl::ParseCommandLineOptions(
+      static_cast<int>(driverArgs.size()), driverArgs.data(),
+      "boo-driver: MIOpenDriver-compatible benchmarking with Boo\n\n"
+      "  boo-driver [options] convbfp16 -n 128 -c 128 -H 24 -W 48 ... -t 1\n"
+      "  boo-driver [options] --commands-file FILE\n"
+      "  boo-driver --preload --commands-file FILE --chips gfx942,gfx1100\n");
+  std::string command = drv::normalizeCommand(llvm::join(commandWords, " "));
+  return runDriver(command);
+}
