@@ -311,9 +311,10 @@ bool mlir::boo::driver::writePlot(llvm::StringRef path,
   if (logHi <= logLo)
     logHi = logLo + 1;
 
-  const double left = 70, top = 50, plotHeight = 300, slot = 36;
-  const double plotWidth = std::max(300.0, slot * bars.size());
-  const double width = left + plotWidth + 30, height = top + plotHeight + 140;
+  // Title, roofline and legend above the plot; rotated labels below it.
+  const double left = 70, top = 76, plotHeight = 300, slot = 36;
+  const double plotWidth = std::max(420.0, slot * bars.size());
+  const double width = left + plotWidth + 90, height = top + plotHeight + 200;
   auto y = [&](double v) {
     double t = (std::log10(std::max(v, std::pow(10.0, logLo))) - logLo) /
                (logHi - logLo);
@@ -372,7 +373,7 @@ bool mlir::boo::driver::writePlot(llvm::StringRef path,
                        x + 8, base + 12, (long long)bar.row->index)
        << escapeXml(bar.row->kind + " " + bar.row->dtype) << "</text>\n";
   }
-  double ly = height - 16;
+  double ly = 60;
   os << llvm::format("<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" "
                      "fill=\"#3a6fb0\"/><text x=\"%.0f\" y=\"%.0f\">Boo"
                      "</text>\n",
