@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libamdhip64-dev
   python3-numpy
+  libdnnl-dev
 )
 missing=()
 for p in "${packages[@]}"; do

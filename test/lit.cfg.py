@@ -39,3 +39,9 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # otherwise.
 if os.path.exists(os.path.join(config.boo_tools_dir, "boo-module-fuzz-asan")):
     config.available_features.add("asan")
+
+# boo-driver's oneDNN reference backend exists where CMake found oneDNN
+# (libdnnl-dev, which scripts/setup.sh installs); its tests say
+# `REQUIRES: onednn`.
+if config.boo_dnnl_library and not config.boo_dnnl_library.endswith("NOTFOUND"):
+    config.available_features.add("onednn")

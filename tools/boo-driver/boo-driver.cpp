@@ -23,6 +23,7 @@
 #include "Boo/Cache/KernelCache.h"
 #include "Boo/Driver/CachedCompile.h"
 #include "Boo/Driver/CommandList.h"
+#include "Boo/Driver/OneDNNBackend.h"
 #include "Boo/Driver/ProblemStats.h"
 #include "Boo/Driver/Verify.h"
 #include "Boo/Import/MIOpenImport.h"
@@ -85,7 +86,7 @@ llvm::cl::opt<std::string> referenceBackend(
     "reference-backend",
     llvm::cl::desc("Also run a reference implementation and report the "
                    "ratios: none, reference (the independent float64 "
-                   "reference on the host)"),
+                   "reference on the host), onednn (oneDNN on the host)"),
     llvm::cl::init("none"), llvm::cl::cat(driverCategory));
 llvm::cl::opt<bool> timeAll(
     "time", llvm::cl::desc("Time every command (as each command's -t 1)"),
@@ -235,6 +236,51 @@ double maxRelativeError(const std::vector<HostTensor> &actual,
   return worst;
 }
 
+/// Records and prints a reference backend's time and its distance to Boo.
+void reportReference(CommandRow &row, llvm::StringRef backend,
+                     llvm::StringRef what, const TimingStats &time,
+                     double relativeError) {
+  row.referenceBackend = backend.str();
+  row.referenceTime = time;
+  row.referenceRelativeError = relativeError;
+  llvm::outs() << llvm::format("%s (%s): median %.4f ms over %lld calls",
+                               backend.str().c_str(), what.str().c_str(),
+                               time.median, (long long)time.iterations);
+  if (row.time && row.time->median > 0)
+    llvm::outs() << llvm::format("; Boo is %.2fx its speed",
+                                 time.median / row.time->median);
+  llvm::outs() << llvm::format("; max |Boo - %s| / rms(%s) %.3e\n",
+                               backend.str().c_str(), backend.str().c_str(),
+                               relativeError);
+}
+
+/// --reference-backend=onednn: the problem on oneDNN, on the host. What
+/// oneDNN cannot run is said, and does not fail the command.
+void runOneDNNBackend(const MIOpenProblem &problem,
+                      const std::vector<HostTensor> &inputs,
+                      const std::vector<HostTensor> &outputs,
+                      int64_t iterations, CommandRow &row) {
+  drv::OneDNNRun run;
+  std::string error;
+  if (failed(drv::runOneDNN(problem, inputs, iterations, run, error))) {
+    row.referenceBackend = "onednn";
+    llvm::outs() << "onednn: not compared: " << error << "\n";
+    return;
+  }
+  std::vector<::boo::ref::Tensor> results;
+  for (const HostTensor &t : run.results) {
+    ::boo::ref::Tensor tensor(t.shape);
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      tensor.data[i] = t.getAsDouble(i);
+    results.push_back(std::move(tensor));
+  }
+  std::string what = "oneDNN on the host";
+  if (!run.note.empty())
+    what += ", " + run.note;
+  reportReference(row, "onednn", what, TimingStats::of(run.milliseconds),
+                  maxRelativeError(outputs, results));
+}
+
 class Driver {
 public:
   Driver(MLIRContext &ctx, RuntimeSession &session, std::string target,
@@ -367,7 +413,11 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
                                  row.gbps(), t.median);
   }
 
-  // The reference: for --verify and for --reference-backend.
+  // The reference backends, measured in the same run on the same inputs.
+  if (referenceBackend == "onednn")
+    runOneDNNBackend(*problem, inputs, outputs, timing ? iterations : 1, row);
+
+  // The float64 reference: for --verify and --reference-backend=reference.
   bool verifying = verify || flags.verify;
   bool measureReference = referenceBackend == "reference";
   if (!verifying && !measureReference)
@@ -383,21 +433,10 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
                                  std::chrono::steady_clock::now() - start)
                                  .count());
   }
-  if (measureReference) {
-    row.referenceBackend = "reference";
-    row.referenceTime = TimingStats::of(referenceTimes);
-    row.referenceRelativeError = maxRelativeError(outputs, expected);
-    llvm::outs() << llvm::format(
-        "reference (float64, 1 thread): median %.4f ms over %lld calls",
-        row.referenceTime->median, (long long)row.referenceTime->iterations);
-    if (row.time && row.time->median > 0)
-      llvm::outs() << llvm::format("; Boo is %.2fx its speed",
-                                   row.referenceTime->median /
-                                       row.time->median);
-    llvm::outs() << llvm::format("; max |Boo - reference| / rms(reference) "
-                                 "%.3e\n",
-                                 *row.referenceRelativeError);
-  }
+  if (measureReference)
+    reportReference(row, "reference", "float64, 1 thread",
+                    TimingStats::of(referenceTimes),
+                    maxRelativeError(outputs, expected));
   if (!verifying)
     return true;
 
@@ -458,9 +497,13 @@ int fail(const std::string &message) {
 }
 
 int runDriver(const std::string &command) {
-  if (referenceBackend != "none" && referenceBackend != "reference")
+  if (referenceBackend != "none" && referenceBackend != "reference" &&
+      referenceBackend != "onednn")
     return fail("--reference-backend=" + referenceBackend +
-                ": expected none or reference (oneDNN is not built in)");
+                ": expected none, reference or onednn");
+  if (referenceBackend == "onednn" && !drv::isOneDNNAvailable())
+    return fail("--reference-backend=onednn: boo-driver was built without "
+                "oneDNN (install libdnnl-dev and reconfigure)");
   if (command.empty() == commandsFile.empty())
     return fail(commandsFile.empty()
                     ? "give an MIOpenDriver command or --commands-file FILE "

@@ -1,0 +1,55 @@
+//===- OneDNNBackend.h - oneDNN as a reference backend -----------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `boo-driver --reference-backend=onednn`: an MIOpen problem run by oneDNN
+// (Debian's libdnnl-dev) on the host CPU, on the same inputs as Boo, timed
+// in the same run. Built only where CMake finds oneDNN (BOO_HAVE_ONEDNN);
+// elsewhere runOneDNN says so.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_DRIVER_ONEDNNBACKEND_H
+#define BOO_DRIVER_ONEDNNBACKEND_H
+
+#include "Boo/Import/MIOpenImport.h"
+#include "Boo/Runner/HostTensor.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::boo::driver {
+
+/// Whether this build has oneDNN.
+bool isOneDNNAvailable();
+
+struct OneDNNRun {
+  /// In the function's result order, with its shapes and element types
+  /// (getResultSpecs).
+  std::vector<HostTensor> results;
+  /// One per timed call: the primitives' execution and the stream's wait
+  /// (reorders to and from the user layouts are outside).
+  std::vector<double> milliseconds;
+  /// How it ran, e.g. "f32 compute: oneDNN has no f16 convolution here".
+  std::string note;
+};
+
+/// Runs `problem` on `inputs` (argument order, as makeInputs makes them)
+/// with oneDNN: one untimed call, then `iterations` timed ones. Supports
+/// convolutions (every direction, bias, groups, 1-3-D, any layout: the user
+/// tensors are described by their strides, and oneDNN picks its own layouts
+/// for the computation) and layer norm forward. The problem's type is used
+/// where oneDNN implements it, else f32 (said in `note`). Fails, with
+/// `error`, for what oneDNN cannot run.
+LogicalResult runOneDNN(const MIOpenProblem &problem,
+                        const std::vector<HostTensor> &inputs,
+                        int64_t iterations, OneDNNRun &run,
+                        std::string &error);
+
+} // namespace mlir::boo::driver
+
+#endif // BOO_DRIVER_ONEDNNBACKEND_H

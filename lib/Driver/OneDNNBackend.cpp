@@ -1,0 +1,419 @@
+//===- OneDNNBackend.cpp - oneDNN as a reference backend -------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// oneDNN's C++ API reports errors by throwing dnnl::error. Boo is built
+// without exceptions, so CMake compiles this one file with them, and every
+// entry point catches everything: no exception leaves this file.
+//
+// Tensors: Boo's (MIOpen's) layouts are permutations of the canonical
+// order (N, C, spatial...) / (K, C/G, spatial...). The user memories are
+// described in oneDNN's canonical dims with the strides of the real layout,
+// so any layout works; the primitives are created with format_tag::any and
+// the inputs and results reordered to and from their preferred layouts
+// outside the timed calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Driver/OneDNNBackend.h"
+
+#include "Boo/Driver/Verify.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#ifdef BOO_HAVE_ONEDNN
+#include "dnnl.hpp"
+#endif
+
+using namespace mlir;
+using namespace mlir::boo;
+
+bool driver::isOneDNNAvailable() {
+#ifdef BOO_HAVE_ONEDNN
+  return true;
+#else
+  return false;
+#endif
+}
+
+#ifndef BOO_HAVE_ONEDNN
+
+LogicalResult driver::runOneDNN(const MIOpenProblem &, const std::vector<HostTensor> &,
+                                int64_t, OneDNNRun &, std::string &error) {
+  error = "boo-driver was built without oneDNN (install libdnnl-dev and "
+          "reconfigure)";
+  return failure();
+}
+
+#else
+
+namespace {
+
+using dnnl::memory;
+using DataType = memory::data_type;
+
+DataType toDnnl(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+    return DataType::f16;
+  case ElementType::BF16:
+    return DataType::bf16;
+  default:
+    return DataType::f32;
+  }
+}
+
+ElementType toElementType(MIOpenDataType type) {
+  switch (type) {
+  case MIOpenDataType::F16:
+    return ElementType::F16;
+  case MIOpenDataType::BF16:
+    return ElementType::BF16;
+  case MIOpenDataType::F32:
+    return ElementType::F32;
+  }
+  return ElementType::F32;
+}
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// A tensor stored with `shape` whose canonical dim i is at position
+/// perm[i], in oneDNN's canonical dims. Grouped filters (groups > 1) become
+/// (G, K/G, C/G, spatial...).
+memory::desc describe(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm,
+                      DataType type, int64_t groups = 1) {
+  std::vector<int64_t> rowMajor = rowMajorStrides(shape);
+  memory::dims dims, strides;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    dims.push_back(shape[perm[i]]);
+    strides.push_back(rowMajor[perm[i]]);
+  }
+  if (groups > 1) {
+    // Canonical dim 0 (K) splits into G x K/G, G outermost.
+    int64_t perGroup = dims[0] / groups;
+    dims.insert(dims.begin(), groups);
+    dims[1] = perGroup;
+    strides.insert(strides.begin(), strides[0] * perGroup);
+  }
+  return memory::desc(dims, type, strides);
+}
+
+/// The same dims with format_tag::any.
+memory::desc anyLayout(const memory::desc &user, DataType type) {
+  return memory::desc(user.dims(), type, memory::format_tag::any);
+}
+
+/// Host bytes of a tensor in the computation's type.
+struct Buffer {
+  HostTensor tensor;
+  memory user;
+};
+
+Buffer makeBuffer(const HostTensor &host, ElementType computeType,
+                  const memory::desc &desc, const dnnl::engine &engine) {
+  Buffer buffer{host.type == computeType ? host : host.convertTo(computeType),
+                memory()};
+  buffer.user = memory(desc, engine, buffer.tensor.data.data());
+  return buffer;
+}
+
+Buffer makeResult(ArrayRef<int64_t> shape, ElementType computeType,
+                  const memory::desc &desc, const dnnl::engine &engine) {
+  Buffer buffer{HostTensor::zeros(
+                    std::vector<int64_t>(shape.begin(), shape.end()),
+                    computeType),
+                memory()};
+  buffer.user = memory(desc, engine, buffer.tensor.data.data());
+  return buffer;
+}
+
+/// The memory a primitive reads or writes for `user`: `user` itself when
+/// the primitive wants its layout, else a new one (reordered into, for an
+/// input, before the calls).
+memory prepare(const memory &user, const memory::desc &wanted,
+               const dnnl::engine &engine, dnnl::stream &stream, bool input) {
+  if (user.get_desc() == wanted)
+    return user;
+  memory source = user, internal(wanted, engine);
+  if (input)
+    dnnl::reorder(source, internal).execute(stream, source, internal);
+  return internal;
+}
+
+void finish(memory internal, memory user, dnnl::stream &stream) {
+  if (internal != user)
+    dnnl::reorder(internal, user).execute(stream, internal, user);
+}
+
+using Clock = std::chrono::steady_clock;
+
+/// One untimed call, then `iterations` timed ones of all `steps`.
+std::vector<double>
+timeCalls(dnnl::stream &stream, int64_t iterations,
+          std::vector<std::pair<dnnl::primitive,
+                                std::unordered_map<int, memory>>> &steps) {
+  std::vector<double> ms;
+  for (int64_t i = -1; i < iterations; ++i) {
+    auto start = Clock::now();
+    for (auto &[primitive, args] : steps)
+      primitive.execute(stream, args);
+    stream.wait();
+    if (i >= 0)
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(Clock::now() - start)
+              .count());
+  }
+  return ms;
+}
+
+LogicalResult runConv(const MIOpenConvProblem &p,
+                      const std::vector<HostTensor> &inputs,
+                      int64_t iterations, ElementType computeType,
+                      driver::OneDNNRun &run) {
+  using namespace dnnl;
+  const ConvGeometry &g = p.geometry;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  DataType type = toDnnl(computeType);
+  int64_t rank = g.spatialRank;
+  memory::dims strides(g.strides.begin(), g.strides.end());
+  memory::dims dilates, padL(g.padLow.begin(), g.padLow.end()),
+      padR(g.padHigh.begin(), g.padHigh.end());
+  for (int64_t d : g.dilations)
+    dilates.push_back(d - 1);
+  (void)rank;
+
+  SmallVector<int64_t> inShape = g.inputShape(), filShape = g.filterShape(),
+                       outShape = g.outputShape();
+  memory::desc inDesc = describe(inShape, g.inputPerm, type);
+  memory::desc filDesc = describe(filShape, g.filterPerm, type, g.groups);
+  memory::desc outDesc = describe(outShape, g.outputPerm, type);
+  memory::desc biasDesc({g.outChannels}, type, memory::format_tag::x);
+
+  // The forward primitive descriptor: what forward runs, and the hint the
+  // backward ones need.
+  convolution_forward::desc fwdDesc(
+      prop_kind::forward_training, algorithm::convolution_direct,
+      anyLayout(inDesc, type), anyLayout(filDesc, type),
+      (p.direction == 1 && p.bias) ? biasDesc : memory::desc(),
+      anyLayout(outDesc, type), strides, dilates, padL, padR);
+  convolution_forward::primitive_desc fwdPd(fwdDesc, eng);
+
+  std::vector<std::pair<primitive, std::unordered_map<int, memory>>> steps;
+  std::vector<Buffer> buffers;
+  // (internal, user) pairs to reorder back after the calls, in result
+  // order.
+  std::vector<std::pair<memory, memory>> outputs;
+  buffers.reserve(8);
+  auto input = [&](const HostTensor &host, const memory::desc &desc,
+                   const memory::desc &wanted) {
+    buffers.push_back(makeBuffer(host, computeType, desc, eng));
+    return prepare(buffers.back().user, wanted, eng, strm, /*input=*/true);
+  };
+  auto result = [&](ArrayRef<int64_t> shape, const memory::desc &desc,
+                    const memory::desc &wanted) {
+    buffers.push_back(makeResult(shape, computeType, desc, eng));
+    memory internal =
+        prepare(buffers.back().user, wanted, eng, strm, /*input=*/false);
+    outputs.push_back({internal, buffers.back().user});
+    return internal;
+  };
+
+  if (p.direction == 1) {
+    std::unordered_map<int, memory> args;
+    args[DNNL_ARG_SRC] = input(inputs[0], inDesc, fwdPd.src_desc());
+    args[DNNL_ARG_WEIGHTS] = input(inputs[1], filDesc, fwdPd.weights_desc());
+    if (p.bias)
+      args[DNNL_ARG_BIAS] = input(inputs[2], biasDesc, biasDesc);
+    args[DNNL_ARG_DST] = result(outShape, outDesc, fwdPd.dst_desc());
+    steps.push_back({convolution_forward(fwdPd), args});
+  } else {
+    // Arguments: grad_output[, input if -F has 4][, filter if -F has 2];
+    // results: grad_input?, grad_filter?, grad_bias?.
+    size_t next = 1;
+    const HostTensor &gradOut = inputs[0];
+    const HostTensor *in = (p.direction & 4) ? &inputs[next++] : nullptr;
+    const HostTensor *fil = (p.direction & 2) ? &inputs[next++] : nullptr;
+    if (p.direction & 2) {
+      convolution_backward_data::desc desc(
+          algorithm::convolution_direct, anyLayout(inDesc, type),
+          anyLayout(filDesc, type), anyLayout(outDesc, type), strides,
+          dilates, padL, padR);
+      convolution_backward_data::primitive_desc pd(desc, eng, fwdPd);
+      std::unordered_map<int, memory> args;
+      args[DNNL_ARG_DIFF_DST] = input(gradOut, outDesc, pd.diff_dst_desc());
+      args[DNNL_ARG_WEIGHTS] = input(*fil, filDesc, pd.weights_desc());
+      args[DNNL_ARG_DIFF_SRC] = result(inShape, inDesc, pd.diff_src_desc());
+      steps.push_back({convolution_backward_data(pd), args});
+    }
+    if (p.direction & 4) {
+      convolution_backward_weights::desc desc(
+          algorithm::convolution_direct, anyLayout(inDesc, type),
+          anyLayout(filDesc, type), p.bias ? biasDesc : memory::desc(),
+          anyLayout(outDesc, type), strides, dilates, padL, padR);
+      convolution_backward_weights::primitive_desc pd(desc, eng, fwdPd);
+      std::unordered_map<int, memory> args;
+      args[DNNL_ARG_DIFF_DST] = input(gradOut, outDesc, pd.diff_dst_desc());
+      args[DNNL_ARG_SRC] = input(*in, inDesc, pd.src_desc());
+      args[DNNL_ARG_DIFF_WEIGHTS] =
+          result(filShape, filDesc, pd.diff_weights_desc());
+      if (p.bias)
+        args[DNNL_ARG_DIFF_BIAS] =
+            result({g.outChannels}, biasDesc, pd.diff_bias_desc());
+      steps.push_back({convolution_backward_weights(pd), args});
+    } else if (p.bias) {
+      return failure(); // grad_bias without -F 4: not a oneDNN primitive.
+    }
+  }
+  strm.wait();
+  run.milliseconds = timeCalls(strm, iterations, steps);
+  for (auto &[internal, user] : outputs)
+    finish(internal, user, strm);
+  strm.wait();
+  // Results in result order (the order `result` was called in), converted
+  // to the result's type.
+  ElementType resultType = toElementType(p.dataType);
+  for (Buffer &buffer : buffers) {
+    bool isResult = llvm::any_of(outputs, [&](const auto &pair) {
+      return pair.second == buffer.user;
+    });
+    if (isResult)
+      run.results.push_back(buffer.tensor.type == resultType
+                                ? buffer.tensor
+                                : buffer.tensor.convertTo(resultType));
+  }
+  return success();
+}
+
+LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
+                           const std::vector<HostTensor> &inputs,
+                           int64_t iterations, ElementType computeType,
+                           driver::OneDNNRun &run, std::string &error) {
+  using namespace dnnl;
+  if (p.direction != 1) {
+    error = "oneDNN backend: only layer norm forward (-F 1) is compared";
+    return failure();
+  }
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  DataType type = toDnnl(computeType);
+  // oneDNN normalizes the last dim: the normalized dims flattened into one.
+  int64_t rows = 1, columns = 1;
+  for (size_t i = 0; i < p.shape.size(); ++i)
+    (static_cast<int64_t>(i) < p.normalizedDim ? rows : columns) *= p.shape[i];
+  memory::desc dataDesc({rows, columns}, type, memory::format_tag::ab);
+  memory::desc statDesc({rows}, DataType::f32, memory::format_tag::a);
+  memory::desc paramDesc({columns}, DataType::f32, memory::format_tag::a);
+  normalization_flags flags = normalization_flags::none;
+  if (p.weightAndBias)
+    flags = normalization_flags::use_scale | normalization_flags::use_shift;
+  layer_normalization_forward::desc desc(prop_kind::forward_training,
+                                         dataDesc, statDesc, p.epsilon,
+                                         flags);
+  layer_normalization_forward::primitive_desc pd(desc, eng);
+
+  std::vector<Buffer> buffers;
+  buffers.reserve(8);
+  buffers.push_back(makeBuffer(inputs[0], computeType, dataDesc, eng));
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = buffers.back().user;
+  if (p.weightAndBias) {
+    buffers.push_back(makeBuffer(inputs[1], ElementType::F32, paramDesc, eng));
+    args[DNNL_ARG_SCALE] = buffers.back().user;
+    buffers.push_back(makeBuffer(inputs[2], ElementType::F32, paramDesc, eng));
+    args[DNNL_ARG_SHIFT] = buffers.back().user;
+  }
+  std::vector<int64_t> statShape(p.shape.begin(),
+                                 p.shape.begin() + p.normalizedDim);
+  buffers.push_back(makeResult(p.shape, computeType, dataDesc, eng));
+  size_t y = buffers.size() - 1;
+  args[DNNL_ARG_DST] = buffers.back().user;
+  buffers.push_back(makeResult(statShape, ElementType::F32, statDesc, eng));
+  size_t mean = buffers.size() - 1;
+  args[DNNL_ARG_MEAN] = buffers.back().user;
+  buffers.push_back(makeResult(statShape, ElementType::F32, statDesc, eng));
+  size_t variance = buffers.size() - 1;
+  args[DNNL_ARG_VARIANCE] = buffers.back().user;
+  std::vector<std::pair<primitive, std::unordered_map<int, memory>>> steps;
+  steps.push_back({layer_normalization_forward(pd), args});
+  run.milliseconds = timeCalls(strm, iterations, steps);
+
+  ElementType resultType = toElementType(p.dataType);
+  const HostTensor &yTensor = buffers[y].tensor;
+  run.results.push_back(yTensor.type == resultType
+                            ? yTensor
+                            : yTensor.convertTo(resultType));
+  run.results.push_back(buffers[mean].tensor);
+  // Boo returns rstd = 1 / sqrt(variance + epsilon).
+  HostTensor rstd = buffers[variance].tensor;
+  for (int64_t i = 0; i < rstd.numElements(); ++i)
+    rstd.setFromDouble(i, 1.0 / std::sqrt(rstd.getAsDouble(i) + p.epsilon));
+  run.results.push_back(rstd);
+  return success();
+}
+
+} // namespace
+
+LogicalResult driver::runOneDNN(const MIOpenProblem &problem,
+                                const std::vector<HostTensor> &inputs,
+                                int64_t iterations, OneDNNRun &run,
+                                std::string &error) {
+  run = OneDNNRun();
+  if (inputs.size() != getArgumentSpecs(problem).size()) {
+    error = "oneDNN backend: expected " +
+            std::to_string(getArgumentSpecs(problem).size()) + " inputs";
+    return failure();
+  }
+  MIOpenDataType dataType =
+      std::visit([](const auto &p) { return p.dataType; }, problem);
+  ElementType native = toElementType(dataType);
+  // The problem's type first; f32 where oneDNN has no implementation of it.
+  for (ElementType computeType : {native, ElementType::F32}) {
+    try {
+      run = OneDNNRun();
+      LogicalResult result = success();
+      if (const auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
+        if (conv->bias && conv->direction == 2) {
+          error = "oneDNN backend: a bias gradient without the weight "
+                  "gradient (-F 2 -b 1) has no oneDNN primitive";
+          return failure();
+        }
+        result = runConv(*conv, inputs, iterations, computeType, run);
+      } else {
+        result = runLayerNorm(std::get<MIOpenLayerNormProblem>(problem),
+                              inputs, iterations, computeType, run, error);
+        if (failed(result))
+          return failure();
+      }
+      if (failed(result)) {
+        error = "oneDNN backend: unsupported problem";
+        return failure();
+      }
+      if (computeType != native)
+        run.note = std::string("f32 compute: oneDNN has no ") +
+                   getElementTypeName(native) + " implementation here";
+      return success();
+    } catch (const dnnl::error &e) {
+      error = std::string("oneDNN: ") + e.what() + " (" +
+              std::to_string(static_cast<int>(e.status)) + ")";
+      if (computeType == ElementType::F32)
+        return failure();
+    } catch (const std::exception &e) {
+      error = std::string("oneDNN backend: ") + e.what();
+      return failure();
+    }
+  }
+  return failure();
+}
+
+#endif // BOO_HAVE_ONEDNN

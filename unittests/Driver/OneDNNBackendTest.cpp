@@ -1,0 +1,125 @@
+//===- OneDNNBackendTest.cpp - oneDNN reference backend tests --------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// oneDNN's results on the inputs of makeInputs against the float64
+// reference: every layout, direction, group count and rank the backend
+// describes by strides must give the reference's numbers (within the
+// rounding of the computation type), or the comparison boo-driver prints
+// would be meaningless.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Driver/OneDNNBackend.h"
+#include "Boo/Driver/Verify.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::boo;
+using namespace mlir::boo::driver;
+
+namespace {
+
+/// max |actual - expected| / rms(expected) over every result.
+double maxRelativeError(const std::vector<HostTensor> &actual,
+                        const std::vector<::boo::ref::Tensor> &expected) {
+  double worst = 0;
+  for (size_t r = 0; r < expected.size(); ++r) {
+    double squares = 0;
+    for (double v : expected[r].data)
+      squares += v * v;
+    double rms = std::sqrt(squares / std::max<size_t>(1, expected[r].data.size()));
+    if (rms == 0)
+      rms = 1;
+    for (int64_t i = 0; i < actual[r].numElements(); ++i)
+      worst = std::max(worst, std::fabs(actual[r].getAsDouble(i) -
+                                        expected[r].data[i]) /
+                                  rms);
+  }
+  return worst;
+}
+
+struct Case {
+  const char *command;
+  /// Bound on maxRelativeError: the result type's rounding (a few units of
+  /// the unit roundoff at the largest elements) plus f32 accumulation.
+  double bound;
+};
+
+class OneDNNBackendTest : public testing::TestWithParam<Case> {};
+
+TEST_P(OneDNNBackendTest, MatchesReference) {
+  if (!isOneDNNAvailable())
+    GTEST_SKIP() << "built without oneDNN (libdnnl-dev not found by CMake)";
+  std::string error;
+  FailureOr<MIOpenProblem> problem =
+      parseMIOpenCommand(GetParam().command, error);
+  ASSERT_TRUE(succeeded(problem)) << error;
+  std::vector<HostTensor> inputs;
+  ASSERT_TRUE(succeeded(
+      makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)))
+      << error;
+  std::vector<::boo::ref::Tensor> expected;
+  ASSERT_TRUE(succeeded(computeReference(*problem, inputs, expected, error)))
+      << error;
+  OneDNNRun run;
+  ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 3, run, error))) << error;
+  EXPECT_EQ(run.milliseconds.size(), 3u);
+  std::vector<TensorSpec> specs = getResultSpecs(*problem);
+  ASSERT_EQ(run.results.size(), specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(run.results[i].shape, specs[i].shape) << specs[i].name;
+    EXPECT_EQ(run.results[i].type, specs[i].type) << specs[i].name;
+  }
+  double err = maxRelativeError(run.results, expected);
+  EXPECT_LE(err, GetParam().bound) << run.note;
+}
+
+// bf16 results: unit roundoff 2^-8, an element up to ~4 rms; f16: 2^-11;
+// f32: accumulation only.
+INSTANTIATE_TEST_SUITE_P(
+    Commands, OneDNNBackendTest,
+    testing::Values(
+        Case{"conv -n 2 -c 5 -H 9 -W 8 -k 6 -y 3 -x 2 -p 1 -q 0 -u 2 -v 1 "
+             "-l 1 -j 2 -F 1",
+             1e-5},
+        Case{"convbfp16 -n 2 -c 8 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1 -u 2 "
+             "-v 2 -g 2 -F 1 -b 1 --in_layout NHWC --fil_layout NHWC "
+             "--out_layout NHWC",
+             0.03},
+        Case{"convfp16 -n 2 -c 8 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1 -u 2 -v "
+             "2 -g 2 -F 2",
+             0.004},
+        Case{"convbfp16 -n 2 -c 8 -H 7 -W 7 -k 12 -y 3 -x 3 -p 1 -q 1 -g 4 "
+             "-F 4 -b 1 --in_layout NHWC --fil_layout NHWC --out_layout NHWC",
+             0.03},
+        Case{"conv -n 1 -c 4 -H 6 -W 6 -k 4 -y 3 -x 3 -p 1 -q 1 -F 6", 1e-5},
+        Case{"conv --spatial_dim 3 -n 1 -c 3 --in_d 5 -H 6 -W 7 -k 4 --fil_d 3 -y 3 -x 3 "
+             "--pad_d 1 -p 1 -q 1 -F 1",
+             1e-5},
+        Case{"layernorm -X 4x8x96 -o 2 -e 1e-5 -m 1 -F 1", 1e-5},
+        Case{"layernormbfp16 -X 4x8x96 -o 1 -e 1e-5 -m 1 -F 1", 0.03}));
+
+TEST(OneDNNBackend, LayerNormBackwardIsRefused) {
+  std::string error;
+  FailureOr<MIOpenProblem> problem =
+      parseMIOpenCommand("layernorm -X 4x96 -o 1 -m 1 -F 14", error);
+  ASSERT_TRUE(succeeded(problem)) << error;
+  std::vector<HostTensor> inputs;
+  ASSERT_TRUE(succeeded(
+      makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)));
+  OneDNNRun run;
+  EXPECT_TRUE(failed(runOneDNN(*problem, inputs, 1, run, error)));
+  if (isOneDNNAvailable())
+    EXPECT_EQ(error,
+              "oneDNN backend: only layer norm forward (-F 1) is compared");
+  else
+    EXPECT_NE(error.find("built without oneDNN"), std::string::npos);
+}
+
+} // namespace
