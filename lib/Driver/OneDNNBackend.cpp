@@ -404,9 +404,10 @@ LogicalResult driver::runOneDNN(const MIOpenProblem &problem,
                    getElementTypeName(native) + " implementation here";
       return success();
     } catch (const dnnl::error &e) {
-      error = std::string("oneDNN: ") + e.what() + " (" +
+      error = std::string("oneDNN: ") + e.what() + " (status " +
               std::to_string(static_cast<int>(e.status)) + ")";
-      if (computeType == ElementType::F32)
+      // Only a missing implementation of the type falls back to f32.
+      if (computeType == ElementType::F32 || e.status != dnnl_unimplemented)
         return failure();
     } catch (const std::exception &e) {
       error = std::string("oneDNN backend: ") + e.what();

@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -133,6 +134,150 @@ bool mlir::boo::driver::writeCsv(llvm::StringRef path,
     error = "cannot write '" + path.str() + "': " + os.error().message();
     os.clear_error();
     return false;
+  }
+  return true;
+}
+
+/// Splits CSV text into records of fields (RFC 4180: quoted fields may hold
+/// commas, doubled quotes and newlines). False on an unterminated quote.
+static bool parseCsv(llvm::StringRef text,
+                     std::vector<std::vector<std::string>> &records,
+                     int64_t &badLine) {
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false, fieldStarted = false;
+  int64_t line = 1, recordLine = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        line += c == '\n';
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"' && !fieldStarted) {
+      quoted = fieldStarted = true;
+    } else if (c == ',') {
+      record.push_back(std::move(field));
+      field.clear();
+      fieldStarted = false;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
+        ++i;
+      record.push_back(std::move(field));
+      field.clear();
+      fieldStarted = false;
+      records.push_back(std::move(record));
+      record.clear();
+      recordLine = ++line;
+    } else {
+      field += c;
+      fieldStarted = true;
+    }
+  }
+  if (quoted) {
+    badLine = recordLine;
+    return false;
+  }
+  if (fieldStarted || !record.empty()) {
+    record.push_back(std::move(field));
+    records.push_back(std::move(record));
+  }
+  return true;
+}
+
+bool mlir::boo::driver::readCsv(llvm::StringRef path,
+                                std::vector<CommandRow> &rows,
+                                std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (!buffer) {
+    error = "cannot read '" + path.str() + "': " + buffer.getError().message();
+    return false;
+  }
+  std::vector<std::vector<std::string>> records;
+  int64_t badLine = 0;
+  if (!parseCsv((*buffer)->getBuffer(), records, badLine)) {
+    error = path.str() + ":" + std::to_string(badLine) +
+            ": unterminated quoted field";
+    return false;
+  }
+  if (records.empty()) {
+    error = path.str() + ": empty CSV";
+    return false;
+  }
+  const std::vector<std::string> &header = records.front();
+  auto column = [&](llvm::StringRef name) -> int {
+    auto it = llvm::find(header, name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+  };
+  const char *needed[] = {"index",  "command",   "kind",
+                          "dtype",  "status",    "device",
+                          "median_ms", "flops", "bytes",
+                          "reference_backend", "reference_median_ms"};
+  for (const char *name : needed)
+    if (column(name) < 0) {
+      error = path.str() + ":1: no '" + name +
+              "' column (not a CSV written by boo-driver --csv?)";
+      return false;
+    }
+  for (size_t r = 1; r < records.size(); ++r) {
+    const std::vector<std::string> &record = records[r];
+    if (record.size() == 1 && record[0].empty())
+      continue;
+    if (record.size() != header.size()) {
+      error = path.str() + ": record " + std::to_string(r + 1) + " has " +
+              std::to_string(record.size()) + " fields, the header " +
+              std::to_string(header.size());
+      return false;
+    }
+    auto get = [&](llvm::StringRef name) { return record[column(name)]; };
+    auto number = [&](llvm::StringRef name, double &value) {
+      std::string text = get(name);
+      if (text.empty())
+        return false;
+      if (llvm::StringRef(text).getAsDouble(value)) {
+        error = path.str() + ": record " + std::to_string(r + 1) + ": " +
+                name.str() + " '" + text + "' is not a number";
+        return false;
+      }
+      return true;
+    };
+    CommandRow row;
+    double index = 0;
+    if (!number("index", index) && !error.empty())
+      return false;
+    row.index = static_cast<int64_t>(index);
+    row.command = get("command");
+    row.kind = get("kind");
+    row.dtype = get("dtype");
+    row.ok = get("status") == "ok";
+    row.device = get("device");
+    double median = 0, referenceMedian = 0;
+    if (number("median_ms", median)) {
+      row.time = TimingStats();
+      row.time->iterations = 1;
+      row.time->median = median;
+    }
+    if (!error.empty())
+      return false;
+    number("flops", row.flops);
+    number("bytes", row.bytes);
+    row.referenceBackend = get("reference_backend");
+    if (number("reference_median_ms", referenceMedian)) {
+      row.referenceTime = TimingStats();
+      row.referenceTime->iterations = 1;
+      row.referenceTime->median = referenceMedian;
+    }
+    if (!error.empty())
+      return false;
+    rows.push_back(std::move(row));
   }
   return true;
 }

@@ -53,6 +53,13 @@ struct CommandRow {
 bool writeCsv(llvm::StringRef path, const std::vector<CommandRow> &rows,
               std::string &error);
 
+/// Reads rows back from a CSV that writeCsv wrote (the columns the plot
+/// needs: index, command, kind, dtype, status, device, median_ms, flops,
+/// bytes, reference_backend, reference_median_ms). False, with `error`
+/// naming the file and line, for anything else.
+bool readCsv(llvm::StringRef path, std::vector<CommandRow> &rows,
+             std::string &error);
+
 /// The device's roofline: peak GFLOP/s and memory GB/s.
 struct Roofline {
   std::string description;

@@ -68,6 +68,11 @@ llvm::cl::opt<std::string> plotFile(
     llvm::cl::desc("Write an SVG of each command's GFLOP/s against the "
                    "reference and the device's roofline"),
     llvm::cl::value_desc("FILE.svg"), llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> fromCsv(
+    "from-csv",
+    llvm::cl::desc("With --emit-plot: plot the rows of a CSV an earlier "
+                   "--csv wrote, instead of running commands"),
+    llvm::cl::value_desc("FILE"), llvm::cl::cat(driverCategory));
 llvm::cl::opt<double> splatInputValue(
     "splat-input-value",
     llvm::cl::desc("Every input element is this value (default: uniform "
@@ -133,7 +138,8 @@ bool isDriverFlag(llvm::StringRef arg, bool &takesValue) {
     return false;
   llvm::StringRef name = arg.drop_front(2).split('=').first;
   static const char *const valued[] = {
-      "device", "commands-file", "csv", "emit-plot", "splat-input-value",
+      "device", "commands-file", "csv", "emit-plot", "from-csv",
+      "splat-input-value",
       "seed", "reference-backend", "iterations", "warmup", "tuning-spec",
       "chips", "jobs", "failures-file"};
   static const char *const flags[] = {"verify", "time", "preload", "quiet",
@@ -496,7 +502,30 @@ int fail(const std::string &message) {
   return 2;
 }
 
+/// --emit-plot --from-csv: a CSV of an earlier run to a plot. The roofline
+/// is measured here when the rows ran on this host's CPU.
+int plotCsv() {
+  if (plotFile.empty())
+    return fail("--from-csv needs --emit-plot FILE.svg");
+  std::vector<CommandRow> rows;
+  std::string error;
+  if (!readCsv(fromCsv, rows, error))
+    return fail(error);
+  std::optional<Roofline> roofline;
+  std::string device = rows.empty() ? "" : rows.front().device;
+  if (llvm::StringRef(device).starts_with("cpu"))
+    roofline = measureHostRoofline();
+  if (!writePlot(plotFile, rows, roofline, "boo-driver on " + device, error))
+    return fail(error);
+  return 0;
+}
+
 int runDriver(const std::string &command) {
+  if (!fromCsv.empty()) {
+    if (!command.empty() || !commandsFile.empty())
+      return fail("--from-csv plots a CSV; it runs no command");
+    return plotCsv();
+  }
   if (referenceBackend != "none" && referenceBackend != "reference" &&
       referenceBackend != "onednn")
     return fail("--reference-backend=" + referenceBackend +
