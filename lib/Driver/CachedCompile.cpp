@@ -15,6 +15,7 @@
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -32,8 +33,11 @@ const std::string &driver::getCompilerIdentity() {
     // Without the executable's bytes, no key can be trusted across builds:
     // a per-process identity makes every lookup miss.
     if (!buffer)
-      return std::string("unreadable-executable-") +
-             std::to_string(reinterpret_cast<uintptr_t>(&path));
+      return "unreadable-executable-" +
+             std::to_string(llvm::sys::Process::getProcessId()) + "-" +
+             std::to_string(std::chrono::system_clock::now()
+                                .time_since_epoch()
+                                .count());
     return llvm::toHex(llvm::BLAKE3::hash(
                            llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
                        /*LowerCase=*/true);
@@ -48,7 +52,8 @@ bool driver::computeArtifactCacheKey(ModuleOp module,
   if (!getTuningSpecIdentity(options.tuningSpec, spec, error))
     return false;
   KernelCacheKey builder;
-  builder.add("module-format", std::to_string(::boo::runtime::kModuleFormatVersion));
+  builder.add("module-format",
+              std::to_string(::boo::runtime::kModuleFormatVersion));
   builder.add("llvm", LLVM_VERSION_STRING);
   builder.add("compiler", getCompilerIdentity());
   builder.add("targets", llvm::join(options.targets, ","));
