@@ -67,18 +67,6 @@ DataType toDnnl(ElementType type) {
   }
 }
 
-ElementType toElementType(MIOpenDataType type) {
-  switch (type) {
-  case MIOpenDataType::F16:
-    return ElementType::F16;
-  case MIOpenDataType::BF16:
-    return ElementType::BF16;
-  case MIOpenDataType::F32:
-    return ElementType::F32;
-  }
-  return ElementType::F32;
-}
-
 /// Row-major strides of `shape`.
 std::vector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   std::vector<int64_t> strides(shape.size(), 1);
@@ -185,13 +173,11 @@ LogicalResult runConv(const MIOpenConvProblem &p,
   engine eng(engine::kind::cpu, 0);
   stream strm(eng);
   DataType type = toDnnl(computeType);
-  int64_t rank = g.spatialRank;
   memory::dims strides(g.strides.begin(), g.strides.end());
   memory::dims dilates, padL(g.padLow.begin(), g.padLow.end()),
       padR(g.padHigh.begin(), g.padHigh.end());
   for (int64_t d : g.dilations)
     dilates.push_back(d - 1);
-  (void)rank;
 
   SmallVector<int64_t> inShape = g.inputShape(), filShape = g.filterShape(),
                        outShape = g.outputShape();
@@ -211,9 +197,9 @@ LogicalResult runConv(const MIOpenConvProblem &p,
 
   std::vector<std::pair<primitive, std::unordered_map<int, memory>>> steps;
   std::vector<Buffer> buffers;
-  // (internal, user) pairs to reorder back after the calls, in result
-  // order.
-  std::vector<std::pair<memory, memory>> outputs;
+  // Results, in result order: the memory the primitive writes and the
+  // buffer (of `buffers`) it is reordered back into after the calls.
+  std::vector<std::pair<memory, size_t>> outputs;
   buffers.reserve(8);
   auto input = [&](const HostTensor &host, const memory::desc &desc,
                    const memory::desc &wanted) {
@@ -225,7 +211,7 @@ LogicalResult runConv(const MIOpenConvProblem &p,
     buffers.push_back(makeResult(shape, computeType, desc, eng));
     memory internal =
         prepare(buffers.back().user, wanted, eng, strm, /*input=*/false);
-    outputs.push_back({internal, buffers.back().user});
+    outputs.push_back({internal, buffers.size() - 1});
     return internal;
   };
 
@@ -277,20 +263,16 @@ LogicalResult runConv(const MIOpenConvProblem &p,
   }
   strm.wait();
   run.milliseconds = timeCalls(strm, iterations, steps);
-  for (auto &[internal, user] : outputs)
-    finish(internal, user, strm);
+  for (auto &[internal, index] : outputs)
+    finish(internal, buffers[index].user, strm);
   strm.wait();
-  // Results in result order (the order `result` was called in), converted
-  // to the result's type.
-  ElementType resultType = toElementType(p.dataType);
-  for (Buffer &buffer : buffers) {
-    bool isResult = llvm::any_of(outputs, [&](const auto &pair) {
-      return pair.second == buffer.user;
-    });
-    if (isResult)
-      run.results.push_back(buffer.tensor.type == resultType
-                                ? buffer.tensor
-                                : buffer.tensor.convertTo(resultType));
+  // Converted to the result's type.
+  ElementType resultType = driver::getElementType(p.dataType);
+  for (auto &[internal, index] : outputs) {
+    const HostTensor &tensor = buffers[index].tensor;
+    run.results.push_back(tensor.type == resultType
+                              ? tensor
+                              : tensor.convertTo(resultType));
   }
   return success();
 }
@@ -348,7 +330,7 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
   steps.push_back({layer_normalization_forward(pd), args});
   run.milliseconds = timeCalls(strm, iterations, steps);
 
-  ElementType resultType = toElementType(p.dataType);
+  ElementType resultType = driver::getElementType(p.dataType);
   const HostTensor &yTensor = buffers[y].tensor;
   run.results.push_back(yTensor.type == resultType
                             ? yTensor
@@ -376,7 +358,7 @@ LogicalResult driver::runOneDNN(const MIOpenProblem &problem,
   }
   MIOpenDataType dataType =
       std::visit([](const auto &p) { return p.dataType; }, problem);
-  ElementType native = toElementType(dataType);
+  ElementType native = driver::getElementType(dataType);
   // The problem's type first; f32 where oneDNN has no implementation of it.
   for (ElementType computeType : {native, ElementType::F32}) {
     try {

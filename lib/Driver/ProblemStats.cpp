@@ -62,15 +62,3 @@ std::string driver::getProblemKind(const MIOpenProblem &problem) {
     return "layernorm-fwd";
   return "layernorm-bwd";
 }
-
-const char *driver::getDataTypeName(MIOpenDataType type) {
-  switch (type) {
-  case MIOpenDataType::F32:
-    return "f32";
-  case MIOpenDataType::F16:
-    return "f16";
-  case MIOpenDataType::BF16:
-    return "bf16";
-  }
-  return "?";
-}

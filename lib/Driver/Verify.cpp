@@ -78,12 +78,6 @@ constexpr int64_t kLayerNormExtraRoundings = 16;
 // Types, shapes and the reference's codec
 //===----------------------------------------------------------------------===//
 
-ElementType toElementType(MIOpenDataType type) {
-  return type == MIOpenDataType::F16    ? ElementType::F16
-         : type == MIOpenDataType::BF16 ? ElementType::BF16
-                                        : ElementType::F32;
-}
-
 /// The reference type of a host tensor type; only f32, f16 and bf16 occur.
 FailureOr<DType> toRefType(ElementType type) {
   switch (type) {
@@ -173,7 +167,7 @@ double ulpOf(double v, DType type) {
 //===----------------------------------------------------------------------===//
 
 std::vector<TensorSpec> getConvArguments(const MIOpenConvProblem &p) {
-  ElementType t = toElementType(p.dataType);
+  ElementType t = getElementType(p.dataType);
   const ConvGeometry &g = p.geometry;
   TensorSpec input{"input", toVector(g.inputShape()), t};
   TensorSpec filter{"filter", toVector(g.filterShape()), t};
@@ -193,7 +187,7 @@ std::vector<TensorSpec> getConvArguments(const MIOpenConvProblem &p) {
 }
 
 std::vector<TensorSpec> getConvResults(const MIOpenConvProblem &p) {
-  ElementType t = toElementType(p.dataType);
+  ElementType t = getElementType(p.dataType);
   const ConvGeometry &g = p.geometry;
   if (p.direction == 1)
     return {{"output", toVector(g.outputShape()), t}};
@@ -229,7 +223,7 @@ bool hasWeightArgument(const MIOpenLayerNormProblem &p) {
 }
 
 std::vector<TensorSpec> getLayerNormArguments(const MIOpenLayerNormProblem &p) {
-  ElementType t = toElementType(p.dataType);
+  ElementType t = getElementType(p.dataType);
   LayerNormShapes s = getShapes(p);
   TensorSpec weight{"weight", s.param, t}, bias{"bias", s.param, t};
   if (p.direction == 1) {
@@ -252,7 +246,7 @@ std::vector<TensorSpec> getLayerNormArguments(const MIOpenLayerNormProblem &p) {
 }
 
 std::vector<TensorSpec> getLayerNormResults(const MIOpenLayerNormProblem &p) {
-  ElementType t = toElementType(p.dataType);
+  ElementType t = getElementType(p.dataType);
   LayerNormShapes s = getShapes(p);
   if (p.direction == 1)
     return {{"y", s.x, t},
@@ -861,4 +855,38 @@ mlir::boo::driver::checkStructured(const MIOpenProblem &problem,
   if (mismatches)
     check.details += "; first " + first;
   return check;
+}
+
+double mlir::boo::driver::getMaxRelativeError(
+    const std::vector<HostTensor> &actual, const std::vector<Tensor> &expected) {
+  double worst = 0;
+  for (size_t r = 0; r < actual.size() && r < expected.size(); ++r) {
+    double squares = 0;
+    for (double v : expected[r].data)
+      squares += v * v;
+    double rms = expected[r].data.empty()
+                     ? 1.0
+                     : std::sqrt(squares / expected[r].data.size());
+    if (rms == 0)
+      rms = 1.0;
+    for (int64_t i = 0; i < actual[r].numElements(); ++i) {
+      double err = std::fabs(actual[r].getAsDouble(i) - expected[r].data[i]);
+      if (!std::isfinite(err))
+        return INFINITY;
+      worst = std::max(worst, err / rms);
+    }
+  }
+  return worst;
+}
+
+ElementType mlir::boo::driver::getElementType(MIOpenDataType type) {
+  switch (type) {
+  case MIOpenDataType::F16:
+    return ElementType::F16;
+  case MIOpenDataType::BF16:
+    return ElementType::BF16;
+  case MIOpenDataType::F32:
+    return ElementType::F32;
+  }
+  return ElementType::F32;
 }

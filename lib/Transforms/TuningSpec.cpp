@@ -26,6 +26,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include <cstdlib>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -274,20 +275,29 @@ void mlir::boo::registerBooTransformExtension(DialectRegistry &registry) {
 // Loading and applying a spec
 //===----------------------------------------------------------------------===//
 
+/// The spec the pipelines use for their `tuning-spec` option: the option,
+/// else BOO_TUNING_SPEC_PATH; "" for the embedded default spec, nullopt
+/// when specs are disabled (the variable set but empty).
+static std::optional<std::string> resolveTuningSpecPath(StringRef optionPath) {
+  if (!optionPath.empty())
+    return optionPath.str();
+  if (const char *env = std::getenv(kTuningSpecEnvVar.data())) {
+    if (*env == '\0')
+      return std::nullopt;
+    return std::string(env);
+  }
+  return std::string();
+}
+
 bool mlir::boo::getTuningSpecIdentity(StringRef optionPath,
                                       std::string &identity,
                                       std::string &error) {
-  // The resolution of loadTuningSpec.
-  std::string path = optionPath.str();
-  if (path.empty()) {
-    if (const char *env = std::getenv(kTuningSpecEnvVar.data())) {
-      if (*env == '\0') {
-        identity = "none";
-        return true;
-      }
-      path = env;
-    }
+  std::optional<std::string> resolved = resolveTuningSpecPath(optionPath);
+  if (!resolved) {
+    identity = "none";
+    return true;
   }
+  const std::string &path = *resolved;
   auto hash = [](StringRef bytes) {
     return llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(bytes)),
                        /*LowerCase=*/true);
@@ -311,14 +321,10 @@ FailureOr<TuningSpec> mlir::boo::loadTuningSpec(MLIRContext *ctx,
                                                 StringRef optionPath,
                                                 Location loc) {
   TuningSpec spec;
-  std::string path = optionPath.str();
-  if (path.empty()) {
-    if (const char *env = std::getenv(kTuningSpecEnvVar.data())) {
-      if (*env == '\0')
-        return spec; // Set but empty: tuning specs are disabled.
-      path = env;
-    }
-  }
+  std::optional<std::string> resolved = resolveTuningSpecPath(optionPath);
+  if (!resolved)
+    return spec; // Set but empty: tuning specs are disabled.
+  const std::string &path = *resolved;
   ParserConfig config(ctx);
   if (path.empty()) {
     spec.name = "<default tuning spec>";

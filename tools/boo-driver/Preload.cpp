@@ -32,7 +32,7 @@ namespace drv = mlir::boo::driver;
 namespace {
 
 struct Task {
-  const drv::CommandLine *command;
+  const drv::CommandLine *command = nullptr;
   std::string target;
   // Results.
   bool ok = false;
@@ -86,9 +86,12 @@ int mlir::boo::driver::runPreload(const std::vector<drv::CommandLine> &commands,
 
   std::vector<Task> tasks;
   for (const drv::CommandLine &command : commands)
-    for (const std::string &target : options.targets)
-      tasks.push_back(Task{&command, target, false,
-                           drv::CacheOutcome::Disabled, "", "", 0.0});
+    for (const std::string &target : options.targets) {
+      Task task;
+      task.command = &command;
+      task.target = target;
+      tasks.push_back(std::move(task));
+    }
 
   DialectRegistry registry;
   registerAllDialects(registry);

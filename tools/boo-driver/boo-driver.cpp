@@ -131,30 +131,26 @@ llvm::cl::opt<bool> quiet("quiet",
                           llvm::cl::desc("No progress lines on stderr"),
                           llvm::cl::cat(driverCategory));
 
-/// The names of boo-driver's own flags: everything else on its command line
-/// belongs to the MIOpenDriver command.
+/// Whether `arg` is one of boo-driver's own flags (the options of
+/// driverCategory, and --help/--version): everything else on its command
+/// line belongs to the MIOpenDriver command. `takesValue`: the next word is
+/// the flag's value.
 bool isDriverFlag(llvm::StringRef arg, bool &takesValue) {
   if (!arg.starts_with("--"))
     return false;
   llvm::StringRef name = arg.drop_front(2).split('=').first;
-  static const char *const valued[] = {
-      "device", "commands-file", "csv", "emit-plot", "from-csv",
-      "splat-input-value",
-      "seed", "reference-backend", "iterations", "warmup", "tuning-spec",
-      "chips", "jobs", "failures-file"};
-  static const char *const flags[] = {"verify", "time", "preload", "quiet",
-                                      "help", "help-hidden", "version"};
-  for (const char *v : valued)
-    if (name == v) {
-      takesValue = !arg.contains('=');
-      return true;
-    }
-  for (const char *f : flags)
-    if (name == f) {
-      takesValue = false;
-      return true;
-    }
-  return false;
+  if (name == "help" || name == "help-hidden" || name == "version") {
+    takesValue = false;
+    return true;
+  }
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find(name);
+  if (it == options.end() ||
+      !llvm::is_contained(it->second->Categories, &driverCategory))
+    return false;
+  takesValue = !arg.contains('=') &&
+               it->second->getValueExpectedFlag() == llvm::cl::ValueRequired;
+  return true;
 }
 
 /// The benchmark flags of an MIOpenDriver command (the importer accepts and
@@ -218,30 +214,6 @@ double tensorBytes(const std::vector<HostTensor> &tensors) {
   return bytes;
 }
 
-/// The largest |actual - expected| over the rms of expected, over every
-/// result.
-double maxRelativeError(const std::vector<HostTensor> &actual,
-                        const std::vector<::boo::ref::Tensor> &expected) {
-  double worst = 0;
-  for (size_t r = 0; r < actual.size() && r < expected.size(); ++r) {
-    double squares = 0;
-    for (double v : expected[r].data)
-      squares += v * v;
-    double rms = expected[r].data.empty()
-                     ? 1.0
-                     : std::sqrt(squares / expected[r].data.size());
-    if (rms == 0)
-      rms = 1.0;
-    for (int64_t i = 0; i < actual[r].numElements(); ++i) {
-      double err = std::fabs(actual[r].getAsDouble(i) - expected[r].data[i]);
-      if (!std::isfinite(err))
-        return INFINITY;
-      worst = std::max(worst, err / rms);
-    }
-  }
-  return worst;
-}
-
 /// Records and prints a reference backend's time and its distance to Boo.
 void reportReference(CommandRow &row, llvm::StringRef backend,
                      llvm::StringRef what, const TimingStats &time,
@@ -284,7 +256,7 @@ void runOneDNNBackend(const MIOpenProblem &problem,
   if (!run.note.empty())
     what += ", " + run.note;
   reportReference(row, "onednn", what, TimingStats::of(run.milliseconds),
-                  maxRelativeError(outputs, results));
+                  drv::getMaxRelativeError(outputs, results));
 }
 
 class Driver {
@@ -334,8 +306,8 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
   if (failed(problem))
     return false;
   row.kind = drv::getProblemKind(*problem);
-  row.dtype = drv::getDataTypeName(
-      std::visit([](const auto &p) { return p.dataType; }, *problem));
+  row.dtype = getElementTypeName(drv::getElementType(
+      std::visit([](const auto &p) { return p.dataType; }, *problem)));
   row.flops = drv::getProblemFlops(*problem);
   BenchmarkFlags flags = readBenchmarkFlags(command);
   bool timing = timeAll || flags.time;
@@ -442,7 +414,7 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
   if (measureReference)
     reportReference(row, "reference", "float64, 1 thread",
                     TimingStats::of(referenceTimes),
-                    maxRelativeError(outputs, expected));
+                    drv::getMaxRelativeError(outputs, expected));
   if (!verifying)
     return true;
 

@@ -17,36 +17,15 @@
 
 #include "gtest/gtest.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace mlir::boo;
 using namespace mlir::boo::driver;
 
 namespace {
 
-/// max |actual - expected| / rms(expected) over every result.
-double maxRelativeError(const std::vector<HostTensor> &actual,
-                        const std::vector<::boo::ref::Tensor> &expected) {
-  double worst = 0;
-  for (size_t r = 0; r < expected.size(); ++r) {
-    double squares = 0;
-    for (double v : expected[r].data)
-      squares += v * v;
-    double rms = std::sqrt(squares / std::max<size_t>(1, expected[r].data.size()));
-    if (rms == 0)
-      rms = 1;
-    for (int64_t i = 0; i < actual[r].numElements(); ++i)
-      worst = std::max(worst, std::fabs(actual[r].getAsDouble(i) -
-                                        expected[r].data[i]) /
-                                  rms);
-  }
-  return worst;
-}
-
 struct Case {
   const char *command;
-  /// Bound on maxRelativeError: the result type's rounding (a few units of
+  /// Bound on getMaxRelativeError: the result type's rounding (a few units of
   /// the unit roundoff at the largest elements) plus f32 accumulation.
   double bound;
 };
@@ -76,7 +55,7 @@ TEST_P(OneDNNBackendTest, MatchesReference) {
     EXPECT_EQ(run.results[i].shape, specs[i].shape) << specs[i].name;
     EXPECT_EQ(run.results[i].type, specs[i].type) << specs[i].name;
   }
-  double err = maxRelativeError(run.results, expected);
+  double err = getMaxRelativeError(run.results, expected);
   EXPECT_LE(err, GetParam().bound) << run.note;
 }
 

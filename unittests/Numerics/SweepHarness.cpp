@@ -400,8 +400,8 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
   bool vectorize =
       options.forceVectorize >= 0 ? options.forceVectorize : c.vectorize;
   bool onCPU = options.device == "cpu";
-  // On the emulator: the lowering config of each kernel, for the message.
-  std::string configs;
+  // Parsed below; a failure on the emulator names each kernel's config.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
   auto failure = [&](const std::string &what) {
     std::ostringstream os;
     os << sweepName << " case " << index << " (seed " << options.seed
@@ -409,7 +409,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
        << "\n  device: " << options.device
        << (onCPU ? "" : " (boo-to-emu with the chip's default tuning spec "
                         "and heuristics)")
-       << configs
+       << (module && !onCPU ? describeConfigs(*module, options.device) : "")
        << "\n  pipeline: form-fusions=" << formFusions
        << " vectorize=" << vectorize
        << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
@@ -438,7 +438,6 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
   mlir::MLIRContext &ctx = getContext();
   std::string diagnostics;
   auto start = std::chrono::steady_clock::now();
-  mlir::OwningOpRef<mlir::ModuleOp> module;
   {
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
       llvm::raw_string_ostream os(diagnostics);
@@ -485,7 +484,6 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     // The emulator: compile the module for emu:<chip> and run it through
     // the runtime, like boo-run-module --device=emu:<chip>.
     std::string error;
-    configs = describeConfigs(*module, options.device);
     start = std::chrono::steady_clock::now();
     mlir::boo::ArtifactOptions artifactOptions;
     artifactOptions.targets = {options.device};

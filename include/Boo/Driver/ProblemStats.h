@@ -30,9 +30,6 @@ double getProblemFlops(const MIOpenProblem &problem);
 /// "conv2d-fwd", "conv3d-bwd-data+weight", "layernorm-fwd", ...
 std::string getProblemKind(const MIOpenProblem &problem);
 
-/// "f32", "f16", "bf16".
-const char *getDataTypeName(MIOpenDataType type);
-
 } // namespace mlir::boo::driver
 
 #endif // BOO_DRIVER_PROBLEMSTATS_H

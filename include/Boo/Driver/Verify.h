@@ -41,6 +41,9 @@
 
 namespace mlir::boo::driver {
 
+/// The host element type of an MIOpen data type.
+ElementType getElementType(MIOpenDataType type);
+
 /// One argument or result of the function a problem compiles to.
 struct TensorSpec {
   /// "input", "filter", "grad_output", ..., "x", "mean", "dx", ...
@@ -137,6 +140,12 @@ checkStatistics(const MIOpenProblem &problem,
 CheckResult checkStructured(const MIOpenProblem &problem,
                             const std::vector<HostTensor> &actual,
                             const std::vector<::boo::ref::Tensor> &expected);
+
+/// The largest |actual - expected| over the rms of expected (1 where that
+/// is 0), over every element of every result; infinity if an error is not
+/// finite. One number for how far a device is from a reference.
+double getMaxRelativeError(const std::vector<HostTensor> &actual,
+                           const std::vector<::boo::ref::Tensor> &expected);
 
 /// The number of terms summed into one element of result `resultIndex`
 /// (the most over its elements): C/G times the filter size (plus one for a
