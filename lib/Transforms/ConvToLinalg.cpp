@@ -10,11 +10,15 @@
 // with tensor.expand_shape so the group is an ordinary parallel loop.
 // Padding is an explicit tensor.pad. Backward-data with stride > 1 is the
 // stride-1 convolution of the zero-stuffed gradient with the flipped filter
-// (see docs/Lowering.md; the GPU path must do better).
+// (see docs/Lowering.md); its generic carries #boo.stride_phases, which
+// says which taps read stuffed zeros, so the GPU code generators visit only
+// the others (stride-phase decomposition).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LinalgBuilder.h"
+
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -99,9 +103,11 @@ struct ConvOperand {
 /// The multiply-accumulate generic shared by all convolutions: splits the
 /// channel dims into (group, channel) when grouped, accumulates lhs * rhs in
 /// an f32 tensor of `resultShape`, and merges the group dim back.
+/// `generic`, if given, receives the accumulation generic.
 Value contract(LinalgBuilder &lb, const LoopAlloc &loops, int64_t groups,
                ConvOperand lhs, ConvOperand rhs, ArrayRef<int64_t> resultShape,
-               const ConvOperand &result) {
+               const ConvOperand &result,
+               linalg::GenericOp *generic = nullptr) {
   if (groups > 1) {
     lhs.value = lb.splitDim(lhs.value, lhs.channelPos, groups);
     rhs.value = lb.splitDim(rhs.value, rhs.channelPos, groups);
@@ -116,6 +122,8 @@ Value contract(LinalgBuilder &lb, const LoopAlloc &loops, int64_t groups,
                  loops.iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
                    return multiplyAccumulate(lb, nb, l, a);
                  });
+  if (generic)
+    *generic = acc.getDefiningOp<linalg::GenericOp>();
   if (groups > 1)
     acc = lb.mergeDims(acc, result.channelPos);
   return acc;
@@ -256,10 +264,25 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
     filC.push_back({f[j]});
     dxC.push_back({i[j]});
   }
-  Value acc =
-      contract(lb, loops, g.groups, {dy, g.outputPerm, dyC, g.outputPerm[1]},
-               {filter, g.filterPerm, filC, g.filterPerm[0]}, g.inputShape(),
-               {Value(), g.inputPerm, dxC, g.inputPerm[1]});
+  linalg::GenericOp generic;
+  Value acc = contract(
+      lb, loops, g.groups, {dy, g.outputPerm, dyC, g.outputPerm[1]},
+      {filter, g.filterPerm, filC, g.filterPerm[0]}, g.inputShape(),
+      {Value(), g.inputPerm, dxC, g.inputPerm[1]}, &generic);
+  // Which taps read stuffed zeros, for the code generators: the product at
+  // (i, f) reads dyp[i + f*dil] = stuffed[i + f*dil - lo], non-zero only
+  // where that index is a multiple of the stride.
+  if (strided) {
+    SmallVector<int64_t> inputLoops, tapLoops, offsets;
+    for (int64_t j = 0; j < r; ++j) {
+      inputLoops.push_back(cast<AffineDimExpr>(i[j]).getPosition());
+      tapLoops.push_back(cast<AffineDimExpr>(f[j]).getPosition());
+      offsets.push_back(lo[g.outputPerm[2 + j]]);
+    }
+    generic->setAttr(kStridePhasesAttrName,
+                     StridePhasesAttr::get(ctx, inputLoops, tapLoops,
+                                           g.strides, g.dilations, offsets));
+  }
   return lb.convertElements(
       acc, keepF32 ? lb.f32() : op.getGradInput().getType().getElementType());
 }

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUUtils.h"
+#include "StridePhases.h"
 
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Target/ChipInfo.h"
@@ -378,8 +379,12 @@ struct BooGPUDistributePass
     SmallVector<linalg::GenericOp> generics(body.getOps<linalg::GenericOp>());
     for (linalg::GenericOp generic : generics) {
       generic = boo::inlineDataMovementReads(rewriter, generic);
-      if (!getMmaConfig(generic))
+      // MMA kernels skip the stuffed taps per workgroup phase
+      // (boo-gpu-mma-kernels); FMA kernels per iteration.
+      if (!getMmaConfig(generic)) {
+        generic = boo::skipStuffedTaps(rewriter, generic);
         contractAccumulation(rewriter, generic);
+      }
     }
     eraseDeadOps(rewriter, body);
 

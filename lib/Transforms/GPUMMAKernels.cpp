@@ -35,6 +35,7 @@
 
 #include "GPUUtils.h"
 #include "MMALayout.h"
+#include "StridePhases.h"
 
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Target/ChipInfo.h"
@@ -561,6 +562,22 @@ struct BooGPUMMAKernelsPass
         return fail("the MMA strategy needs workgroup tile 1 on loop " +
                     Twine(d) + " (not M or N)");
     int64_t tilesM = sgM / mma.m, tilesN = sgN / mma.n;
+    // Backward data with stride > 1 (#boo.stride_phases): each tap loop
+    // steps over the taps that can contribute, which the workgroup's input
+    // position fixes: M workgroups are split by phase (M = phase + s*q, a
+    // tile of q), the other input loops have one value per workgroup.
+    SmallVector<StridePhase> phases;
+    const StridePhase *mPhase = nullptr;
+    for (const StridePhase &p : getStridePhases(acc))
+      if (iterators[p.tapLoop] == utils::IteratorType::reduction &&
+          p.tapLoop != kL && p.inputLoop != nL &&
+          iterators[p.inputLoop] == utils::IteratorType::parallel)
+        phases.push_back(p);
+    for (const StridePhase &p : phases)
+      if (p.inputLoop == mL)
+        mPhase = &p;
+    // M positions per phase (all of M without a phase split).
+    int64_t extMq = mPhase ? llvm::divideCeil(extM, mPhase->stride) : extM;
     int64_t depth = std::max<int64_t>(1, config.getPipelineDepth());
     bool staged = !config.getPromoteOperands().empty();
     if (!staged)
@@ -579,9 +596,11 @@ struct BooGPUMMAKernelsPass
     for (int64_t d = 0; d < numLoops; ++d)
       if (iterators[d] == utils::IteratorType::parallel) {
         parallelLoops.push_back(d);
-        gridCounts.push_back(d == mL   ? llvm::divideCeil(extM, wgM)
-                             : d == nL ? llvm::divideCeil(extN, wgN)
-                                       : ranges[d]);
+        gridCounts.push_back(
+            d == mL   ? llvm::divideCeil(extMq, wgM) *
+                          (mPhase ? mPhase->stride : 1)
+            : d == nL ? llvm::divideCeil(extN, wgN)
+                      : ranges[d]);
       }
     SmallVector<Attribute> blockMapping;
     {
@@ -598,14 +617,30 @@ struct BooGPUMMAKernelsPass
     b.setInsertionPointToStart(workgroupLoop.getBody());
     // Coordinates of the workgroup: the M/N tile origins and the other
     // parallel loops' values.
+    // With a phase split, base[M] is the tile origin in q.
     SmallVector<Value> base(numLoops);
+    Value mPhaseValue;
     for (auto [i, d] : llvm::enumerate(parallelLoops)) {
       Value iv = workgroupLoop.getInductionVar(i);
+      if (d == mL && mPhase) {
+        Value s = cIndex(b, loc, mPhase->stride);
+        mPhaseValue = arith::RemUIOp::create(b, loc, iv, s);
+        iv = arith::DivUIOp::create(b, loc, iv, s);
+      }
       if (d == mL || d == nL)
         iv = arith::MulIOp::create(b, loc, iv,
                                    cIndex(b, loc, d == mL ? wgM : wgN));
       base[d] = iv;
     }
+    // The M loop's value at `row` of the workgroup tile, and N's.
+    auto globalRow = [&](OpBuilder &gb, int64_t loop, Value row) -> Value {
+      Value q = arith::AddIOp::create(gb, loc, base[loop], row);
+      if (loop != mL || !mPhase)
+        return q;
+      return arith::AddIOp::create(
+          gb, loc, mPhaseValue,
+          arith::MulIOp::create(gb, loc, q, cIndex(gb, loc, mPhase->stride)));
+    };
     Attribute workgroupSpace =
         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Value ldsA, ldsB;
@@ -629,39 +664,73 @@ struct BooGPUMMAKernelsPass
     Value sgRowM = arith::MulIOp::create(b, loc, waveM, cIndex(b, loc, sgM));
     Value sgRowN = arith::MulIOp::create(b, loc, waveN, cIndex(b, loc, sgN));
 
-    // Steps: the other reduction loops (outer to inner), then K tiles.
-    SmallVector<int64_t> stepLoops, stepCounts;
+    Value zeroIdx = cIndex(b, loc, 0);
+    // Steps: the other reduction loops (outer to inner), then K tiles. A
+    // phased tap loop steps over the taps of this workgroup's input
+    // position only, r, r + step, ... < F (none where no tap reads the
+    // gradient): a count uniform across the workgroup.
+    llvm::SmallDenseMap<int64_t, Value> firstTaps;
+    SmallVector<int64_t> stepLoops;
+    SmallVector<Value> stepCounts;
     for (int64_t d = 0; d < numLoops; ++d)
       if (iterators[d] == utils::IteratorType::reduction && d != kL) {
         stepLoops.push_back(d);
-        stepCounts.push_back(ranges[d]);
+        stepCounts.push_back(cIndex(b, loc, ranges[d]));
+        for (const StridePhase &p : phases) {
+          if (p.tapLoop != d)
+            continue;
+          bool isM = p.inputLoop == mL;
+          auto [first, exists] = p.buildFirstTap(
+              b, loc, isM ? mPhaseValue : base[p.inputLoop],
+              isM ? p.stride : ranges[p.inputLoop]);
+          firstTaps[d] = first;
+          // ceil((F - r) / step), 0 when r >= F (r < step).
+          Value count = arith::DivUIOp::create(
+              b, loc,
+              arith::SubIOp::create(
+                  b, loc, cIndex(b, loc, ranges[d] + p.tapStep - 1), first),
+              cIndex(b, loc, p.tapStep));
+          if (exists)
+            count = arith::SelectOp::create(b, loc, exists, count, zeroIdx);
+          stepCounts.back() = count;
+        }
       }
     stepLoops.push_back(kL);
-    stepCounts.push_back(llvm::divideCeil(extK, kT));
-    int64_t numSteps = 1;
-    for (int64_t c : stepCounts)
-      numSteps *= c;
+    stepCounts.push_back(cIndex(b, loc, llvm::divideCeil(extK, kT)));
+    Value numSteps = stepCounts.front();
+    for (Value c : ArrayRef<Value>(stepCounts).drop_front())
+      numSteps = arith::MulIOp::create(b, loc, numSteps, c);
 
     // Loop coordinates of step `step` (K at its tile origin).
     auto stepCoords = [&](OpBuilder &sb, Value step) {
       SmallVector<Value> coords(base.begin(), base.end());
+      if (mPhase)
+        coords[mL] = nullptr; // base[M] is in q; set per row
       Value rest = step;
       for (int64_t i = stepLoops.size() - 1; i >= 0; --i) {
-        Value count = cIndex(sb, loc, stepCounts[i]);
+        Value count = stepCounts[i];
         Value v = i == 0 ? rest : arith::RemUIOp::create(sb, loc, rest, count);
         if (i != 0)
           rest = arith::DivUIOp::create(sb, loc, rest, count);
         if (stepLoops[i] == kL)
           v = arith::MulIOp::create(sb, loc, v, cIndex(sb, loc, kT));
+        if (Value first = firstTaps.lookup(stepLoops[i])) {
+          const StridePhase *p = llvm::find_if(phases, [&](auto &ph) {
+            return ph.tapLoop == stepLoops[i];
+          });
+          v = arith::AddIOp::create(
+              sb, loc, first,
+              arith::MulIOp::create(sb, loc, v, cIndex(sb, loc, p->tapStep)));
+        }
         coords[stepLoops[i]] = v;
       }
       return coords;
     };
-    Value zeroIdx = cIndex(b, loc, 0);
     // Operand value at `coords` (all loops set), 0 outside the problem.
     auto operandValue = [&](OpBuilder &ob, const Factor &f,
                             SmallVector<Value> coords, Value mOrN,
-                            int64_t mOrNLoop, int64_t mOrNExtent, Value kCoord) {
+                            int64_t mOrNLoop, int64_t mOrNExtent,
+                            Value kCoord) {
       coords[mOrNLoop] = mOrN;
       coords[kL] = kCoord;
       // The loop this factor does not read: any in-range value.
@@ -696,8 +765,7 @@ struct BooGPUMMAKernelsPass
         auto body = [&](OpBuilder &ib) {
           Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, kT));
           Value col = arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, kT));
-          Value global =
-              arith::AddIOp::create(ib, loc, base[loop], row).getResult();
+          Value global = globalRow(ib, loop, row);
           Value kCoord = arith::AddIOp::create(ib, loc, kBase, col);
           Value v = operandValue(ib, f, coords, global, loop, extent, kCoord);
           memref::StoreOp::create(ib, loc, v, lds, {buffer, row, col});
@@ -755,8 +823,7 @@ struct BooGPUMMAKernelsPass
           for (int64_t i = 0; i < items; ++i)
             elems.push_back(operandValue(
                 cb, isA ? kernel.a : kernel.b, coords,
-                arith::AddIOp::create(cb, loc, base[loop], row),
-                loop, isA ? extM : extN,
+                globalRow(cb, loop, row), loop, isA ? extM : extN,
                 arith::AddIOp::create(cb, loc, kBase,
                                       addConst(cb, loc, col, i))));
           return vector::FromElementsOp::create(cb, loc, type, elems);
@@ -779,10 +846,21 @@ struct BooGPUMMAKernelsPass
         tilesM * tilesN,
         vector::BroadcastOp::create(b, loc, accType, kernel.initValue));
     Value one = cIndex(b, loc, 1);
-    Value stepsV = cIndex(b, loc, numSteps);
+    Value stepsV = numSteps;
     SmallVector<Value> finalAccs;
     if (staged && depth >= 2) {
-      stage(b, zeroIdx, zeroIdx);
+      if (phases.empty()) {
+        stage(b, zeroIdx, zeroIdx);
+      } else {
+        // A phase may have no taps at all (no step 0 to stage).
+        auto any = scf::IfOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, stepsV,
+                                  zeroIdx),
+            /*withElseRegion=*/false);
+        OpBuilder ab = OpBuilder::atBlockTerminator(any.thenBlock());
+        stage(ab, zeroIdx, zeroIdx);
+      }
       gpu::BarrierOp::create(b, loc);
       auto loop = scf::ForOp::create(
           b, loc, zeroIdx, stepsV, one, initAccs,
@@ -828,10 +906,8 @@ struct BooGPUMMAKernelsPass
               b, loc, AffineMap::get(1, 0, r + i * mma.m), lane);
           Value cOff = affine::AffineApplyOp::create(
               b, loc, AffineMap::get(1, 0, c + j * mma.n), lane);
-          Value mg = arith::AddIOp::create(
-              b, loc, base[mL], arith::AddIOp::create(b, loc, sgRowM, rOff));
-          Value ng = arith::AddIOp::create(
-              b, loc, base[nL], arith::AddIOp::create(b, loc, sgRowN, cOff));
+          Value mg = globalRow(b, mL, arith::AddIOp::create(b, loc, sgRowM, rOff));
+          Value ng = globalRow(b, nL, arith::AddIOp::create(b, loc, sgRowN, cOff));
           auto guard = scf::IfOp::create(
               b, loc,
               andAll(b, loc,

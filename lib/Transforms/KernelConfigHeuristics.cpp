@@ -186,12 +186,24 @@ const MmaIntrinsic *pickMma(const KernelLoopNest &nest, const GemmLoops &g,
   return nullptr;
 }
 
-/// Number of workgroups the parallel tiles make.
-int64_t countWorkgroups(const KernelLoopNest &nest, const Tiles &t) {
+/// Positions of loop `l` one phase covers (all of them without phases).
+int64_t phaseExtent(const KernelLoop &l) {
+  return llvm::divideCeil(l.extent, l.phases);
+}
+
+/// Number of workgroups the parallel tiles of an MMA kernel make (its M
+/// loop split by phase).
+int64_t countWorkgroups(const KernelLoopNest &nest, const Tiles &t,
+                        int64_t mLoop) {
   int64_t count = 1;
-  for (auto [i, l] : llvm::enumerate(nest.loops))
-    if (!l.isReduction)
+  for (auto [i, l] : llvm::enumerate(nest.loops)) {
+    if (l.isReduction)
+      continue;
+    if (static_cast<int64_t>(i) == mLoop)
+      count *= l.phases * llvm::divideCeil(phaseExtent(l), t.workgroup[i]);
+    else
       count *= llvm::divideCeil(l.extent, t.workgroup[i]);
+  }
   return count;
 }
 
@@ -237,7 +249,7 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
     }
   }
   int64_t mTile =
-      std::clamp(pow2Ceil(nest.loops[g.m].extent), intr.m, kMaxMmaTile);
+      std::clamp(pow2Ceil(phaseExtent(nest.loops[g.m])), intr.m, kMaxMmaTile);
   int64_t nTile =
       std::clamp(pow2Ceil(nest.loops[g.n].extent), intr.n, kMaxMmaTile);
   int64_t kExtent = nest.loops[g.k].extent;
@@ -274,7 +286,7 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   apply();
   // Enough workgroups to occupy every compute unit, if the problem allows:
   // halve the larger tile, down to 2x2 intrinsic tiles.
-  while (countWorkgroups(nest, t) < chip.computeUnits) {
+  while (countWorkgroups(nest, t, g.m) < chip.computeUnits) {
     if (mTile >= nTile && mTile > 2 * intr.m)
       mTile /= 2;
     else if (nTile > 2 * intr.n)

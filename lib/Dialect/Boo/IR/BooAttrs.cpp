@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h" // BooAttrs.cpp.inc
 
@@ -112,6 +113,29 @@ FailureOr<int64_t> checkDistribution(function_ref<InFlightDiagnostic()> err,
   return count;
 }
 } // namespace
+
+LogicalResult
+StridePhasesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> inputLoops, ArrayRef<int64_t> tapLoops,
+                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                         ArrayRef<int64_t> offsets) {
+  size_t n = inputLoops.size();
+  if (tapLoops.size() != n || strides.size() != n || dilations.size() != n ||
+      offsets.size() != n)
+    return emitError() << "input_loops, tap_loops, strides, dilations and "
+                          "offsets must have one entry each per spatial dim";
+  llvm::SmallDenseSet<int64_t> loops;
+  for (size_t j = 0; j < n; ++j) {
+    if (strides[j] < 1 || dilations[j] < 1)
+      return emitError() << "entry " << j
+                         << ": strides and dilations must be >= 1";
+    for (int64_t loop : {inputLoops[j], tapLoops[j]})
+      if (loop < 0 || !loops.insert(loop).second)
+        return emitError() << "entry " << j << ": loop " << loop
+                           << " is negative or named twice";
+  }
+  return success();
+}
 
 LogicalResult LoweringConfigAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> workgroup,

@@ -116,9 +116,12 @@ FailureOr<KernelLoopNest> convNest(Operation *op) {
     if (g.groups > 1)
       grp = b.loop("g", g.groups, false, LoopRole::Group);
     int64_t outCh = b.loop(fwd ? "k" : "c", fwd ? kPerG : cPerG, false, kN);
-    for (int64_t i = 0; i < r; ++i)
+    for (int64_t i = 0; i < r; ++i) {
       sp.push_back(b.loop(spatialName(fwd ? "o" : "i", r, i),
                           fwd ? g.outSpatial[i] : g.inSpatial[i], false, kM));
+      if (!fwd)
+        b.nest.loops.back().phases = g.strides[i];
+    }
     int64_t redCh = b.loop(fwd ? "c" : "k", fwd ? cPerG : kPerG, true, kK);
     for (int64_t i = 0; i < r; ++i)
       f.push_back(b.loop(spatialName("f", r, i), g.filterSpatial[i], true,

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// #boo.target and #boo.lowering_config, the loop nest a lowering config's
-// tile sizes refer to, and the chip-dependent config check.
+// #boo.target, #boo.lowering_config and #boo.stride_phases, the loop nest
+// a lowering config's tile sizes refer to, and the chip-dependent config
+// check.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,7 @@ namespace mlir::boo {
 /// The discardable attribute names.
 constexpr StringLiteral kTargetAttrName = "boo.target";
 constexpr StringLiteral kLoweringConfigAttrName = "boo.lowering_config";
+constexpr StringLiteral kStridePhasesAttrName = "boo.stride_phases";
 
 //===----------------------------------------------------------------------===//
 // Kernels and their loop nests
@@ -64,6 +66,10 @@ struct KernelLoop {
   int64_t extent;
   bool isReduction;
   LoopRole role;
+  /// Backward data's input positions with stride s: s phases, each reading
+  /// only its own taps (#boo.stride_phases); an MMA kernel gives each phase
+  /// its own workgroups along M. 1 elsewhere.
+  int64_t phases = 1;
 };
 
 /// One dim of an input of the root generic: it is indexed by

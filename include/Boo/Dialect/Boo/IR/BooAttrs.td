@@ -179,4 +179,38 @@ def Boo_LoweringConfigAttr : Boo_Attr<"LoweringConfig", "lowering_config"> {
   }];
 }
 
+def Boo_StridePhasesAttr : Boo_Attr<"StridePhases", "stride_phases"> {
+  let summary = "which filter taps of a strided backward data are zero";
+  let description = [{
+    Attached, as `boo.stride_phases`, by `boo-convert-to-linalg` to the
+    accumulation generic of a `boo.conv_bwd_data` with a stride > 1. That
+    generic reads the gradient through a zero-stuffed, padded view, so for
+    entry `j` the product at output-position loop `input_loops[j]` (value
+    `i`) and filter-tap loop `tap_loops[j]` (value `f`) is zero unless
+
+        (i + dilations[j] * f - offsets[j]) mod strides[j] == 0
+
+    Code generators use it to visit only the taps that can contribute
+    (stride-phase decomposition, docs/GPUPipeline.md): for each `i` those
+    taps are `f = r(i) + (s / gcd(s, d)) * u`, about `1 / s` of them. It is
+    a fact the lowering states about the generic; a generic without it is
+    computed as written, taps of zeros included.
+
+    ```mlir
+    // 3x3 stride-2 backward data, loops (n, c, ih, iw, k, fh, fw).
+    #boo.stride_phases<input_loops = [2, 3], tap_loops = [5, 6],
+                       strides = [2, 2], dilations = [1, 1], offsets = [1, 1]>
+    ```
+  }];
+  let parameters = (ins
+    Boo_I64ListParameter<"output-position loop per entry">:$input_loops,
+    Boo_I64ListParameter<"filter-tap loop per entry">:$tap_loops,
+    Boo_I64ListParameter<"stride per entry (>= 1)">:$strides,
+    Boo_I64ListParameter<"dilation per entry (>= 1)">:$dilations,
+    Boo_I64ListParameter<"offset of the stuffed gradient per entry">:$offsets
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // BOO_DIALECT_BOO_IR_BOOATTRS_TD
