@@ -579,7 +579,10 @@ struct BooGPUMMAKernelsPass
     // M positions per phase (all of M without a phase split).
     int64_t extMq = mPhase ? llvm::divideCeil(extM, mPhase->stride) : extM;
     int64_t depth = std::max<int64_t>(1, config.getPipelineDepth());
-    bool staged = !config.getPromoteOperands().empty();
+    // Inputs 0 and 1 of the root generic (KernelLoopNest) are A and B.
+    bool stagedA = llvm::is_contained(config.getPromoteOperands(), 0);
+    bool stagedB = llvm::is_contained(config.getPromoteOperands(), 1);
+    bool staged = stagedA || stagedB;
     if (!staged)
       depth = 1;
 
@@ -644,16 +647,16 @@ struct BooGPUMMAKernelsPass
     Attribute workgroupSpace =
         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Value ldsA, ldsB;
-    if (staged) {
+    if (stagedA)
       ldsA = memref::AllocOp::create(
           b, loc,
           MemRefType::get({depth, wgM, kT}, elemType, MemRefLayoutAttrInterface(),
                           workgroupSpace));
+    if (stagedB)
       ldsB = memref::AllocOp::create(
           b, loc,
           MemRefType::get({depth, wgN, kT}, elemType, MemRefLayoutAttrInterface(),
                           workgroupSpace));
-    }
     scf::ForallOp threadLoop = createThreadLoop(b, loc, threads);
     Value tid = threadLoop.getInductionVar(0);
     Value wave = arith::DivUIOp::create(b, loc, tid, cIndex(b, loc, waveSize));
@@ -666,65 +669,64 @@ struct BooGPUMMAKernelsPass
 
     Value zeroIdx = cIndex(b, loc, 0);
     // Steps: the other reduction loops (outer to inner), then K tiles. A
-    // phased tap loop steps over the taps of this workgroup's input
-    // position only, r, r + step, ... < F (none where no tap reads the
-    // gradient): a count uniform across the workgroup.
-    llvm::SmallDenseMap<int64_t, Value> firstTaps;
-    SmallVector<int64_t> stepLoops;
-    SmallVector<Value> stepCounts;
+    // phased tap loop steps over the taps r, r + step, ... that this
+    // workgroup's input position reads, ceil(F / step) of them; a step
+    // whose tap is past the filter (or that has none) is skipped by the
+    // whole workgroup: no staging, no MMA. (Counts stay static: a division
+    // by a per-workgroup count in every step costs more registers than
+    // the few skipped steps.)
+    llvm::SmallDenseMap<int64_t, std::pair<Value, Value>> firstTaps;
+    SmallVector<int64_t> stepLoops, stepCounts;
     for (int64_t d = 0; d < numLoops; ++d)
       if (iterators[d] == utils::IteratorType::reduction && d != kL) {
         stepLoops.push_back(d);
-        stepCounts.push_back(cIndex(b, loc, ranges[d]));
+        stepCounts.push_back(ranges[d]);
         for (const StridePhase &p : phases) {
           if (p.tapLoop != d)
             continue;
           bool isM = p.inputLoop == mL;
-          auto [first, exists] = p.buildFirstTap(
+          firstTaps[d] = p.buildFirstTap(
               b, loc, isM ? mPhaseValue : base[p.inputLoop],
               isM ? p.stride : ranges[p.inputLoop]);
-          firstTaps[d] = first;
-          // ceil((F - r) / step), 0 when r >= F (r < step).
-          Value count = arith::DivUIOp::create(
-              b, loc,
-              arith::SubIOp::create(
-                  b, loc, cIndex(b, loc, ranges[d] + p.tapStep - 1), first),
-              cIndex(b, loc, p.tapStep));
-          if (exists)
-            count = arith::SelectOp::create(b, loc, exists, count, zeroIdx);
-          stepCounts.back() = count;
+          stepCounts.back() = p.getNumSteps(ranges[d]);
         }
       }
     stepLoops.push_back(kL);
-    stepCounts.push_back(cIndex(b, loc, llvm::divideCeil(extK, kT)));
-    Value numSteps = stepCounts.front();
-    for (Value c : ArrayRef<Value>(stepCounts).drop_front())
-      numSteps = arith::MulIOp::create(b, loc, numSteps, c);
+    stepCounts.push_back(llvm::divideCeil(extK, kT));
+    int64_t numSteps = 1;
+    for (int64_t c : stepCounts)
+      numSteps *= c;
 
-    // Loop coordinates of step `step` (K at its tile origin).
+    // Loop coordinates of step `step` (K at its tile origin), and whether
+    // its phased taps exist (null without phased taps).
     auto stepCoords = [&](OpBuilder &sb, Value step) {
       SmallVector<Value> coords(base.begin(), base.end());
       if (mPhase)
         coords[mL] = nullptr; // base[M] is in q; set per row
+      SmallVector<Value> conds;
       Value rest = step;
       for (int64_t i = stepLoops.size() - 1; i >= 0; --i) {
-        Value count = stepCounts[i];
+        Value count = cIndex(sb, loc, stepCounts[i]);
         Value v = i == 0 ? rest : arith::RemUIOp::create(sb, loc, rest, count);
         if (i != 0)
           rest = arith::DivUIOp::create(sb, loc, rest, count);
         if (stepLoops[i] == kL)
           v = arith::MulIOp::create(sb, loc, v, cIndex(sb, loc, kT));
-        if (Value first = firstTaps.lookup(stepLoops[i])) {
+        auto first = firstTaps.find(stepLoops[i]);
+        if (first != firstTaps.end()) {
           const StridePhase *p = llvm::find_if(phases, [&](auto &ph) {
             return ph.tapLoop == stepLoops[i];
           });
           v = arith::AddIOp::create(
-              sb, loc, first,
+              sb, loc, first->second.first,
               arith::MulIOp::create(sb, loc, v, cIndex(sb, loc, p->tapStep)));
+          conds.push_back(lessThan(sb, loc, v, ranges[p->tapLoop]));
+          if (Value exists = first->second.second)
+            conds.push_back(exists);
         }
         coords[stepLoops[i]] = v;
       }
-      return coords;
+      return std::make_pair(coords, andAll(sb, loc, conds));
     };
     // Operand value at `coords` (all loops set), 0 outside the problem.
     auto operandValue = [&](OpBuilder &ob, const Factor &f,
@@ -747,9 +749,17 @@ struct BooGPUMMAKernelsPass
     };
 
     // Stages the A and B tiles of `step` into LDS buffer `buffer`.
-    auto stage = [&](OpBuilder &sb, Value step, Value buffer) {
-      SmallVector<Value> coords = stepCoords(sb, step);
+    auto stage = [&](OpBuilder &outer, Value step, Value buffer) {
+      std::pair<SmallVector<Value>, Value> at = stepCoords(outer, step);
+      SmallVector<Value> &coords = at.first;
       Value kBase = coords[kL];
+      // A skipped step stages nothing (its compute is skipped too).
+      OpBuilder sb = outer;
+      if (Value valid = at.second) {
+        auto guard = scf::IfOp::create(outer, loc, valid,
+                                       /*withElseRegion=*/false);
+        sb = OpBuilder::atBlockTerminator(guard.thenBlock());
+      }
       auto stageOne = [&](Value lds, const Factor &f, int64_t rows,
                           int64_t loop, int64_t extent) {
         int64_t elements = rows * kT;
@@ -780,20 +790,29 @@ struct BooGPUMMAKernelsPass
           body(gb);
         }
       };
-      stageOne(ldsA, kernel.a, wgM, mL, extM);
-      stageOne(ldsB, kernel.b, wgN, nL, extN);
+      if (stagedA)
+        stageOne(ldsA, kernel.a, wgM, mL, extM);
+      if (stagedB)
+        stageOne(ldsB, kernel.b, wgN, nL, extN);
     };
 
     // The MMA work of one step on the staged tiles (or, unstaged, on
     // fragments read from global memory).
-    auto compute = [&](OpBuilder &cb, Value step, Value buffer,
+    auto compute = [&](OpBuilder &outer, Value step, Value buffer,
                        SmallVector<Value> accs) {
       // Unstaged fragments are read at the step's loop coordinates.
-      SmallVector<Value> coords;
-      Value kBase;
-      if (!staged) {
-        coords = stepCoords(cb, step);
-        kBase = coords[kL];
+      std::pair<SmallVector<Value>, Value> at = stepCoords(outer, step);
+      SmallVector<Value> &coords = at.first;
+      Value kBase = coords[kL];
+      // A skipped step leaves the accumulators as they are.
+      OpBuilder cb = outer;
+      scf::IfOp guard;
+      if (at.second) {
+        guard = scf::IfOp::create(outer, loc, ValueRange(accs).getTypes(),
+                                  at.second, /*withElseRegion=*/true);
+        OpBuilder eb = OpBuilder::atBlockEnd(guard.elseBlock());
+        scf::YieldOp::create(eb, loc, accs);
+        cb = OpBuilder::atBlockEnd(guard.thenBlock());
       }
       for (int64_t kk = 0; kk < kT / mma.k; ++kk) {
         auto fragment = [&](bool isA, int64_t tile) -> Value {
@@ -815,7 +834,7 @@ struct BooGPUMMAKernelsPass
           Value col = addConst(cb, loc, kOff, kk * mma.k);
           VectorType type = isA ? aType : bType;
           int64_t items = isA ? mma.aItems : mma.bItems;
-          if (staged)
+          if (isA ? stagedA : stagedB)
             return vector::LoadOp::create(cb, loc, type, isA ? ldsA : ldsB,
                                           {buffer, row, col});
           SmallVector<Value> elems;
@@ -839,28 +858,20 @@ struct BooGPUMMAKernelsPass
             c = createMMAOp(cb, loc, mma, aFrags[i], bFrags[j], c);
           }
       }
-      return accs;
+      if (!guard)
+        return accs;
+      scf::YieldOp::create(cb, loc, accs);
+      return SmallVector<Value>(guard.getResults());
     };
 
     SmallVector<Value> initAccs(
         tilesM * tilesN,
         vector::BroadcastOp::create(b, loc, accType, kernel.initValue));
     Value one = cIndex(b, loc, 1);
-    Value stepsV = numSteps;
+    Value stepsV = cIndex(b, loc, numSteps);
     SmallVector<Value> finalAccs;
     if (staged && depth >= 2) {
-      if (phases.empty()) {
-        stage(b, zeroIdx, zeroIdx);
-      } else {
-        // A phase may have no taps at all (no step 0 to stage).
-        auto any = scf::IfOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, stepsV,
-                                  zeroIdx),
-            /*withElseRegion=*/false);
-        OpBuilder ab = OpBuilder::atBlockTerminator(any.thenBlock());
-        stage(ab, zeroIdx, zeroIdx);
-      }
+      stage(b, zeroIdx, zeroIdx);
       gpu::BarrierOp::create(b, loc);
       auto loop = scf::ForOp::create(
           b, loc, zeroIdx, stepsV, one, initAccs,

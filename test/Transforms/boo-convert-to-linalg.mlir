@@ -41,7 +41,9 @@ func.func @conv_grouped_nchw(%x: tensor<1x4x6x6xf32>, %w: tensor<6x2x3x3xf32>) -
 // -----
 
 // Backward data with stride 2: zero-stuffed gradient (strided insert), padded
-// by (F-1)*dil - pad, convolved with the spatially flipped filter.
+// by (F-1)*dil - pad, convolved with the spatially flipped filter. The
+// accumulation says which taps read stuffed zeros: loops (n, c, ih, iw, k,
+// fh, fw), offset (F-1)*dil - pad = 1.
 // CHECK-DAG: #[[FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
 // CHECK-LABEL: func.func @bwd_data_strided
 // CHECK:       %[[Z:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x4x7x7xf32>)
@@ -50,6 +52,7 @@ func.func @conv_grouped_nchw(%x: tensor<1x4x6x6xf32>, %w: tensor<6x2x3x3xf32>) -
 // CHECK:       linalg.generic {indexing_maps = [#[[FLIP]], #{{.+}}]
 // CHECK:       linalg.generic
 // CHECK-SAME:    outs(%{{.+}} : tensor<1x3x7x7xf32>)
+// CHECK-SAME:    boo.stride_phases = #boo.stride_phases<input_loops = [2, 3], tap_loops = [5, 6], strides = [2, 2], dilations = [1, 1], offsets = [1, 1]>
 func.func @bwd_data_strided(%dy: tensor<1x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
   %dx = boo.conv_bwd_data %dy, %w {strides = array<i64: 2, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<1x4x4x4xf32>, tensor<4x3x3x3xf32> -> tensor<1x3x7x7xf32>
   return %dx : tensor<1x3x7x7xf32>

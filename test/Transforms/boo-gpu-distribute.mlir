@@ -326,3 +326,64 @@ func.func @conv_bias_relu(%arg0: tensor<1x10x10x16xf32>, %arg1: tensor<32x3x3x16
   } -> tensor<1x10x10x32xf32>
   return %4 : tensor<1x10x10x32xf32>
 }
+
+// -----
+
+// Backward data, stride 2 (#boo.stride_phases): the tap loops fh, fw (d5,
+// d6) shrink from 3 to ceil(3 / 2) = 2 iterations in the loop-bounds
+// operand; each iteration's first tap is r = (1 - i) mod 2, computed as
+// (9 - i) mod 2 (9 = 1 + 2 * ceil(7 / 2) keeps it unsigned), the tap is
+// r + 2u, and a tap past the filter leaves the accumulator unchanged.
+// CHECK-LABEL: func.func @bwd_data_stride2(
+// CHECK:         scf.forall
+// CHECK:           %[[BOUNDS:.+]] = tensor.empty() : tensor<8x2x2xi8>
+// CHECK:           scf.forall
+// CHECK:             linalg.generic {{.*}} ins(%[[BOUNDS]] : tensor<8x2x2xi8>)
+// CHECK:               %[[IH:.+]] = affine.apply
+// CHECK:               %[[UH:.+]] = linalg.index 1 : index
+// CHECK:               %[[DH:.+]] = arith.subi %c9, %[[IH]] : index
+// CHECK:               %[[RH:.+]] = arith.remui %[[DH]], %c2 : index
+// CHECK:               %[[SH:.+]] = arith.muli %[[UH]], %c2 : index
+// CHECK:               %[[FH:.+]] = arith.addi %[[RH]], %[[SH]] : index
+// CHECK:               %[[INH:.+]] = arith.cmpi ult, %[[FH]], %c3 : index
+// CHECK:               %[[INW:.+]] = arith.cmpi ult, %{{.+}}, %c3 : index
+// CHECK:               %[[VALID:.+]] = arith.andi %[[INH]], %[[INW]] : i1
+// CHECK:               arith.select %[[VALID]], %[[FH]], %c0 : index
+// CHECK:               %[[FMA:.+]] = math.fma
+// CHECK:               %[[KEPT:.+]] = arith.select %[[VALID]], %[[FMA]], %{{.+}} : f32
+// CHECK:               linalg.yield %[[KEPT]] : f32
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, -d1 + 2, -d2 + 2, d3)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 + d5, d3 + d6, d4)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+func.func @bwd_data_stride2(%arg0: tensor<1x4x4x8xf32>, %arg1: tensor<8x3x3x8xf32>) -> tensor<1x7x7x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x7x7x8xf32>
+  %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%0 : tensor<1x7x7x8xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<1x7x7x8xf32>
+  %inserted_slice = tensor.insert_slice %arg0 into %1[0, 0, 0, 0] [1, 4, 4, 8] [1, 2, 2, 1] : tensor<1x4x4x8xf32> into tensor<1x7x7x8xf32>
+  %padded = tensor.pad %inserted_slice low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%arg2: index, %arg3: index, %arg4: index, %arg5: index):
+    tensor.yield %cst : f32
+  } : tensor<1x7x7x8xf32> to tensor<1x9x9x8xf32>
+  %2 = tensor.empty() : tensor<8x3x3x8xf32>
+  %3 = linalg.generic {indexing_maps = [#map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<8x3x3x8xf32>) outs(%2 : tensor<8x3x3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x3x3x8xf32>
+  %4 = tensor.empty() : tensor<1x7x7x8xf32>
+  %5 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%4 : tensor<1x7x7x8xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<1x7x7x8xf32>
+  %6 = linalg.generic {indexing_maps = [#map2, #map3, #map4], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %3 : tensor<1x9x9x8xf32>, tensor<8x3x3x8xf32>) outs(%5 : tensor<1x7x7x8xf32>) attrs =  {boo.stride_phases = #boo.stride_phases<input_loops = [2, 3], tap_loops = [5, 6], strides = [2, 2], dilations = [1, 1], offsets = [1, 1]>} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %7 = arith.mulf %in, %in_0 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1x7x7x8xf32>
+  return %6 : tensor<1x7x7x8xf32>
+}

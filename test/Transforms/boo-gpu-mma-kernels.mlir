@@ -200,3 +200,115 @@ module attributes {boo.target = #boo.target<chip = "gfx1100">} {
     return
   }
 }
+
+// -----
+
+// Backward data, stride 2 (#boo.stride_phases on the accumulation; loops n,
+// c, ih, iw, k, fh, fw; M = iw, N = c, K = k). The 16 iw positions are split
+// into 2 phases of 8 (iw = phase + 2q), each with its own workgroups: the
+// grid has 2 M entries, not 1. Each workgroup steps over the taps its ih
+// and iw phase read, r + 2u for u < ceil(3 / 2): 2 x 2 steps instead of
+// 3 x 3, r = (17 - ih) mod 2 and (3 - phase) mod 2. A step whose tap is
+// past the filter is skipped by the whole workgroup: no staging, no MFMA
+// (the accumulators pass through). Stores go to iw = phase + 2q.
+// CHECK-LABEL: func.func @bwd_data_stride2(
+// CHECK:         scf.forall (%[[N:.+]], %[[C:.+]], %[[IH:.+]], %[[IW:.+]]) in (1, 1, 16, 2)
+// CHECK:           %[[PHASE:.+]] = arith.remui %[[IW]], %c2 : index
+// CHECK:           scf.forall ({{.*}}) in (64)
+// CHECK:             %[[TH:.+]] = arith.subi %c17, %[[IH]] : index
+// CHECK:             %[[RH:.+]] = arith.remui %[[TH]], %c2 : index
+// CHECK:             %[[TW:.+]] = arith.subi %c3, %[[PHASE]] : index
+// CHECK:             %[[RW:.+]] = arith.remui %[[TW]], %c2 : index
+// CHECK:             %[[INW:.+]] = arith.cmpi ult, %[[RW]], %c3 : index
+// CHECK:             %[[INH:.+]] = arith.cmpi ult, %[[RH]], %c3 : index
+// CHECK:             %[[FIRST:.+]] = arith.andi %[[INW]], %[[INH]] : i1
+// CHECK:             scf.if %[[FIRST]] {
+// CHECK:               memref.store
+// CHECK:             gpu.barrier
+// CHECK:             scf.for %{{.+}} = %c0 to %c4 step %c1
+// CHECK:               scf.if
+// CHECK:                 scf.if
+// CHECK:               %[[ACCS:.+]]:2 = scf.if %{{.+}} -> (vector<4xf32>, vector<4xf32>) {
+// CHECK-COUNT-4:         amdgpu.mfma 16x16x16
+// CHECK:               } else {
+// CHECK-NEXT:            scf.yield %arg9, %arg10
+// CHECK:             %[[IW2:.+]] = arith.muli %{{.+}}, %c2 : index
+// CHECK:             %[[IWG:.+]] = arith.addi %[[PHASE]], %[[IW2]] : index
+// CHECK:             arith.cmpi ult, %[[IWG]], %c16 : index
+// CHECK:             memref.store %{{.+}}, %arg2[%c0, %[[IH]], %[[IWG]], %{{.+}}]
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+#map3 = affine_map<()[s0, s1] -> (s0 + s1)>
+#map4 = affine_map<()[s0] -> (-s0 + 2)>
+module attributes {boo.target = #boo.target<chip = "gfx942">} {
+  func.func @bwd_data_stride2(%arg0: memref<1x8x8x32xbf16>, %arg1: memref<32x3x3x32xbf16>, %arg2: memref<1x16x16x32xbf16>) {
+    %c2 = arith.constant 2 : index
+    %c15 = arith.constant 15 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 0.000000e+00 : bf16
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<1x16x16x32xf32>
+    linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%alloc : memref<1x16x16x32xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %cst : f32
+    }
+    %alloc_1 = memref.alloc() {alignment = 64 : i64} : memref<32x3x3xi8>
+    linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%alloc_1 : memref<32x3x3xi8>) outs(%alloc : memref<1x16x16x32xf32>) attrs =  {boo.lowering_config = #boo.lowering_config<workgroup = [1, 32, 1, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 16, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>, boo.stride_phases = #boo.stride_phases<input_loops = [2, 3], tap_loops = [5, 6], strides = [2, 2], dilations = [1, 1], offsets = [1, 1]>} {
+    ^bb0(%in: i8, %out: f32):
+      %0 = linalg.index 1 : index
+      %1 = linalg.index 2 : index
+      %2 = linalg.index 3 : index
+      %3 = linalg.index 4 : index
+      %4 = linalg.index 5 : index
+      %5 = linalg.index 6 : index
+      %6 = affine.apply #map3()[%1, %4]
+      %7 = affine.apply #map3()[%2, %5]
+      %8 = arith.subi %6, %c1 : index
+      %9 = arith.cmpi sge, %8, %c0 : index
+      %10 = arith.cmpi slt, %8, %c15 : index
+      %11 = arith.andi %9, %10 : i1
+      %12 = arith.subi %7, %c1 : index
+      %13 = arith.cmpi sge, %12, %c0 : index
+      %14 = arith.cmpi slt, %12, %c15 : index
+      %15 = arith.andi %13, %14 : i1
+      %16 = arith.andi %11, %15 : i1
+      %17 = scf.if %16 -> (bf16) {
+        %25 = arith.remsi %8, %c2 : index
+        %26 = arith.cmpi eq, %25, %c0 : index
+        %27 = arith.divsi %8, %c2 : index
+        %28 = arith.remsi %12, %c2 : index
+        %29 = arith.cmpi eq, %28, %c0 : index
+        %30 = arith.divsi %12, %c2 : index
+        %31 = arith.andi %11, %26 : i1
+        %32 = arith.andi %31, %15 : i1
+        %33 = arith.andi %32, %29 : i1
+        %34 = scf.if %33 -> (bf16) {
+          %35 = memref.load %arg0[%c0, %27, %30, %3] : memref<1x8x8x32xbf16>
+          scf.yield %35 : bf16
+        } else {
+          scf.yield %cst_0 : bf16
+        }
+        scf.yield %34 : bf16
+      } else {
+        scf.yield %cst_0 : bf16
+      }
+      %18 = affine.apply #map4()[%4]
+      %19 = affine.apply #map4()[%5]
+      %20 = memref.load %arg1[%3, %18, %19, %0] : memref<32x3x3x32xbf16>
+      %21 = arith.extf %17 : bf16 to f32
+      %22 = arith.extf %20 : bf16 to f32
+      %23 = arith.mulf %21, %22 : f32
+      %24 = arith.addf %out, %23 : f32
+      linalg.yield %24 : f32
+    }
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%alloc : memref<1x16x16x32xf32>) outs(%arg2 : memref<1x16x16x32xbf16>) {
+    ^bb0(%in: f32, %out: bf16):
+      %0 = arith.truncf %in : f32 to bf16
+      linalg.yield %0 : bf16
+    }
+    return
+  }
+}
+

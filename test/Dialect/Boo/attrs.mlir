@@ -61,3 +61,10 @@ module @chips attributes {
   test.a = #boo.target<chip = "gfx90a">, test.b = #boo.target<chip = "gfx950">,
   test.c = #boo.target<chip = "gfx1100">, test.d = #boo.target<chip = "gfx1201">} {
 }
+
+// #boo.stride_phases round-trips.
+// CHECK: #boo.stride_phases<input_loops = [2, 3], tap_loops = [5, 6], strides = [2, 3], dilations = [1, 2], offsets = [1, -1]>
+module @phases attributes {
+  test.p = #boo.stride_phases<input_loops = [2, 3], tap_loops = [5, 6],
+      strides = [2, 3], dilations = [1, 2], offsets = [1, -1]>} {
+}
