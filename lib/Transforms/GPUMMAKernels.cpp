@@ -28,8 +28,13 @@
 //
 // With pipeline_depth = 2 the staging of step s+1 goes to the other LDS
 // buffer while step s is computed (one barrier per step); with depth 1 the
-// kernel stages, synchronizes and computes (two barriers per step). Without
-// promoted operands the fragments are read straight from global memory.
+// kernel stages, synchronizes and computes (two barriers per step). An
+// operand that is not promoted (promote_operands: 0 is A, 1 is B) has its
+// fragments read straight from global memory.
+//
+// A backward data with stride > 1 (#boo.stride_phases) splits M by phase
+// (m = phase + s*q): each workgroup then knows which filter taps read
+// gradient elements and its steps visit only those (see StridePhases.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -10,7 +10,8 @@
 //   K loop. MMA when the inputs are f16/bf16, the chip has an intrinsic for
 //   them and M, N, K are each at least 16; 2x2 (or fewer) subgroups per
 //   workgroup, both inputs staged through LDS, double-buffered when it fits.
-//   Otherwise FMA: each thread computes a small M x N register tile.
+//   Otherwise FMA: each thread computes a small M x N register tile, its
+//   operands read from global memory (no LDS staging).
 // - Everything else (element-wise, layer norms, bias gradients): threads are
 //   spread over the parallel loops from the innermost (contiguous) one
 //   outwards, 4 elements per thread along the innermost parallel loop; each
@@ -350,12 +351,7 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
     if (l.isReduction)
       t.reduction[i] = 1;
   t.reduction[g.k] = std::min<int64_t>(pow2Ceil(nest.loops[g.k].extent), 8);
-  promoteInputs(ctx, loc, nest, chip, t, [&](Tiles &tiles) {
-    if (tiles.reduction[g.k] == 1)
-      return false;
-    tiles.reduction[g.k] /= 2;
-    return true;
-  });
+  // No LDS staging: FMA kernels read their operands from global memory.
   return t;
 }
 } // namespace

@@ -51,8 +51,8 @@ func.func @conv_f16_big(%x: tensor<8x32x32x256xf16>, %w: tensor<512x1x1x256xf16>
 // the rest of the threads go to oh and n. A problem smaller than the
 // workgroup widens the ow tile (masked).
 // CHECK-LABEL: func.func @conv_f32(
-// CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32, promote_operands = [0, 1], pipeline_depth = 2>
+// CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32>
 func.func @conv_f32(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
   %0 = boo.conv %x, %w : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32> -> tensor<1x8x6x6xf32>
   return %0 : tensor<1x8x6x6xf32>
@@ -62,8 +62,8 @@ func.func @conv_f32(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<
 // channels, a 7x7 filter, 118x182 input. Tiles are powers of two and do not
 // divide the problem (partial tiles are masked).
 // CHECK-LABEL: func.func @conv_odd(
-// CDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32, promote_operands = [0, 1], pipeline_depth = 2>
+// CDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @conv_odd(%x: tensor<1x3x118x182xf16>, %w: tensor<35x3x7x7xf16>) -> tensor<1x35x112x176xf16> {
   %0 = boo.conv %x, %w : tensor<1x3x118x182xf16>, tensor<35x3x7x7xf16> -> tensor<1x35x112x176xf16>
   return %0 : tensor<1x35x112x176xf16>
@@ -72,8 +72,8 @@ func.func @conv_odd(%x: tensor<1x3x118x182xf16>, %w: tensor<35x3x7x7xf16>) -> te
 // Depthwise (groups = C): loops (n, g, k, oh, ow, c, fh, fw) with one channel
 // per group. FMA, threads over ow, oh and the groups.
 // CHECK-LABEL: func.func @depthwise(
-// CDNA: #boo.lowering_config<workgroup = [1, 16, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 1, 1, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 16, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 1, 1, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32, promote_operands = [0, 1], pipeline_depth = 2>
+// CDNA: #boo.lowering_config<workgroup = [1, 16, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 1, 1, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 16, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 1, 1, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @depthwise(%x: tensor<1x7x7x32xf16>, %w: tensor<32x3x3x1xf16>) -> tensor<1x7x7x32xf16> {
   %0 = boo.conv %x, %w {groups = 32 : i64, input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<1x7x7x32xf16>, tensor<32x3x3x1xf16> -> tensor<1x7x7x32xf16>
   return %0 : tensor<1x7x7x32xf16>
@@ -81,8 +81,8 @@ func.func @depthwise(%x: tensor<1x7x7x32xf16>, %w: tensor<32x3x3x1xf16>) -> tens
 
 // 1-D: loops (n, k, ow, c, fw).
 // CHECK-LABEL: func.func @conv1d(
-// CDNA: #boo.lowering_config<workgroup = [1, 32, 128, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 4, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 32, 128, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 4, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32, promote_operands = [0, 1], pipeline_depth = 2>
+// CDNA: #boo.lowering_config<workgroup = [1, 32, 128, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 4, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 32, 128, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 4, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @conv1d(%x: tensor<4x16x100xf32>, %w: tensor<32x16x5xf32>) -> tensor<4x32x96xf32> {
   %0 = boo.conv %x, %w : tensor<4x16x100xf32>, tensor<32x16x5xf32> -> tensor<4x32x96xf32>
   return %0 : tensor<4x32x96xf32>
@@ -91,8 +91,8 @@ func.func @conv1d(%x: tensor<4x16x100xf32>, %w: tensor<32x16x5xf32>) -> tensor<4
 // 3-D, 2 groups: loops (n, g, k, od, oh, ow, c, fd, fh, fw). The output is
 // 6x6x6, too small an M for MMA.
 // CHECK-LABEL: func.func @conv3d_grouped(
-// CDNA: #boo.lowering_config<workgroup = [1, 1, 32, 2, 8, 8, 0, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 0, 8, 1, 1, 1], thread = [1, 1, 4, 1, 1, 4, 0, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 1, 32, 2, 8, 8, 0, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 0, 8, 1, 1, 1], thread = [1, 1, 4, 1, 1, 4, 0, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32, promote_operands = [0, 1], pipeline_depth = 2>
+// CDNA: #boo.lowering_config<workgroup = [1, 1, 32, 2, 8, 8, 0, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 0, 8, 1, 1, 1], thread = [1, 1, 4, 1, 1, 4, 0, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 1, 32, 2, 8, 8, 0, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 0, 8, 1, 1, 1], thread = [1, 1, 4, 1, 1, 4, 0, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @conv3d_grouped(%x: tensor<1x32x8x8x8xbf16>, %w: tensor<64x16x3x3x3xbf16>) -> tensor<1x64x6x6x6xbf16> {
   %0 = boo.conv %x, %w {groups = 2 : i64} : tensor<1x32x8x8x8xbf16>, tensor<64x16x3x3x3xbf16> -> tensor<1x64x6x6x6xbf16>
   return %0 : tensor<1x64x6x6x6xbf16>
@@ -191,8 +191,8 @@ func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
 // CHECK:         boo.conv
 // CHECK-NOT:     boo.lowering_config
 // CHECK:         boo.yield
-// CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32, promote_operands = [0, 1], pipeline_depth = 2>
+// CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32>
 func.func @fused(%x: tensor<1x8x8x4xf16>, %w: tensor<8x3x3x4xf16>, %b: tensor<8xf16>) -> tensor<1x8x8x8xf16> {
   %0 = boo.fusion -> tensor<1x8x8x8xf16> {
     %c = boo.conv %x, %w bias(%b : tensor<8xf16>) {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<1x8x8x4xf16>, tensor<8x3x3x4xf16> -> tensor<1x8x8x8xf16>

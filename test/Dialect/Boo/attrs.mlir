@@ -31,7 +31,7 @@ module attributes {boo.target = #boo.target<chip = "gfx942">} {
   func.func @relu_fma(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
     %0 = boo.activation relu %x {boo.lowering_config = #boo.lowering_config<
              subgroup_size = 64, workgroup_size = [64, 1, 1], thread = [1, 4],
-             workgroup = [4, 64], pipeline_depth = 1>} : tensor<4x64xf32>
+             workgroup = [4, 64]>} : tensor<4x64xf32>
     return %0 : tensor<4x64xf32>
   }
 
@@ -40,14 +40,14 @@ module attributes {boo.target = #boo.target<chip = "gfx942">} {
   // reduce a 256-element row slab, 4 elements each.
   // CHECK-LABEL: func.func @fused_layer_norm
   // CHECK: boo.fusion
-  // CHECK: } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 0], reduction = [0, 256], thread = [0, 4], workgroup_size = [64, 1, 1], subgroup_size = 64, promote_operands = [0]>}
+  // CHECK: } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 0], reduction = [0, 256], thread = [0, 4], workgroup_size = [64, 1, 1], subgroup_size = 64>}
   func.func @fused_layer_norm(%x: tensor<8x512xf16>) -> tensor<8x512xf16> {
     %0 = boo.fusion -> tensor<8x512xf16> {
       %y, %mean, %rstd = boo.layer_norm %x : tensor<8x512xf16> -> tensor<8x512xf16>, tensor<8xf32>, tensor<8xf32>
       %a = boo.activation gelu %y : tensor<8x512xf16>
       boo.yield %a : tensor<8x512xf16>
     } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 0], reduction = [0, 256],
-          thread = [0, 4], workgroup_size = [64, 1, 1], subgroup_size = 64, promote_operands = [0]>}
+          thread = [0, 4], workgroup_size = [64, 1, 1], subgroup_size = 64>}
     return %0 : tensor<8x512xf16>
   }
 }

@@ -133,6 +133,11 @@
 
 // -----
 
+// expected-error@+1 {{'promote_operands' needs an 'mma': only the MMA path stages operands through LDS (FMA kernels read them from global memory)}}
+#c = #boo.lowering_config<workgroup = [1, 64], thread = [1, 1], workgroup_size = [64, 1, 1], subgroup_size = 64, promote_operands = [0]>
+
+// -----
+
 func.func @wrong_attr_kind(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   // expected-error@+1 {{'boo.activation' op 'boo.lowering_config' must be a #boo.lowering_config, got "fast"}}
   %0 = boo.activation relu %x {boo.lowering_config = "fast"} : tensor<4x64xf32>
@@ -204,10 +209,10 @@ func.func @mma_input_type(%x: tensor<1x16x16x32xbf16>, %w: tensor<64x3x3x32xbf16
 
 // -----
 
-func.func @promote_out_of_range(%x: tensor<1x16x16x32xf32>, %w: tensor<64x3x3x32xf32>) -> tensor<1x14x14x64xf32> {
+func.func @promote_out_of_range(%x: tensor<1x16x16x32xbf16>, %w: tensor<64x3x3x32xbf16>) -> tensor<1x14x14x64xbf16> {
   // expected-error@+1 {{'boo.conv' op promote_operands index 2 is out of range: the root generic has 2 inputs (input, filter)}}
-  %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 64, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 8, 1, 1], thread = [1, 1, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, promote_operands = [0, 2]>} : tensor<1x16x16x32xf32>, tensor<64x3x3x32xf32> -> tensor<1x14x14x64xf32>
-  return %0 : tensor<1x14x14x64xf32>
+  %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 16, 1, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 16, 1, 1], subgroup = [1, 16, 1, 16, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 2]>} : tensor<1x16x16x32xbf16>, tensor<64x3x3x32xbf16> -> tensor<1x14x14x64xbf16>
+  return %0 : tensor<1x14x14x64xbf16>
 }
 
 //===----------------------------------------------------------------------===//
@@ -247,25 +252,25 @@ module attributes {boo.target = #boo.target<chip = "gfx1100">} {
 
 // -----
 
-// f32 1x1 conv, 512x512 channels, 64x64 output positions: a 64 x 512 x 512
-// workgroup tile staged double-buffered is 2 x (64 x 512 + 512 x 512) x 4
-// bytes.
+// bf16 1x1 conv, 512x512 channels, 64x64 output positions: a 64 x 512 x
+// 512 workgroup tile staged double-buffered is 2 x (64 x 512 + 512 x 512) x
+// 2 bytes.
 module attributes {boo.target = #boo.target<chip = "gfx942">} {
-  func.func @lds(%x: tensor<1x64x64x512xf32>, %w: tensor<512x1x1x512xf32>) -> tensor<1x64x64x512xf32> {
-    // expected-error@+1 {{'boo.conv' op the promoted tiles need 2359296 bytes of LDS (input: 131072 bytes, filter: 1048576 bytes, times pipeline_depth 2), but gfx942 has 65536}}
-    %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 512, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 512, 1, 1], thread = [1, 32, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, promote_operands = [0, 1], pipeline_depth = 2>} : tensor<1x64x64x512xf32>, tensor<512x1x1x512xf32> -> tensor<1x64x64x512xf32>
-    return %0 : tensor<1x64x64x512xf32>
+  func.func @lds(%x: tensor<1x64x64x512xbf16>, %w: tensor<512x1x1x512xbf16>) -> tensor<1x64x64x512xbf16> {
+    // expected-error@+1 {{'boo.conv' op the promoted tiles need 1179648 bytes of LDS (input: 65536 bytes, filter: 524288 bytes, times pipeline_depth 2), but gfx942 has 65536}}
+    %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 512, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 512, 1, 1], subgroup = [1, 128, 1, 64, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>} : tensor<1x64x64x512xbf16>, tensor<512x1x1x512xbf16> -> tensor<1x64x64x512xbf16>
+    return %0 : tensor<1x64x64x512xbf16>
   }
 }
 
 // -----
 
-// Single-buffered with a 64-deep K slab: (64 x 64 + 512 x 64) floats =
-// 147456 bytes, which would fit gfx950's 160 KiB but not gfx942's 64 KiB.
+// Single-buffered with a 64-deep K slab: (64 x 64 + 512 x 64) bf16 =
+// 73728 bytes, which would fit gfx950's 160 KiB but not gfx942's 64 KiB.
 module attributes {boo.target = #boo.target<chip = "gfx942">} {
-  func.func @lds_single(%x: tensor<1x64x64x512xf32>, %w: tensor<512x1x1x512xf32>) -> tensor<1x64x64x512xf32> {
-    // expected-error@+1 {{'boo.conv' op the promoted tiles need 147456 bytes of LDS (input: 16384 bytes, filter: 131072 bytes, times pipeline_depth 1), but gfx942 has 65536}}
-    %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 512, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], thread = [1, 32, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, promote_operands = [0, 1]>} : tensor<1x64x64x512xf32>, tensor<512x1x1x512xf32> -> tensor<1x64x64x512xf32>
-    return %0 : tensor<1x64x64x512xf32>
+  func.func @lds_single(%x: tensor<1x64x64x512xbf16>, %w: tensor<512x1x1x512xbf16>) -> tensor<1x64x64x512xbf16> {
+    // expected-error@+1 {{'boo.conv' op the promoted tiles need 73728 bytes of LDS (input: 8192 bytes, filter: 65536 bytes, times pipeline_depth 1), but gfx942 has 65536}}
+    %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 512, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], subgroup = [1, 128, 1, 64, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1]>} : tensor<1x64x64x512xbf16>, tensor<512x1x1x512xbf16> -> tensor<1x64x64x512xbf16>
+    return %0 : tensor<1x64x64x512xbf16>
   }
 }

@@ -276,6 +276,10 @@ LogicalResult LoweringConfigAttr::verify(
   if (pipelineDepth == 2 && promoteOperands.empty())
     return emitError() << "pipeline_depth 2 double-buffers the LDS copies, "
                           "but 'promote_operands' is empty";
+  if (mma.empty() && !promoteOperands.empty())
+    return emitError() << "'promote_operands' needs an 'mma': only the MMA "
+                          "path stages operands through LDS (FMA kernels "
+                          "read them from global memory)";
   return success();
 }
 

@@ -124,7 +124,10 @@ def Boo_LoweringConfigAttr : Boo_Attr<"LoweringConfig", "lowering_config"> {
       intrinsic's M, N, K; every other loop of the subgroup tile is looped
       over by the subgroup.
     - `promote_operands`: indices of the root generic's inputs (`ins`)
-      whose tiles are staged through LDS (shared memory).
+      whose tiles are staged through LDS (shared memory); MMA path only
+      (input 0 is A, input 1 is B; an unstaged one is read from global
+      memory straight into fragments). FMA kernels read their operands
+      from global memory, so an FMA config with it is rejected.
     - `pipeline_depth`: 1 = single-buffered LDS copies, 2 = double-buffered
       (the next reduction step's copy overlaps the current step's math).
 
