@@ -388,6 +388,17 @@ struct BooGPUDistributePass
     }
     eraseDeadOps(rewriter, body);
 
+    // Row-reduction kernels first: their statistics' roundings to the
+    // stored type (row ops that only feed results) come after the
+    // element-wise root in the block, and as roots of their own they would
+    // take the statistics out of the kernel.
+    for (Operation &op : llvm::reverse(body)) {
+      auto generic = dyn_cast<linalg::GenericOp>(&op);
+      if (generic && generic.hasPureTensorSemantics() &&
+          !mmaKernelOps.contains(generic) && !isReadByLinalg(generic, body))
+        collectRowReductionKernel(generic);
+    }
+
     // Roots, from the end: a top-level linalg op no top-level linalg op
     // reads. Tiling one leaves its unfused producers as new roots.
     while (true) {
@@ -396,12 +407,7 @@ struct BooGPUDistributePass
         auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
         if (!linalgOp || !linalgOp.hasPureTensorSemantics())
           continue;
-        if (mmaKernelOps.contains(&op) ||
-            llvm::any_of(op.getUsers(), [&](Operation *user) {
-              return isa<linalg::LinalgOp>(user) &&
-                     user->getBlock() == &body &&
-                     !mmaKernelOps.contains(user);
-            }))
+        if (mmaKernelOps.contains(&op) || isReadByLinalg(&op, body))
           continue;
         root = linalgOp;
         break;
@@ -512,6 +518,15 @@ struct BooGPUDistributePass
   }
 
   /// True if `root` or an op it reads carries an MMA config.
+  /// True if a top-level linalg op of `body` outside the kernels left
+  /// whole reads a result of `op`.
+  bool isReadByLinalg(Operation *op, Block &body) {
+    return llvm::any_of(op->getUsers(), [&](Operation *user) {
+      return isa<linalg::LinalgOp>(user) && user->getBlock() == &body &&
+             !mmaKernelOps.contains(user);
+    });
+  }
+
   static bool isMmaKernel(linalg::LinalgOp root) {
     return readsMmaResult(root);
   }
@@ -599,6 +614,59 @@ struct BooGPUDistributePass
     });
   }
 
+  /// Adds to a row-reduction kernel the row ops that only turn its values
+  /// into function results (the statistics rounded to their stored type),
+  /// until none joins (one may read another).
+  void addResultRowOps(linalg::GenericOp root, unsigned rows,
+                       SmallVector<linalg::GenericOp> &kernel,
+                       llvm::SmallPtrSet<Operation *, 8> &members) {
+    auto isMemberResult = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && members.contains(def);
+    };
+    // The kernel is built after its last op: nothing between the root and
+    // a later row op may read what the kernel writes.
+    auto readBetween = [&](Operation *rowOp) {
+      if (!root->isBeforeInBlock(rowOp))
+        return false;
+      for (Operation *it = root->getNextNode(); it != rowOp;
+           it = it->getNextNode())
+        if (!members.contains(it) &&
+            llvm::any_of(it->getOperands(), isMemberResult))
+          return true;
+      return false;
+    };
+    auto joins = [&](linalg::GenericOp rowOp) {
+      return rowOp->getBlock() == root->getBlock() &&
+             !members.contains(rowOp) && !mmaKernelOps.contains(rowOp) &&
+             isRowOp(rowOp, rows) &&
+             llvm::all_of(rowOp.getDpsInputs(),
+                          [&](Value v) {
+                            Operation *def = v.getDefiningOp();
+                            return !def || members.contains(def) ||
+                                   isa<arith::ConstantOp>(def);
+                          }) &&
+             llvm::none_of(rowOp.getDpsInitsMutable(),
+                           [&](OpOperand &init) {
+                             return rowOp.payloadUsesValueFromOperand(&init);
+                           }) &&
+             llvm::all_of(rowOp->getUsers(),
+                          [](Operation *u) { return isa<func::ReturnOp>(u); }) &&
+             !readBetween(rowOp);
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < kernel.size(); ++i)
+        for (Operation *user : kernel[i]->getUsers())
+          if (auto rowOp = dyn_cast<linalg::GenericOp>(user);
+              rowOp && joins(rowOp)) {
+            kernel.push_back(rowOp);
+            members.insert(rowOp);
+            changed = true;
+          }
+    }
+  }
+
   bool collectRowReductionKernel(linalg::LinalgOp rootOp) {
     auto root = dyn_cast<linalg::GenericOp>(rootOp.getOperation());
     if (!root || root.getNumReductionLoops() != 0 || getMmaConfig(root))
@@ -651,10 +719,11 @@ struct BooGPUDistributePass
     }
     if (!hasReduction)
       return false;
-    // The kernel runs where its root (its last op) was: a statistic may
-    // leave it only as a function result (written back by the kernel),
-    // never to another op, which might run before the kernel.
     llvm::SmallPtrSet<Operation *, 8> members(kernel.begin(), kernel.end());
+    addResultRowOps(root, *rows, kernel, members);
+    // The kernel runs where its last op was: a statistic may leave it only
+    // as a function result (written back by the kernel), never to another
+    // op, which might run before the kernel.
     for (linalg::GenericOp op : kernel)
       for (Operation *user : op->getUsers())
         if (op != root && !members.contains(user) &&
