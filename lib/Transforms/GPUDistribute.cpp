@@ -39,6 +39,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -447,12 +448,62 @@ struct BooGPUDistributePass
     return success();
   }
 
+  /// A kernel without parallel loops (its results are scalars: an
+  /// element-wise op on rank-0 tensors, a reduction of everything): one
+  /// workgroup of one thread computes it, its producers being kernels of
+  /// their own. Correct for any size; a large full reduction is serial.
+  LogicalResult distributeScalarKernel(RewriterBase &rewriter,
+                                       linalg::LinalgOp root) {
+    MLIRContext *ctx = root.getContext();
+    Location loc = root.getLoc();
+    if (llvm::any_of(root->getResultTypes(), [](Type t) {
+          return cast<RankedTensorType>(t).getRank() != 0;
+        }))
+      return root.emitError() << "boo-gpu-distribute: a kernel without "
+                                 "parallel loops must have scalar results";
+    // forall (1) { forall (1) { root } } with the results as shared outs.
+    auto wrap = [&](ValueRange outs, Attribute mapping,
+                    function_ref<SmallVector<Value>(ValueRange)> inner) {
+      auto loop = scf::ForallOp::create(
+          rewriter, loc, SmallVector<OpFoldResult>{rewriter.getIndexAttr(1)}, outs,
+          rewriter.getArrayAttr({mapping}));
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(loop.getTerminator());
+      SmallVector<Value> results = inner(loop.getRegionIterArgs());
+      rewriter.setInsertionPointToStart(loop.getTerminator().getBody());
+      for (auto [result, dest] :
+           llvm::zip(results, loop.getRegionIterArgs()))
+        tensor::ParallelInsertSliceOp::create(
+            rewriter, loc, result, dest, ArrayRef<OpFoldResult>(),
+            ArrayRef<OpFoldResult>(), ArrayRef<OpFoldResult>());
+      return loop;
+    };
+    rewriter.setInsertionPoint(root);
+    scf::ForallOp workgroup = wrap(
+        root.getDpsInits(),
+        gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::LinearDim0),
+        [&](ValueRange wgOuts) {
+          scf::ForallOp thread = wrap(
+              wgOuts,
+              gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::LinearDim0),
+              [&](ValueRange threadOuts) {
+                IRMapping mapping;
+                for (auto [init, out] :
+                     llvm::zip(root.getDpsInits(), threadOuts))
+                  mapping.map(init, out);
+                return SmallVector<Value>(
+                    rewriter.clone(*root, mapping)->getResults());
+              });
+          return SmallVector<Value>(thread.getResults());
+        });
+    rewriter.replaceOp(root, workgroup.getResults());
+    return success();
+  }
+
   LogicalResult distributeKernel(RewriterBase &rewriter,
                                  linalg::LinalgOp root) {
     if (root.getNumParallelLoops() == 0)
-      return root.emitError() << "boo-gpu-distribute: a kernel without "
-                                 "parallel loops (a full reduction to a "
-                                 "scalar) is not supported yet";
+      return distributeScalarKernel(rewriter, root);
     FailureOr<KernelTiles> tiles = getTiles(root);
     if (failed(tiles))
       return failure();

@@ -387,3 +387,112 @@ func.func @bwd_data_stride2(%arg0: tensor<1x4x4x8xf32>, %arg1: tensor<8x3x3x8xf3
   } -> tensor<1x7x7x8xf32>
   return %6 : tensor<1x7x7x8xf32>
 }
+
+// -----
+
+// A single-row layer norm (every dim normalized) with f16 statistics: the
+// roundings of mean and rstd to f16 come after the root and only feed
+// results; they join the row-reduction kernel (before, as roots of their
+// own, they took the statistics out of it, and a rank-0 root had no
+// parallel loop to distribute).
+// CHECK-LABEL: func.func @single_row_f16_stats(
+// CHECK-NOT:     scf.forall
+// CHECK:         iterator_types = ["parallel", "parallel"]{{.*}}boo.row_reduction_kernel = 0 : i64, boo.row_reduction_root
+// CHECK:         %[[MEAN:.+]] = linalg.generic {{.*}} iterator_types = []{{.*}}outs(%{{.+}} : tensor<f16>) attrs =  {boo.row_reduction_kernel = 0 : i64}
+// CHECK:         %[[RSTD:.+]] = linalg.generic {{.*}} iterator_types = []{{.*}}outs(%{{.+}} : tensor<f16>) attrs =  {boo.row_reduction_kernel = 0 : i64}
+// CHECK:         return %{{.+}}, %[[MEAN]], %[[RSTD]]
+#map = affine_map<() -> ()>
+#map1 = affine_map<(d0, d1) -> (d0, d1)>
+#map2 = affine_map<(d0, d1) -> ()>
+func.func @single_row_f16_stats(%arg0: tensor<1x300xf16>, %arg1: tensor<1x300xf16>) -> (tensor<1x300xf16>, tensor<f16>, tensor<f16>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 1.000000e+00 : f32
+  %cst_1 = arith.constant 9.99999974E-6 : f32
+  %cst_2 = arith.constant 0.00333333341 : f32
+  %0 = tensor.empty() : tensor<f32>
+  %1 = linalg.generic {indexing_maps = [#map], iterator_types = []} outs(%0 : tensor<f32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<f32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<1x300xf16>) outs(%1 : tensor<f32>) {
+  ^bb0(%in: f16, %out: f32):
+    %16 = arith.extf %in : f16 to f32
+    %17 = arith.addf %out, %16 : f32
+    linalg.yield %17 : f32
+  } -> tensor<f32>
+  %3 = tensor.empty() : tensor<f32>
+  %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = []} ins(%2 : tensor<f32>) outs(%3 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %16 = arith.mulf %in, %cst_2 : f32
+    linalg.yield %16 : f32
+  } -> tensor<f32>
+  %5 = tensor.empty() : tensor<f32>
+  %6 = linalg.generic {indexing_maps = [#map], iterator_types = []} outs(%5 : tensor<f32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<f32>
+  %7 = linalg.generic {indexing_maps = [#map1, #map2, #map2], iterator_types = ["reduction", "reduction"]} ins(%arg0, %4 : tensor<1x300xf16>, tensor<f32>) outs(%6 : tensor<f32>) {
+  ^bb0(%in: f16, %in_3: f32, %out: f32):
+    %16 = arith.extf %in : f16 to f32
+    %17 = arith.subf %16, %in_3 : f32
+    %18 = arith.mulf %17, %17 : f32
+    %19 = arith.addf %out, %18 : f32
+    linalg.yield %19 : f32
+  } -> tensor<f32>
+  %8 = tensor.empty() : tensor<f32>
+  %9 = linalg.generic {indexing_maps = [#map, #map], iterator_types = []} ins(%7 : tensor<f32>) outs(%8 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %16 = arith.mulf %in, %cst_2 : f32
+    %17 = arith.addf %16, %cst_1 : f32
+    %18 = math.sqrt %17 : f32
+    %19 = arith.divf %cst_0, %18 : f32
+    linalg.yield %19 : f32
+  } -> tensor<f32>
+  %10 = tensor.empty() : tensor<1x300xf16>
+  %11 = linalg.generic {indexing_maps = [#map1, #map2, #map2, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg0, %4, %9, %arg1 : tensor<1x300xf16>, tensor<f32>, tensor<f32>, tensor<1x300xf16>) outs(%10 : tensor<1x300xf16>) {
+  ^bb0(%in: f16, %in_3: f32, %in_4: f32, %in_5: f16, %out: f16):
+    %16 = arith.extf %in : f16 to f32
+    %17 = arith.subf %16, %in_3 : f32
+    %18 = arith.mulf %17, %in_4 : f32
+    %19 = arith.extf %in_5 : f16 to f32
+    %20 = arith.mulf %18, %19 : f32
+    %21 = arith.truncf %20 : f32 to f16
+    linalg.yield %21 : f16
+  } -> tensor<1x300xf16>
+  %12 = tensor.empty() : tensor<f16>
+  %13 = linalg.generic {indexing_maps = [#map, #map], iterator_types = []} ins(%4 : tensor<f32>) outs(%12 : tensor<f16>) {
+  ^bb0(%in: f32, %out: f16):
+    %16 = arith.truncf %in : f32 to f16
+    linalg.yield %16 : f16
+  } -> tensor<f16>
+  %14 = tensor.empty() : tensor<f16>
+  %15 = linalg.generic {indexing_maps = [#map, #map], iterator_types = []} ins(%9 : tensor<f32>) outs(%14 : tensor<f16>) {
+  ^bb0(%in: f32, %out: f16):
+    %16 = arith.truncf %in : f32 to f16
+    linalg.yield %16 : f16
+  } -> tensor<f16>
+  return %11, %13, %15 : tensor<1x300xf16>, tensor<f16>, tensor<f16>
+}
+
+// -----
+
+// No parallel loop (an element-wise op on rank-0 tensors): one workgroup of
+// one thread.
+// CHECK-LABEL: func.func @scalar_relu(
+// CHECK:         scf.forall ({{.*}}) in (1) shared_outs
+// CHECK:           scf.forall ({{.*}}) in (1) shared_outs
+// CHECK:             linalg.generic {{.*}} iterator_types = []
+// CHECK:             tensor.parallel_insert_slice %{{.+}} into %{{.+}}[] [] [] : tensor<f32> into tensor<f32>
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_0>]}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_0>]}
+#map = affine_map<() -> ()>
+func.func @scalar_relu(%arg0: tensor<f32>) -> tensor<f32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<f32>
+  %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = []} ins(%arg0 : tensor<f32>) outs(%0 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = arith.maximumf %in, %cst : f32
+    linalg.yield %2 : f32
+  } -> tensor<f32>
+  return %1 : tensor<f32>
+}
