@@ -235,13 +235,14 @@ struct LowerFusionPattern : public OpRewritePattern<FusionOp> {
         return rewriter.notifyMatchFailure(&op, "no linalg lowering");
       mapping.map(op.getResults(), *results);
     }
-    SmallVector<Value> replacements;
+    SmallVector<Value> yielded;
+    SmallVector<Type> elems;
     for (auto [value, type] : llvm::zip(body.getTerminator()->getOperands(),
                                         fusion.getResultTypes())) {
-      Value mapped = mapping.lookupOrDefault(value);
-      replacements.push_back(lb.convertElements(
-          mapped, cast<RankedTensorType>(type).getElementType()));
+      yielded.push_back(mapping.lookupOrDefault(value));
+      elems.push_back(cast<RankedTensorType>(type).getElementType());
     }
+    SmallVector<Value> replacements = lb.convertElements(yielded, elems);
     transferLoweringConfig(fusion, afterPrevious(prev, fusion->getBlock()),
                            fusion->getIterator());
     rewriter.replaceOp(fusion, replacements);

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "llvm/ADT/MapVector.h"
+
 using namespace mlir;
 using namespace mlir::boo;
 using namespace mlir::boo::detail;
@@ -162,6 +164,45 @@ Value LinalgBuilder::elementwise(
                                                      : identity);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   return generic(rank, ins, exprs, init, identity, iters, body);
+}
+
+SmallVector<Value> LinalgBuilder::convertElements(ArrayRef<Value> ts,
+                                                 ArrayRef<Type> elems) {
+  SmallVector<Value> result(ts.begin(), ts.end());
+  // Shape -> positions of the tensors of that shape that need converting.
+  llvm::MapVector<ArrayRef<int64_t>, SmallVector<size_t>> groups;
+  for (auto [i, t] : llvm::enumerate(ts)) {
+    auto type = cast<RankedTensorType>(t.getType());
+    if (type.getElementType() != elems[i])
+      groups[type.getShape()].push_back(i);
+  }
+  for (auto &group : groups) {
+    ArrayRef<int64_t> shape = group.first;
+    ArrayRef<size_t> positions = group.second;
+    SmallVector<Value> ins, inits;
+    SmallVector<Type> types;
+    for (size_t i : positions) {
+      ins.push_back(ts[i]);
+      inits.push_back(empty(shape, elems[i]));
+      types.push_back(inits.back().getType());
+    }
+    SmallVector<AffineMap> maps(
+        2 * positions.size(),
+        AffineMap::getMultiDimIdentityMap(shape.size(), b.getContext()));
+    auto op = linalg::GenericOp::create(
+        b, loc, types, ins, inits, maps,
+        SmallVector<utils::IteratorType>(shape.size(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          SmallVector<Value> cast;
+          for (auto [j, i] : llvm::enumerate(positions))
+            cast.push_back(castTo(nb, l, args[j], elems[i]));
+          linalg::YieldOp::create(nb, l, cast);
+        });
+    for (auto [j, i] : llvm::enumerate(positions))
+      result[i] = op.getResult(j);
+  }
+  return result;
 }
 
 Value LinalgBuilder::convertElements(Value t, Type elem) {

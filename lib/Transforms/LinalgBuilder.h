@@ -70,6 +70,12 @@ public:
   /// Converts every element of `t` to `elem` (identity if it already is).
   Value convertElements(Value t, Type elem);
 
+  /// convertElements of several tensors; those of one shape that need a
+  /// conversion share one element-wise generic (one loop nest, so one
+  /// kernel for results computed together, e.g. a layer norm backward's
+  /// dweight and dbias).
+  SmallVector<Value> convertElements(ArrayRef<Value> ts, ArrayRef<Type> elems);
+
   /// Loop dims d0..d(n-1).
   SmallVector<AffineExpr> dims(unsigned n);
 

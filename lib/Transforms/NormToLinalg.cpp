@@ -191,25 +191,35 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
         return lb.castTo(b, l, mul(b, l, lb.toF32(b, l, a[3]), v), dxElem);
       });
 
-  // dweight = sum over rows of dy * xhat; dbias = sum over rows of dy.
-  Value dweight = lb.generic(
-      rows.rank, {dy, x, mean, rstd},
-      {rows.all, rows.all, rows.outer, rows.outer},
-      lb.zeros(rows.innerShape, lb.f32()), rows.inner, rows.reduceOuter,
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        return add(b, l, a[4],
-                   mul(b, l, lb.toF32(b, l, a[0]),
-                       xhat(b, l, a[1], a[2], a[3])));
+  // dweight = sum over rows of dy * xhat; dbias = sum over rows of dy: one
+  // generic with both sums (one kernel that reads dy once), rounded to the
+  // parameters' type by one element-wise generic.
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto map = [&](ArrayRef<AffineExpr> e) {
+    return AffineMap::get(rows.rank, 0, e, ctx);
+  };
+  // Distinct inits: one buffer each after bufferization.
+  Value sumW = lb.zeros(rows.innerShape, lb.f32());
+  Value sumB = lb.zeros(rows.innerShape, lb.f32());
+  auto sums = linalg::GenericOp::create(
+      b, loc, TypeRange{sumW.getType(), sumB.getType()},
+      ValueRange{dy, x, mean, rstd}, ValueRange{sumW, sumB},
+      SmallVector<AffineMap>{map(rows.all), map(rows.all), map(rows.outer),
+                             map(rows.outer), map(rows.inner),
+                             map(rows.inner)},
+      rows.reduceOuter, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value g = lb.toF32(nb, l, a[0]);
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{add(nb, l, a[4], mul(nb, l, g, xhat(nb, l, a[1], a[2], a[3]))),
+                       add(nb, l, a[5], g)});
       });
-  Value dbias = lb.generic(rows.rank, {dy}, {rows.all},
-                           lb.zeros(rows.innerShape, lb.f32()), rows.inner,
-                           rows.reduceOuter,
-                           [&](OpBuilder &b, Location l, ValueRange a) {
-                             return add(b, l, a[1], lb.toF32(b, l, a[0]));
-                           });
   Type paramElem = keepF32 ? lb.f32() : xType.getElementType();
-  return {dx, lb.convertElements(dweight, paramElem),
-          lb.convertElements(dbias, paramElem)};
+  SmallVector<Value> params = lb.convertElements(
+      SmallVector<Value>(sums.getResults()), {paramElem, paramElem});
+  return {dx, params[0], params[1]};
 }
 } // namespace
 

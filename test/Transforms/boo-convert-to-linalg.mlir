@@ -98,12 +98,14 @@ func.func @layer_norm(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>)
 
 // -----
 
-// Layer norm backward: two row sums for dx, two reductions over rows for
-// dweight and dbias.
+// Layer norm backward: two row sums for dx; dweight and dbias, the two
+// reductions over rows, in one generic with two results (one kernel).
 // CHECK-LABEL: func.func @layer_norm_bwd
 // CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
 // CHECK:       iterator_types = ["parallel", "parallel"]
-// CHECK-COUNT-2: iterator_types = ["reduction", "parallel"]
+// CHECK:       %{{.+}}:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+// CHECK-SAME:    outs(%{{.+}}, %{{.+}} : tensor<8xf32>, tensor<8xf32>)
+// CHECK-NOT:   iterator_types = ["reduction", "parallel"]
 func.func @layer_norm_bwd(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %dx, %dw, %db = boo.layer_norm_bwd %dy, %x, %m, %r weight(%w : tensor<8xf32>) : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
   return %dx, %dw, %db : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
