@@ -464,9 +464,9 @@ struct BooGPUDistributePass
     // forall (1) { forall (1) { root } } with the results as shared outs.
     auto wrap = [&](ValueRange outs, Attribute mapping,
                     function_ref<SmallVector<Value>(ValueRange)> inner) {
-      auto loop = scf::ForallOp::create(
-          rewriter, loc, SmallVector<OpFoldResult>{rewriter.getIndexAttr(1)}, outs,
-          rewriter.getArrayAttr({mapping}));
+      SmallVector<OpFoldResult> one = {rewriter.getIndexAttr(1)};
+      auto loop = scf::ForallOp::create(rewriter, loc, one, outs,
+                                        rewriter.getArrayAttr({mapping}));
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(loop.getTerminator());
       SmallVector<Value> results = inner(loop.getRegionIterArgs());
@@ -702,7 +702,9 @@ struct BooGPUDistributePass
                              return rowOp.payloadUsesValueFromOperand(&init);
                            }) &&
              llvm::all_of(rowOp->getUsers(),
-                          [](Operation *u) { return isa<func::ReturnOp>(u); }) &&
+                          [](Operation *u) {
+                            return isa<func::ReturnOp>(u);
+                          }) &&
              !readBetween(rowOp);
     };
     for (bool changed = true; changed;) {

@@ -922,8 +922,10 @@ struct BooGPUMMAKernelsPass
               b, loc, AffineMap::get(1, 0, r + i * mma.m), lane);
           Value cOff = affine::AffineApplyOp::create(
               b, loc, AffineMap::get(1, 0, c + j * mma.n), lane);
-          Value mg = globalRow(b, mL, arith::AddIOp::create(b, loc, sgRowM, rOff));
-          Value ng = globalRow(b, nL, arith::AddIOp::create(b, loc, sgRowN, cOff));
+          Value mg =
+              globalRow(b, mL, arith::AddIOp::create(b, loc, sgRowM, rOff));
+          Value ng =
+              globalRow(b, nL, arith::AddIOp::create(b, loc, sgRowN, cOff));
           auto guard = scf::IfOp::create(
               b, loc,
               andAll(b, loc,
@@ -1054,8 +1056,9 @@ const ChipInfo *boo::resolveChip(ModuleOp module, StringRef option,
 scf::ForallOp boo::createThreadLoop(OpBuilder &b, Location loc,
                                     int64_t threads) {
   MLIRContext *ctx = b.getContext();
+  SmallVector<OpFoldResult> count = {b.getIndexAttr(threads)};
   auto loop = scf::ForallOp::create(
-      b, loc, getAsIndexOpFoldResult(ctx, {threads}), ValueRange(),
+      b, loc, count, ValueRange(),
       b.getArrayAttr(
           {gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::LinearDim0)}));
   b.setInsertionPointToStart(loop.getBody());

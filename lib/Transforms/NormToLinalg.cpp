@@ -211,10 +211,9 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
                              map(rows.inner)},
       rows.reduceOuter, [&](OpBuilder &nb, Location l, ValueRange a) {
         Value g = lb.toF32(nb, l, a[0]);
+        Value gx = mul(nb, l, g, xhat(nb, l, a[1], a[2], a[3]));
         linalg::YieldOp::create(
-            nb, l,
-            ValueRange{add(nb, l, a[4], mul(nb, l, g, xhat(nb, l, a[1], a[2], a[3]))),
-                       add(nb, l, a[5], g)});
+            nb, l, ValueRange{add(nb, l, a[4], gx), add(nb, l, a[5], g)});
       });
   Type paramElem = keepF32 ? lb.f32() : xType.getElementType();
   SmallVector<Value> params = lb.convertElements(

@@ -30,7 +30,9 @@ int64_t StridePhase::getNumSteps(int64_t taps) const {
 std::pair<Value, Value> StridePhase::buildFirstTap(OpBuilder &b, Location loc,
                                                    Value i,
                                                    int64_t inputExtent) const {
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
   // c == offset (mod s) and c > i for every i, so the unsigned remainder
   // of c - i is (offset - i) mod s.
   int64_t c = ((offset % stride) + stride) % stride +
@@ -150,7 +152,8 @@ linalg::GenericOp mlir::boo::skipStuffedTaps(RewriterBase &rewriter,
   for (const StridePhase &p : phases) {
     Value i = linalg::IndexOp::create(rewriter, loc, p.inputLoop);
     Value u = linalg::IndexOp::create(rewriter, loc, p.tapLoop);
-    auto [first, exists] = p.buildFirstTap(rewriter, loc, i, ranges[p.inputLoop]);
+    auto [first, exists] =
+        p.buildFirstTap(rewriter, loc, i, ranges[p.inputLoop]);
     Value f = arith::AddIOp::create(
         rewriter, loc, first,
         arith::MulIOp::create(rewriter, loc, u, cst(p.tapStep)));

@@ -1,4 +1,4 @@
-//===- StridePhases.h - Skipping the stuffed taps of backward data -*- C++ -*-===//
+//===- StridePhases.h - The stuffed taps of backward data -------*- C++ -*-===//
 //
 // Part of the Boo project.
 //

@@ -116,8 +116,9 @@ FailureOr<int64_t> checkDistribution(function_ref<InFlightDiagnostic()> err,
 
 LogicalResult
 StridePhasesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         ArrayRef<int64_t> inputLoops, ArrayRef<int64_t> tapLoops,
-                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                         ArrayRef<int64_t> inputLoops,
+                         ArrayRef<int64_t> tapLoops, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> dilations,
                          ArrayRef<int64_t> offsets) {
   size_t n = inputLoops.size();
   if (tapLoops.size() != n || strides.size() != n || dilations.size() != n ||
