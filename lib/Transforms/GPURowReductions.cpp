@@ -235,11 +235,19 @@ struct BooGPURowReductionsPass
         return op.emitError() << "boo-gpu-row-reductions: loop ranges differ "
                                  "from the root's";
     }
+    // A copy of a row value (a shared fill) into a temporary or into a
+    // result buffer (an out-param: stored by thread 0 like a statistic).
+    auto isRowBuffer = [&](Value buffer) {
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      return type && type.getShape() == ArrayRef<int64_t>(kernel.rowSizes) &&
+             type.getLayout().isIdentity();
+    };
     for (memref::CopyOp copy : kernel.copies) {
-      auto sourceType = dyn_cast<MemRefType>(copy.getSource().getType());
-      if (!copy.getTarget().getDefiningOp<memref::AllocOp>() || !sourceType ||
-          sourceType.getShape() != ArrayRef<int64_t>(kernel.rowSizes) ||
-          !sourceType.getLayout().isIdentity())
+      Value target = copy.getTarget();
+      bool ownTarget = target.getDefiningOp<memref::AllocOp>() ||
+                       isa<BlockArgument>(target);
+      if (!ownTarget || !isRowBuffer(copy.getSource()) ||
+          !isRowBuffer(target))
         return copy.emitError() << "boo-gpu-row-reductions: a copy into the "
                                    "kernel that is not a row value's";
     }
