@@ -680,21 +680,26 @@ struct BooGPUMMAKernelsPass
     // whole workgroup: no staging, no MMA. (Counts stay static: a division
     // by a per-workgroup count in every step costs more registers than
     // the few skipped steps.)
-    llvm::SmallDenseMap<int64_t, std::pair<Value, Value>> firstTaps;
+    struct PhasedTap {
+      const StridePhase *phase;
+      Value first, exists; // exists: null when always true
+    };
+    llvm::SmallDenseMap<int64_t, PhasedTap> phasedTaps; // by tap loop
+    for (const StridePhase &p : phases) {
+      bool isM = p.inputLoop == mL;
+      auto [first, exists] = p.buildFirstTap(
+          b, loc, isM ? mPhaseValue : base[p.inputLoop],
+          isM ? p.stride : ranges[p.inputLoop]);
+      phasedTaps[p.tapLoop] = {&p, first, exists};
+    }
     SmallVector<int64_t> stepLoops, stepCounts;
     for (int64_t d = 0; d < numLoops; ++d)
       if (iterators[d] == utils::IteratorType::reduction && d != kL) {
         stepLoops.push_back(d);
-        stepCounts.push_back(ranges[d]);
-        for (const StridePhase &p : phases) {
-          if (p.tapLoop != d)
-            continue;
-          bool isM = p.inputLoop == mL;
-          firstTaps[d] = p.buildFirstTap(
-              b, loc, isM ? mPhaseValue : base[p.inputLoop],
-              isM ? p.stride : ranges[p.inputLoop]);
-          stepCounts.back() = p.getNumSteps(ranges[d]);
-        }
+        auto tap = phasedTaps.find(d);
+        stepCounts.push_back(tap == phasedTaps.end()
+                                 ? ranges[d]
+                                 : tap->second.phase->getNumSteps(ranges[d]));
       }
     stepLoops.push_back(kL);
     stepCounts.push_back(llvm::divideCeil(extK, kT));
@@ -717,17 +722,16 @@ struct BooGPUMMAKernelsPass
           rest = arith::DivUIOp::create(sb, loc, rest, count);
         if (stepLoops[i] == kL)
           v = arith::MulIOp::create(sb, loc, v, cIndex(sb, loc, kT));
-        auto first = firstTaps.find(stepLoops[i]);
-        if (first != firstTaps.end()) {
-          const StridePhase *p = llvm::find_if(phases, [&](auto &ph) {
-            return ph.tapLoop == stepLoops[i];
-          });
+        auto tap = phasedTaps.find(stepLoops[i]);
+        if (tap != phasedTaps.end()) {
+          const PhasedTap &t = tap->second;
           v = arith::AddIOp::create(
-              sb, loc, first->second.first,
-              arith::MulIOp::create(sb, loc, v, cIndex(sb, loc, p->tapStep)));
-          conds.push_back(lessThan(sb, loc, v, ranges[p->tapLoop]));
-          if (Value exists = first->second.second)
-            conds.push_back(exists);
+              sb, loc, t.first,
+              arith::MulIOp::create(sb, loc, v,
+                                    cIndex(sb, loc, t.phase->tapStep)));
+          conds.push_back(lessThan(sb, loc, v, ranges[stepLoops[i]]));
+          if (t.exists)
+            conds.push_back(t.exists);
         }
         coords[stepLoops[i]] = v;
       }

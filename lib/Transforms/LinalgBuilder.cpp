@@ -206,11 +206,5 @@ SmallVector<Value> LinalgBuilder::convertElements(ArrayRef<Value> ts,
 }
 
 Value LinalgBuilder::convertElements(Value t, Type elem) {
-  auto type = cast<RankedTensorType>(t.getType());
-  if (type.getElementType() == elem)
-    return t;
-  return elementwise({t}, {}, empty(type.getShape(), elem),
-                     [&](OpBuilder &nb, Location l, ValueRange a) {
-                       return castTo(nb, l, a[0], elem);
-                     });
+  return convertElements(ArrayRef<Value>{t}, ArrayRef<Type>{elem}).front();
 }
