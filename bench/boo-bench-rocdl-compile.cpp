@@ -16,7 +16,7 @@
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 #include "Boo/Target/ChipInfo.h"
-#include "Boo/Transforms/Pipelines.h"
+#include "Boo/Codegen/GPU/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"

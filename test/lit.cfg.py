@@ -40,6 +40,11 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if os.path.exists(os.path.join(config.boo_tools_dir, "boo-module-fuzz-asan")):
     config.available_features.add("asan")
 
+# The benchmarks (bench/, BOO_BUILD_BENCHMARKS) are optional; tests that run
+# one say `REQUIRES: benchmarks`.
+if os.path.exists(os.path.join(config.boo_tools_dir, "boo-bench-rocdl-compile")):
+    config.available_features.add("benchmarks")
+
 # boo-driver's oneDNN reference backend exists where CMake found oneDNN
 # (libdnnl-dev, which scripts/setup.sh installs); its tests say
 # `REQUIRES: onednn`.

@@ -20,7 +20,7 @@
 
 #include "Boo/Artifact/ModuleArtifact.h"
 #include "Boo/Target/ChipInfo.h"
-#include "Boo/Target/ROCDLSerialize.h"
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
 #include "boo/ModuleFormat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

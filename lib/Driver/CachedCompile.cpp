@@ -6,7 +6,7 @@
 
 #include "Boo/Driver/CachedCompile.h"
 
-#include "Boo/Transforms/Pipelines.h"
+#include "Boo/Dialect/Boo/TransformOps/TuningSpec.h"
 #include "boo/ModuleFormat.h"
 
 #include "mlir/IR/OperationSupport.h"

@@ -26,7 +26,7 @@
 #include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/TensorIO.h"
 #include "Boo/Artifact/ModuleArtifact.h"
-#include "Boo/Target/ROCDLSerialize.h"
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
 #include "Boo/Runner/RuntimeSession.h"
 #include "boo/ModuleFormat.h"
 

@@ -16,7 +16,7 @@
 
 #include "Boo/InitAll.h"
 #include "Boo/Artifact/ModuleArtifact.h"
-#include "Boo/Target/ROCDLSerialize.h"
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

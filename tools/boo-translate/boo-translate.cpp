@@ -34,8 +34,8 @@
 
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
-#include "Boo/Target/ROCDLSerialize.h"
-#include "Boo/Transforms/Pipelines.h"
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
+#include "Boo/Codegen/GPU/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"

@@ -12,7 +12,8 @@
 #include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/HostTensor.h"
 #include "Boo/Runner/RuntimeSession.h"
-#include "Boo/Transforms/Passes.h"
+#include "Boo/Codegen/Common/Passes.h"
+#include "Boo/Dialect/Boo/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EmuMma.h"
-#include "EmuDevice.h"
+#include "emu/EmuMma.h"
+#include "emu/EmuDevice.h"
 
 #include "gtest/gtest.h"
 

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EmuDevice.h"
-#include "EmuFiber.h"
+#include "emu/EmuDevice.h"
+#include "emu/EmuFiber.h"
 
 #include "gtest/gtest.h"
 

@@ -14,7 +14,9 @@
 #ifndef BOO_ARTIFACT_MODULEARTIFACT_H
 #define BOO_ARTIFACT_MODULEARTIFACT_H
 
-#include "Boo/Transforms/Pipelines.h"
+#include "Boo/Codegen/CPU/Pipelines.h"
+#include "Boo/Codegen/Emu/Pipelines.h"
+#include "Boo/Codegen/GPU/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

@@ -22,7 +22,7 @@
 #define BOO_RUNNER_CPUEXECUTABLE_H
 
 #include "Boo/Runner/HostTensor.h"
-#include "Boo/Transforms/Pipelines.h"
+#include "Boo/Codegen/CPU/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

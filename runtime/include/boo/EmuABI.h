@@ -6,7 +6,7 @@
 //
 // The contract between kernels compiled by `boo-to-emu` (the GPU kernels of
 // boo-to-rocdl, lowered to host code by boo-emu-lower-kernels) and the
-// runtime's emulator device (runtime/src/Emu*.cpp). Header-only and free of
+// runtime's emulator device (runtime/src/emu/Emu*.cpp). Header-only and free of
 // LLVM/MLIR, like ModuleFormat.h: the compiler and the runtime share it.
 //
 // An emulator code object is an ELF shared object for the host. Each kernel

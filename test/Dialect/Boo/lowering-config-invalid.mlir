@@ -1,17 +1,13 @@
 // RUN: boo-opt %s -split-input-file -verify-diagnostics
 
-// Every message of the #boo.target / #boo.lowering_config verifiers has a
-// case here: first the checks of the attribute alone, then those against the
-// kernel op, then those against the module's boo.target chip.
+// Every message of the #boo.lowering_config verifier has a case here: first
+// the checks of the attribute alone, then those against the kernel op, then
+// those against the module's boo.target chip (#boo.target's own messages are
+// in target-invalid.mlir).
 
 //===----------------------------------------------------------------------===//
 // The attribute alone
 //===----------------------------------------------------------------------===//
-
-// expected-error@+1 {{unsupported chip 'gfx000'; supported: gfx90a, gfx942, gfx950, gfx1100, gfx1201}}
-#t = #boo.target<chip = "gfx000">
-
-// -----
 
 // expected-error@+1 {{'reduction' has 3 tile sizes, but 'workgroup' has 2 (one per loop of the root linalg.generic)}}
 #c = #boo.lowering_config<workgroup = [1, 64], reduction = [0, 0, 0], thread = [1, 1], workgroup_size = [64, 1, 1], subgroup_size = 64>
@@ -142,19 +138,6 @@ func.func @wrong_attr_kind(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   // expected-error@+1 {{'boo.activation' op 'boo.lowering_config' must be a #boo.lowering_config, got "fast"}}
   %0 = boo.activation relu %x {boo.lowering_config = "fast"} : tensor<4x64xf32>
   return %0 : tensor<4x64xf32>
-}
-
-// -----
-
-// expected-error@+1 {{'builtin.module' op 'boo.target' must be a #boo.target, got "gfx942"}}
-module attributes {boo.target = "gfx942"} {
-}
-
-// -----
-
-// expected-error@+1 {{'func.func' op 'boo.target' belongs on a builtin.module}}
-func.func @target_on_func() attributes {boo.target = #boo.target<chip = "gfx942">} {
-  return
 }
 
 // -----

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Which ops are kernels, and the loop nest of each kernel's root
-// linalg.generic as boo-convert-to-linalg builds it (ConvToLinalg.cpp,
-// NormToLinalg.cpp, ConvertToLinalg.cpp): loop extents, kinds and GEMM
+// linalg.generic as boo-convert-to-linalg builds it (ConvLowering.cpp,
+// NormLowering.cpp, ConvertToLinalg.cpp): loop extents, kinds and GEMM
 // roles, and each input's index expressions. A #boo.lowering_config's tile
 // sizes refer to these loops. Keep the loop order in sync with the lowering.
 //

@@ -87,7 +87,7 @@ struct KernelOperand {
 };
 
 /// The loop nest of a kernel's root linalg.generic, as boo-convert-to-linalg
-/// builds it (ConvToLinalg.cpp, NormToLinalg.cpp, ConvertToLinalg.cpp): the
+/// builds it (ConvLowering.cpp, NormLowering.cpp, ConvertToLinalg.cpp): the
 /// model the tile sizes of a #boo.lowering_config refer to.
 struct KernelLoopNest {
   SmallVector<KernelLoop> loops;

@@ -1,0 +1,128 @@
+//===- Passes.td - the CPU code generator passes ---*- tablegen -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_CODEGEN_CPU_PASSES_TD
+#define BOO_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
+                                  "func::FuncOp"> {
+  let summary = "Tile linalg ops into register-sized static tiles and "
+                "vectorize them (CPU)";
+  let description = [{
+    For every `linalg.generic` (from `boo-convert-to-linalg`): tiles it so
+    that every convolution window loop has extent 1 and the remaining loops
+    have register-sized static extents, the parallel loops' tiles with one
+    `scf.forall` (the unit of multi-threading, see
+    `boo-cpu-outline-parallel`) and the reduction loops' tiles with `scf.for`
+    loops inside it; then rewrites the windowed
+    (strided) input accesses of the tile into strided `tensor.extract_slice`
+    ops so the tile becomes a plain contraction, and vectorizes it. Ops that
+    cannot be vectorized are left for the loop lowering.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of one vector register; the innermost parallel "
+           "tile spans up to 4 registers">,
+    Option<"rowTile", "row-tile", "int64_t", /*default=*/"8",
+           "Target extent of the second parallel (register-row) tile">,
+    Option<"reductionTile", "reduction-tile", "int64_t", /*default=*/"16",
+           "Target extent of the innermost reduction tile">,
+    Option<"vectorize", "vectorize", "bool", /*default=*/"true",
+           "Vectorize the tiles (false: tile only, for debugging)">
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::affine::AffineDialect"
+  ];
+}
+
+def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {
+  let summary = "Lower n-D vector ops to the forms convert-vector-to-llvm "
+                "handles (CPU)";
+  let description = [{
+    Runs after bufferization: contractions become outer products (FMAs),
+    multi-reductions become chains of element-wise ops over the parallel
+    dim, transposes, broadcasts and shape casts are unrolled, and transfer
+    ops with permutation maps become minor-identity transfers.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
+def BooCPUCopyToLinalg : Pass<"boo-cpu-copy-to-linalg", "func::FuncOp"> {
+  let summary = "Rewrite strided memref.copy ops as linalg.copy (CPU)";
+  let description = [{
+    `finalize-memref-to-llvm` lowers a `memref.copy` between contiguous
+    memrefs to the `llvm.memcpy` intrinsic, and any other one to a call to
+    `memrefCopy` from MLIR's C runner utils, a library the runtime that
+    loads Boo's code objects does not have. This pass rewrites those
+    copies (either side non-contiguous) into `linalg.copy`, which
+    `convert-linalg-to-loops` then lowers to plain loops; contiguous copies
+    stay `memref.copy` (a memcpy).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def BooCPUOutlineParallel : Pass<"boo-cpu-outline-parallel", "ModuleOp"> {
+  let summary = "Outline each outermost scf.forall into a body function "
+                "called through the __boo_parallel_for hook (CPU)";
+  let description = [{
+    Runs on bufferized loops (after `convert-vector-to-scf`, before
+    `convert-scf-to-cf`) and implements the CPU code-object ABI of
+    docs/ModuleFormat.md. Every `scf.forall` of a `func.func` that is not
+    nested in another `scf.forall`, and whose estimated work reaches
+    `min-work` (smaller loops stay sequential), becomes:
+
+    - a private function `@<func>_parallel_<i>(%ctx: !llvm.ptr, %begin:
+      index, %end: index)` that loads the loop's captured values from the
+      context struct `%ctx` points to (memrefs as their LLVM descriptors,
+      index values as i64, other scalars and vectors as themselves;
+      constants are cloned instead) and runs the linearized iterations
+      [%begin, %end) of the forall, last dim fastest; nested foralls stay in
+      the body and later lower to sequential loops;
+    - at the loop's place: stores of the captured values into an
+      `llvm.alloca`'d context struct (allocated in the function's entry
+      block), then, if the external zero-initialized global
+      `@__boo_parallel_for` (created once per module) is non-null, an
+      indirect call `dispatch(@body, %ctx, n)` through it, else a direct
+      call `@body(%ctx, 0, n)`, where n is the total iteration count.
+
+    ```mlir
+    llvm.mlir.global external @__boo_parallel_for() : !llvm.ptr
+    func.func @f(%m: memref<8x32xf32>) {
+      %ctx = llvm.alloca %c1 x !llvm.struct<(struct<(ptr, ptr, i64,
+                                 array<2 x i64>, array<2 x i64>)>)>
+      ... llvm.store %desc, %field ...
+      %hook = llvm.load (llvm.mlir.addressof @__boo_parallel_for)
+      scf.if (%hook != null) {
+        llvm.call %hook(%body_ptr, %ctx, %c8_i64)
+      } else {
+        func.call @f_parallel_0(%ctx, %c0, %c8)
+      }
+    }
+    func.func private @f_parallel_0(%ctx: !llvm.ptr, %begin: index,
+                                    %end: index) {
+      ... llvm.getelementptr, llvm.load, unrealized_conversion_cast ...
+      scf.for %i = %begin to %end step %c1 { <forall body> }
+    }
+    ```
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Outline only foralls whose estimated work (operations executed, "
+           "counting static inner loop trip counts) reaches this; smaller "
+           "ones stay sequential loops, since waking threads would cost "
+           "more than they save">
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
+#endif // BOO_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,54 @@
+//===- Pipelines.h - The boo-to-llvm-cpu pipeline ---------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_CODEGEN_CPU_PIPELINES_H
+#define BOO_CODEGEN_CPU_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::boo {
+
+/// Options of the `boo-to-llvm-cpu` pipeline.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  Option<bool> formFusions{*this, "form-fusions",
+                           llvm::cl::desc("Run boo-form-fusions first"),
+                           llvm::cl::init(true)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize (false: scalar loops, for "
+                     "debugging and as a second reference)"),
+      llvm::cl::init(true)};
+  Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("f32 lanes of one vector register; the innermost "
+                     "parallel tile spans up to 4 registers"),
+      llvm::cl::init(8)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Outline each top-level scf.forall into a body called "
+                     "through the __boo_parallel_for hook, so a loader can "
+                     "run it multi-threaded (boo-cpu-outline-parallel); "
+                     "false: plain sequential loops"),
+      llvm::cl::init(true)};
+  Option<int64_t> parallelMinWork{
+      *this, "parallel-min-work",
+      llvm::cl::desc("With parallel=true: loops with less estimated work "
+                     "(operations executed) stay sequential "
+                     "(boo-cpu-outline-parallel's min-work)"),
+      llvm::cl::init(32768)};
+};
+
+/// Boo (or linalg on tensors) to the LLVM dialect for the host CPU; ends
+/// with boo-verify-llvm-contract.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers `boo-to-llvm-cpu` with the pass pipeline registry.
+void registerBooCPUPipelines();
+
+} // namespace mlir::boo
+
+#endif // BOO_CODEGEN_CPU_PIPELINES_H

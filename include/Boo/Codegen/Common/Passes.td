@@ -1,0 +1,89 @@
+//===- Passes.td - passes shared by the code generators passes ---*- tablegen -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_CODEGEN_COMMON_PASSES_TD
+#define BOO_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def BooSelectLoweringConfig : Pass<"boo-select-lowering-config",
+                                   "ModuleOp"> {
+  let summary = "Attach a #boo.lowering_config to every kernel (tuning spec "
+                "or heuristic)";
+  let description = [{
+    Records the target chip on the module (`boo.target = #boo.target<chip =
+    "...">`) and gives every kernel (each `boo.fusion`, and each anchor or
+    element-wise op outside one) a `#boo.lowering_config`. Per kernel, the
+    first of these wins:
+
+    1. a config already on the kernel;
+    2. the tuning spec: a transform dialect library whose entry point
+       `@__boo_kernel_config` runs `transform.foreach_match` with
+       `transform.boo.match.problem` matchers and `transform.annotate`
+       actions;
+    3. the heuristic, which produces a valid config for any shape (MMA for
+       f16/bf16 convolutions with M, N, K >= 16 on chips that have it, FMA
+       otherwise).
+
+    The spec comes from `tuning-spec`, else from the file named by the
+    BOO_TUNING_SPEC_PATH environment variable, else the default spec
+    embedded in the compiler; BOO_TUNING_SPEC_PATH="" (set but empty)
+    disables specs. A missing or unparsable spec is an error naming the
+    path. Every config, whatever its source, is verified against the kernel
+    and the chip; an invalid one is an error at the kernel. See
+    docs/TuningSpec.md and docs/Targets.md.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target chip (see docs/Targets.md for the supported list)">,
+    Option<"tuningSpec", "tuning-spec", "std::string", /*default=*/"\"\"",
+           "Path of a tuning spec; empty: BOO_TUNING_SPEC_PATH or the "
+           "embedded default">,
+    Option<"printSignatures", "print-signatures", "bool", /*default=*/"false",
+           "Emit a remark at each kernel with its problem signature (what "
+           "transform.boo.match.problem matches) and its config's source">
+  ];
+  let dependentDialects = ["::mlir::boo::BooDialect",
+                           "::mlir::transform::TransformDialect"];
+}
+
+def BooExpandMath : Pass<"boo-expand-math"> {
+  let summary = "Expand math ops that would need device libraries (erf, "
+                "tanh, ...) into polynomial approximations";
+  let description = [{
+    On AMDGPU, `convert-gpu-to-rocdl` turns most `math` ops into calls to
+    `__ocml_*` functions, which only ROCm's device libraries define. Boo
+    links no device library, so this pass rewrites every such op into
+    arithmetic (upstream `populateMathPolynomialApproximationPatterns` and
+    `math::populateExpansionPatterns`): tanh, erf, erfc, atan, atan2, asin,
+    acos, log1p, expm1, cbrt, sin, cos, log2 become polynomial
+    approximations (f32); tan, sinh, cosh, asinh, acosh, atanh, exp2,
+    powf, fpowi, rsqrt, ceil, floor become compositions of native ops.
+    `exp`, `log` and `sqrt` (f32) stay: they lower to LLVM intrinsics and
+    native instructions. Ops on f16/bf16 are computed in f32. Afterwards,
+    any op that would still become a device-library call (including
+    `arith.remf`) is an error. Accuracy: see docs/GPUPipeline.md.
+  }];
+  let dependentDialects = ["::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def BooVerifyLLVMContract : Pass<"boo-verify-llvm-contract", "ModuleOp"> {
+  let summary = "Fail loudly unless the module is pure LLVM dialect";
+  let description = [{
+    The contract check that ends the CPU pipeline: every op left in the
+    module must belong to the LLVM dialect (besides the module itself).
+    Anything else (a Boo, linalg, tensor, memref, vector or unrealized cast op)
+    is reported at its location, and the pass fails.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// AMD GPU code generation
+//===----------------------------------------------------------------------===//
+
+#endif // BOO_CODEGEN_COMMON_PASSES_TD

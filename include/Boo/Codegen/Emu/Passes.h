@@ -1,0 +1,31 @@
+//===- Passes.h - Emulator code generation passes ---------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_CODEGEN_EMU_PASSES_H
+#define BOO_CODEGEN_EMU_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace boo {
+
+#define GEN_PASS_DECL
+#include "Boo/Codegen/Emu/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "Boo/Codegen/Emu/Passes.h.inc"
+
+} // namespace boo
+} // namespace mlir
+
+#endif // BOO_CODEGEN_EMU_PASSES_H

@@ -1,0 +1,208 @@
+//===- Passes.td - the GPU (ROCDL) code generator passes ---*- tablegen -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_CODEGEN_GPU_PASSES_TD
+#define BOO_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def BooGPUDistribute : Pass<"boo-gpu-distribute", "ModuleOp"> {
+  let summary = "Tile each kernel's root linalg op onto workgroups and "
+                "threads (scf.forall) and fuse its producers into the tiles";
+  let description = [{
+    Runs on linalg on tensors, before bufferization. Every kernel becomes one
+    two-level `scf.forall` nest: the outer loop is mapped to workgroups
+    (`#gpu.block<linear_dim_*>`), the inner one to threads
+    (`#gpu.thread<linear_dim_*>`). A kernel's root is a linalg op whose
+    result no other linalg op reads through a fusable map (the epilogue
+    generic of a fusion, a standalone op); its producers (fills, the anchor's
+    accumulation generic, layer-norm statistics) are fused into the thread
+    tile with `scf::tileConsumerAndFuseProducersUsingSCF`, so the epilogue is
+    applied in registers before the single store.
+
+    Reads through data-movement producers (`tensor.pad`, the zero-stuffing
+    `tensor.insert_slice` of backward data, reshapes, the filter flip) are
+    first rewritten into guarded loads in the consumer's body: nothing is
+    materialized, and padding costs a compare instead of a copy.
+
+    Tiles follow the `workgroup` and `thread` tiles of the kernel's
+    `boo.lowering_config` (FMA configs; on the root or on the accumulation
+    generic it reads) when there is one; otherwise a built-in default: one
+    output element per thread, `workgroup-size` threads per workgroup,
+    spread from the output's innermost dim outwards. Tiles need not divide
+    the problem: partial tiles have `affine.min` sizes, and a multi-element
+    thread tile that may be partial is walked one element at a time. In
+    each thread's accumulation, `out + a * b` becomes `math.fma` and the
+    reduction loops move outermost. See docs/GPUPipeline.md.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target chip, checked against the architecture table">,
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"256",
+           "Threads per workgroup when a kernel has no lowering config">
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+def BooGPULowerMMA : Pass<"boo-gpu-lower-mma", "ModuleOp"> {
+  let summary = "Lower subgroup-level MMA tile contractions to amdgpu.mfma "
+                "/ amdgpu.wmma with the hardware's per-lane layouts";
+  let description = [{
+    Rewrites every `linalg.generic` contraction on memrefs that carries a
+    `boo.mma = "<intrinsic>"` attribute and whose static M x N x K shape is
+    the intrinsic's into per-lane code: each lane loads its fragments of A,
+    B and C at the positions the hardware defines for its lane id, issues
+    one `amdgpu.mfma` (CDNA) or `amdgpu.wmma` (RDNA) and stores its part of
+    D. The whole subgroup must execute the op (it is subgroup-uniform). The
+    per-lane layouts are tabulated in docs/MMALayouts.md.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "Target chip (decides the intrinsic family and its layouts)">
+  ];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
+def BooGPUMMAKernels : Pass<"boo-gpu-mma-kernels", "ModuleOp"> {
+  let summary = "Build the kernels of MMA-configured contractions: an "
+                "LDS-staged implicit GEMM on amdgpu.mfma / amdgpu.wmma";
+  let description = [{
+    Runs after bufferization, on the kernels boo-gpu-distribute left whole:
+    a `linalg.generic` accumulation whose `#boo.lowering_config` names an
+    MMA intrinsic, the fill of its accumulator and the element-wise epilogue
+    generics that read it. They are replaced by one workgroup/thread
+    `scf.forall` nest (mapped like boo-gpu-distribute's):
+
+    - a workgroup computes a `workgroup` tile of the config's M and N loops
+      (`mma_loops`) for one value of every other parallel loop;
+    - each subgroup a `subgroup` tile of it, as a grid of intrinsic tiles
+      whose accumulators stay in registers;
+    - per step (the other reduction loops, then `reduction` tiles of K) all
+      threads stage the A (M x K) and B (N x K) tiles into LDS (in
+      `pipeline_depth` buffers: with 2, the next step is staged while the
+      current one is computed), each element being the generic's operand
+      value at that iteration, its body's reads replayed (padding,
+      zero-stuffing and flips included) and 0 outside the problem;
+    - fragments are read from LDS at the per-lane positions of the
+      intrinsic (docs/MMALayouts.md) and fed to `amdgpu.mfma` /
+      `amdgpu.wmma`;
+    - each lane's results inside the problem go through the epilogue
+      generics' bodies in registers and are stored once.
+
+    Without `promote_operands` the fragments are read from global memory.
+    Kernels that do not have this shape are reported, never skipped.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (decides the intrinsic family and its layouts); "
+           "default: the module's #boo.target">
+  ];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def BooGPURowReductions : Pass<"boo-gpu-row-reductions", "ModuleOp"> {
+  let summary = "Build row-reduction kernels (layer norm): one workgroup "
+                "per row, threads sharing the columns, gpu.all_reduce";
+  let description = [{
+    Runs after bufferization, on the kernels boo-gpu-distribute marked with
+    `boo.row_reduction_kernel` and left whole: an element-wise root over
+    (rows, columns), the row reductions over the columns it reads, the
+    element-wise ops over rows between them and their fills (layer norm
+    forward; the input gradient of its backward). They become one
+    workgroup/thread `scf.forall` nest: a workgroup per row, a whole number
+    of waves (at most 256 threads) per workgroup. Row ops run on scalars in
+    every thread; each thread folds a reduction over the columns tid,
+    tid + threads, ... and `gpu.all_reduce` combines the partial values;
+    column ops compute and store each thread's columns; row results that
+    outlive the kernel (mean, rstd) are stored by thread 0. Any column count
+    works.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (its wave size); default: the module's #boo.target">
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def BooGPULowerAllReduce : Pass<"boo-gpu-lower-all-reduce",
+                                "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower gpu.all_reduce to subgroup shuffles, workgroup "
+                "memory and a barrier";
+  let description = [{
+    Upstream's gpu.all_reduce rewrite (populateGpuAllReducePatterns), as a
+    pass over a gpu.module: a shuffle-based reduction in each subgroup, one
+    value per subgroup in a workgroup attribution of the kernel, a barrier,
+    and a reduction of those values. A gpu.all_reduce left over is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def BooGPUForallToLaunch : Pass<"boo-gpu-forall-to-launch", "ModuleOp"> {
+  let summary = "Turn the bufferized workgroup/thread scf.forall nests into "
+                "gpu.launch ops";
+  let description = [{
+    Runs after bufferization. Each workgroup-mapped `scf.forall` becomes one
+    `gpu.launch`: the workgroup loop's iterations are linearized onto the
+    grid's x dim, the thread loops' onto the workgroup's threads; thread
+    loops with fewer iterations than threads (partial tiles) are guarded.
+    Private temporaries inside a kernel become `memref.alloca` of their
+    static upper bound (registers after LLVM's SROA), host temporaries
+    become `gpu.alloc`/`gpu.dealloc`, and host-side copies left by
+    bufferization are elided or become copy kernels. Memref view ops are
+    sunk into the kernels so that every kernel argument is a whole buffer
+    (the kernel ABI of docs/GPUPipeline.md).
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def BooGPULimitUnroll : Pass<"boo-gpu-limit-unroll"> {
+  let summary = "Keep LLVM from fully unrolling large loop nests in kernels";
+  let description = [{
+    LLVM's AMDGPU backend fully unrolls loops with static trip counts very
+    eagerly. A thread's whole reduction (a backward-weight kernel sums over
+    batch and output positions: hundreds of iterations) then becomes
+    straight-line code whose independent loads are all hoisted, and the
+    kernel needs hundreds of VGPRs or spills. This pass annotates every
+    `scf.for` whose nest would unroll to more than `max-unrolled-iterations`
+    iterations with `llvm.loop_annotation<unroll = <disable = true>>` (the
+    annotation reaches the LLVM loop metadata through the latch branch).
+    Small inner loops, such as a thread's register tile, still unroll fully,
+    which keeps their accumulators in registers.
+  }];
+  let options = [
+    Option<"maxUnrolledIterations", "max-unrolled-iterations", "int64_t",
+           /*default=*/"64",
+           "Largest product of trip counts a loop nest may be unrolled to">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // BOO_CODEGEN_GPU_PASSES_TD

@@ -1,0 +1,55 @@
+//===- Pipelines.h - The boo-to-rocdl pipeline ------------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_CODEGEN_GPU_PIPELINES_H
+#define BOO_CODEGEN_GPU_PIPELINES_H
+
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::boo {
+
+/// Options of the `boo-to-rocdl` pipeline.
+struct ROCDLPipelineOptions
+    : public PassPipelineOptions<ROCDLPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target chip, e.g. gfx942"),
+                           llvm::cl::init("gfx942")};
+  Option<std::string> tuningSpec{
+      *this, "tuning-spec",
+      llvm::cl::desc("Tuning spec path (empty: BOO_TUNING_SPEC_PATH, else "
+                     "the embedded default)"),
+      llvm::cl::init("")};
+  Option<int64_t> optLevel{*this, "opt-level",
+                           llvm::cl::desc("LLVM optimization level (0-3)"),
+                           llvm::cl::init(3)};
+};
+
+/// Boo to gpu.binary ops holding HSACO code objects for `chip`; ends with
+/// boo-verify-rocdl-contract.
+void buildROCDLPipeline(OpPassManager &pm,
+                        const ROCDLPipelineOptions &options);
+
+/// `boo-to-rocdl` whose serializer reports each kernel through `hooks`.
+void buildROCDLPipeline(OpPassManager &pm, const ROCDLPipelineOptions &options,
+                        const ROCDLSerializeHooks &hooks);
+
+/// Stages 1-4 of boo-to-rocdl: Boo to linalg with lowering configs for
+/// `chip`, workgroup/thread distribution, bufferization, MMA and
+/// row-reduction kernels, gpu.launch and outlining. Ends with one
+/// `gpu.module` per kernel and host functions of `gpu.launch_func` (no target
+/// attached).
+void addGPUKernelStages(OpPassManager &pm, llvm::StringRef chip,
+                        llvm::StringRef tuningSpec);
+
+/// Registers `boo-to-rocdl` with the pass pipeline registry.
+void registerBooGPUPipelines();
+
+} // namespace mlir::boo
+
+#endif // BOO_CODEGEN_GPU_PIPELINES_H

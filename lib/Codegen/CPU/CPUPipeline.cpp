@@ -1,0 +1,100 @@
+//===- CPUPipeline.cpp - The boo-to-llvm-cpu pipeline ---------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Codegen/CPU/Pipelines.h"
+#include "Boo/Codegen/CPU/Passes.h"
+#include "Boo/Codegen/Common/PipelineStages.h"
+#include "Boo/Dialect/Boo/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void boo::buildCPUPipeline(OpPassManager &pm,
+                           const CPUPipelineOptions &options) {
+  // 1. Boo to linalg on tensors; element-wise epilogue generics fuse.
+  //    boo-opt --boo-form-fusions --boo-convert-to-linalg
+  //            --linalg-generalize-named-ops --canonicalize
+  //            --linalg-fuse-elementwise-ops --canonicalize
+  if (options.formFusions)
+    pm.addNestedPass<func::FuncOp>(createBooFormFusions());
+  addBooToLinalgStage(pm);
+
+  // 2. Tile into static register-sized tiles and vectorize; hoist the
+  //    accumulator out of the reduction loops while still on tensors. The
+  //    parallel loops' tiles form one scf.forall per op (see stage 4).
+  //    boo-opt --boo-cpu-tile-and-vectorize --canonicalize --cse
+  //            --loop-invariant-subset-hoisting --canonicalize
+  if (options.vectorize) {
+    BooCPUTileAndVectorizeOptions tileOptions;
+    tileOptions.vectorWidth = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createBooCPUTileAndVectorize(tileOptions));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    pm.addPass(createLoopInvariantSubsetHoistingPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+
+  // 3. Bufferize. Results become out-params: the caller owns every buffer.
+  //    boo-opt --eliminate-empty-tensors --one-shot-bufferize="
+  //      bufferize-function-boundaries
+  //      function-boundary-type-conversion=identity-layout-map"
+  //      --cse --canonicalize --buffer-results-to-out-params="hoist-static-allocs
+  //      modify-public-functions" --canonicalize --buffer-deallocation-pipeline
+  //      --convert-bufferization-to-memref
+  addBufferizationStage(pm, /*deallocate=*/true);
+
+  // 4. Loops and vectors to LLVM. Strided copies become loops rather than
+  //    calls to MLIR's runner library (the code may call libc and libm
+  //    only); each top-level scf.forall becomes a body function called
+  //    through the __boo_parallel_for hook (docs/ModuleFormat.md).
+  //    boo-opt --boo-cpu-lower-vectors --boo-cpu-copy-to-linalg
+  //      --convert-linalg-to-loops --convert-vector-to-scf=full-unroll
+  //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
+  //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
+  //      --arith-expand=include-bf16 --convert-math-to-libm
+  //      --convert-vector-to-llvm=vector-contract-lowering=outerproduct
+  //      --finalize-memref-to-llvm --convert-math-to-llvm
+  //      --convert-arith-to-llvm --convert-index-to-llvm --convert-ub-to-llvm
+  //      --convert-cf-to-llvm --convert-func-to-llvm
+  //      --reconcile-unrealized-casts --canonicalize
+  pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
+  pm.addNestedPass<func::FuncOp>(createBooCPUCopyToLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Fully unrolled: n-D transfers become 1-D loads/stores, no stack buffers.
+  VectorTransferToSCFOptions transferOptions;
+  transferOptions.enableFullUnroll(true);
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transferOptions));
+  // Nested foralls (and, with parallel=false, all of them) lower to
+  // sequential loops in convert-scf-to-cf.
+  if (options.parallel) {
+    BooCPUOutlineParallelOptions outlineOptions;
+    outlineOptions.minWork = options.parallelMinWork;
+    pm.addPass(createBooCPUOutlineParallel(outlineOptions));
+  }
+  //    The rest is the LLVM tail the emulator shares (addLLVMLoweringStage),
+  //    whose last pass checks the contract: nothing but LLVM dialect is
+  //    left.
+  //    boo-opt --boo-verify-llvm-contract
+  addLLVMLoweringStage(pm, vector::VectorContractLowering::OuterProduct);
+}
+
+void boo::registerBooCPUPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "boo-to-llvm-cpu",
+      "Lower Boo ops to the LLVM dialect for the host CPU (tiled and "
+      "vectorized), ending with boo-verify-llvm-contract",
+      buildCPUPipeline);
+}

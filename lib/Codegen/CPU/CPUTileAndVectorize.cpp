@@ -1,0 +1,503 @@
+//===- CPUTileAndVectorize.cpp - boo-cpu-tile-and-vectorize ---------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A generic CPU schedule for the linalg.generic ops Boo's lowering emits,
+// in the spirit of upstream's tile -> decompose -> vectorize recipe but
+// independent of named ops, so it serves every layout, group count, spatial
+// rank and the backward convolutions alike:
+//
+//  1. Pick static tile sizes per loop (divisors of the loop extent, so every
+//     tile is full and static):
+//     - the parallel loop indexing the output's innermost dim is the vector
+//       dim (up to 4 x vector-width lanes),
+//     - a second parallel loop gives register rows (up to row-tile),
+//     - the reduction loop indexing an input's innermost dim is tiled by
+//       up to reduction-tile,
+//     - every other loop, in particular every loop appearing in a windowed
+//       access `a*d_i + b*d_j` other than its row loop, gets extent 1.
+//  2. Tile the parallel loops with one scf.forall (its iterations are
+//     independent: boo-cpu-outline-parallel runs them on threads), then the
+//     reduction loops with scf.for inside it (reductions innermost).
+//  3. In the tile, a windowed access whose other loops have extent 1 is a
+//     strided slice: rewrite it as a strided tensor.extract_slice so every
+//     indexing map becomes a projected permutation.
+//  4. Vectorize (vector.contract for multiply-accumulate bodies).
+//
+// Ops for which this does not apply are left untouched for the scalar loop
+// lowering; correctness never depends on this pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::boo {
+#define GEN_PASS_DEF_BOOCPUTILEANDVECTORIZE
+#include "Boo/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::boo
+
+using namespace mlir;
+
+namespace {
+
+/// A map result decomposed as sum(coeff[d] * d) + constant, or failure if it
+/// is not such a (non-negative coefficient) linear form.
+struct LinearExpr {
+  SmallVector<std::pair<unsigned, int64_t>> terms; // (dim, coefficient)
+  int64_t constant = 0;
+};
+
+static FailureOr<LinearExpr> decompose(AffineExpr e) {
+  LinearExpr out;
+  SmallVector<AffineExpr> work = {e};
+  while (!work.empty()) {
+    AffineExpr x = work.pop_back_val();
+    if (auto d = dyn_cast<AffineDimExpr>(x)) {
+      out.terms.push_back({d.getPosition(), 1});
+      continue;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(x)) {
+      out.constant += c.getValue();
+      continue;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (!bin)
+      return failure();
+    if (bin.getKind() == AffineExprKind::Add) {
+      work.push_back(bin.getLHS());
+      work.push_back(bin.getRHS());
+      continue;
+    }
+    if (bin.getKind() == AffineExprKind::Mul) {
+      auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!d || !c || c.getValue() < 1)
+        return failure();
+      out.terms.push_back({d.getPosition(), c.getValue()});
+      continue;
+    }
+    return failure();
+  }
+  return out;
+}
+
+/// Largest divisor of `n` that is <= `limit`.
+static int64_t largestDivisor(int64_t n, int64_t limit) {
+  for (int64_t t = std::min(n, limit); t > 1; --t)
+    if (n % t == 0)
+      return t;
+  return 1;
+}
+
+/// Chooses tile sizes for `op`, or failure if the op is not a candidate.
+static FailureOr<SmallVector<int64_t>>
+chooseTileSizes(linalg::GenericOp op, int64_t vectorTile, int64_t rowTile,
+                int64_t reductionTile) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.empty())
+    return failure();
+  unsigned numLoops = ranges.size();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  SmallVector<int64_t> tiles(numLoops, 1);
+  // Every input map must be linear with positive coefficients; remember the
+  // loops that share a windowed access.
+  SmallVector<SmallVector<unsigned>> windows;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    for (AffineExpr e : map.getResults()) {
+      FailureOr<LinearExpr> lin = decompose(e);
+      if (failed(lin))
+        return failure();
+      if (lin->terms.size() < 2)
+        continue;
+      SmallVector<unsigned> window;
+      for (auto [d, c] : lin->terms)
+        window.push_back(d);
+      windows.push_back(window);
+    }
+  }
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation() || outMap.getNumResults() == 0)
+    return failure();
+  // Gives loop `d` a tile of up to `limit` unless it shares a window with a
+  // loop that already has a tile > 1 (a tile may only slide one loop of
+  // each window).
+  auto assign = [&](unsigned d, int64_t limit) {
+    if (tiles[d] > 1)
+      return;
+    for (ArrayRef<unsigned> window : windows)
+      if (llvm::is_contained(window, d))
+        for (unsigned other : window)
+          if (other != d && tiles[other] > 1)
+            return;
+    tiles[d] = largestDivisor(ranges[d], limit);
+  };
+  // Vector dim: the loop of the output's innermost dim.
+  unsigned vecDim =
+      cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  assign(vecDim, vectorTile);
+  // Row dim: the parallel loop of an output dim (other than the vector
+  // dim) that admits the largest tile; ties go to the innermost output dim.
+  // For a forward convolution this is the output row (ow), for a weight
+  // gradient the output channel.
+  std::optional<unsigned> rowDim;
+  int64_t bestRow = 1;
+  for (AffineExpr e : outMap.getResults().drop_back()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    int64_t t = largestDivisor(ranges[d], rowTile);
+    if (d != vecDim && t >= bestRow && t > 1) {
+      bestRow = t;
+      rowDim = d;
+    }
+  }
+  if (rowDim)
+    assign(*rowDim, rowTile);
+  // Reduction dim: the reduction loop of some input's innermost dim (a
+  // channel loop), else the reduction loop that admits the largest tile.
+  std::optional<unsigned> redDim;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (map.getNumResults() == 0)
+      continue;
+    auto d = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (d && iters[d.getPosition()] == utils::IteratorType::reduction) {
+      redDim = d.getPosition();
+      break;
+    }
+  }
+  if (!redDim) {
+    int64_t best = 1;
+    for (unsigned d = 0; d < numLoops; ++d) {
+      int64_t t = largestDivisor(ranges[d], reductionTile);
+      if (iters[d] == utils::IteratorType::reduction && t > best) {
+        best = t;
+        redDim = d;
+      }
+    }
+  }
+  if (redDim)
+    assign(*redDim, reductionTile);
+  return tiles;
+}
+
+/// In a tiled op, rewrites windowed input accesses whose other loops have
+/// extent 1 into strided slices, making every map a projected permutation.
+static LogicalResult removeWindows(RewriterBase &rewriter,
+                                   linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> newMaps = op.getIndexingMapsArray();
+  SmallVector<Value> newInputs;
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    Value source = operand->get();
+    if (map.isProjectedPermutation()) {
+      newInputs.push_back(source);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(source.getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<AffineExpr> results;
+    SmallVector<int64_t> resultShape;
+    for (auto [pos, e] : llvm::enumerate(map.getResults())) {
+      FailureOr<LinearExpr> lin = decompose(e);
+      if (failed(lin))
+        return failure();
+      int64_t offset = lin->constant;
+      std::optional<std::pair<unsigned, int64_t>> live;
+      for (auto [d, c] : lin->terms) {
+        if (ranges[d] == 1)
+          continue; // contributes 0 inside the tile
+        if (live)
+          return failure(); // two non-unit loops in one window
+        live = {d, c};
+      }
+      offsets.push_back(rewriter.getIndexAttr(offset));
+      if (!live) {
+        // Unit extent: drop the dim (rank-reducing slice).
+        sizes.push_back(rewriter.getIndexAttr(1));
+        strides.push_back(rewriter.getIndexAttr(1));
+        continue;
+      }
+      sizes.push_back(rewriter.getIndexAttr(ranges[live->first]));
+      strides.push_back(rewriter.getIndexAttr(live->second));
+      results.push_back(getAffineDimExpr(live->first, ctx));
+      resultShape.push_back(ranges[live->first]);
+    }
+    (void)type;
+    auto sliceType = RankedTensorType::get(resultShape,
+                                           type.getElementType());
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, op.getLoc(), sliceType, source, offsets, sizes, strides);
+    newInputs.push_back(slice);
+    newMaps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, ctx);
+    changed = true;
+  }
+  if (!changed)
+    return success();
+  rewriter.modifyOpInPlace(op, [&]() {
+    for (auto [i, v] : llvm::enumerate(newInputs))
+      op.getDpsInputOperand(i)->set(v);
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(newMaps));
+  });
+  return success();
+}
+
+/// If an input is indexed by the vector loop in a dim that is not its
+/// innermost one (e.g. the K dim of a KYXC filter), copies it once into a
+/// transposed tensor whose innermost dim is the vector loop's, so the tiles
+/// read contiguous vectors instead of transposing in the inner loop (the
+/// weight reorder CPU libraries do).
+static void makeVectorDimContiguous(RewriterBase &rewriter,
+                                    linalg::GenericOp op, unsigned vecDim) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = maps[operand->getOperandNumber()];
+    unsigned rank = map.getNumResults();
+    std::optional<unsigned> pos;
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == vecDim)
+        pos = i;
+    if (!pos || *pos == rank - 1)
+      continue;
+    SmallVector<int64_t> perm;
+    for (unsigned i = 0; i < rank; ++i)
+      if (i != *pos)
+        perm.push_back(i);
+    perm.push_back(*pos);
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> results;
+    for (int64_t p : perm) {
+      shape.push_back(type.getDimSize(p));
+      results.push_back(map.getResult(p));
+    }
+    rewriter.setInsertionPoint(op);
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
+                                         type.getElementType());
+    Value transposed =
+        linalg::TransposeOp::create(rewriter, op.getLoc(), operand->get(),
+                                    init, perm)
+            ->getResult(0);
+    rewriter.modifyOpInPlace(op, [&]() { operand->set(transposed); });
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+    changed = true;
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(op, [&]() {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+}
+
+/// Promotes the f16/bf16 inputs of a multiply-accumulate generic to f32
+/// once, outside the loops, when every use in the body is an extension to
+/// f32: the inner loop then runs on f32 vectors instead of converting each
+/// element at every reuse (bf16 has no native conversion on most CPUs).
+static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op) {
+  Block *body = op.getBody();
+  Type f32 = rewriter.getF32Type();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    if (type.getElementType() == f32 || !isa<FloatType>(type.getElementType()))
+      continue;
+    BlockArgument arg = body->getArgument(operand->getOperandNumber());
+    if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
+          auto ext = dyn_cast<arith::ExtFOp>(user);
+          return ext && ext.getType() == f32;
+        }))
+      continue;
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32);
+    unsigned rank = type.getRank();
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    Value promoted =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{init.getType()}, ValueRange{operand->get()},
+            ValueRange{init}, ArrayRef<AffineMap>{id, id},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value ext = arith::ExtFOp::create(b, l, f32, args[0]);
+              linalg::YieldOp::create(b, l, ext);
+            })
+            .getResult(0);
+    rewriter.modifyOpInPlace(op, [&]() {
+      operand->set(promoted);
+      arg.setType(f32);
+    });
+    for (Operation *user : llvm::to_vector(arg.getUsers()))
+      rewriter.replaceOp(user, arg);
+  }
+}
+
+/// Tiles `op` with one scf.forall over the parallel loops' tiles (the
+/// iterations boo-cpu-outline-parallel distributes across threads), then
+/// the resulting tile with scf.for loops over the reduction loops' tiles
+/// inside it, so reductions are innermost and the accumulator is a
+/// loop-carried value that loop-invariant-subset-hoisting can keep in
+/// registers. Either level is skipped when none of its loops is tiled.
+/// Returns the innermost tiled op.
+static FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter,
+                                         linalg::GenericOp op,
+                                         ArrayRef<OpFoldResult> parallelSizes,
+                                         ArrayRef<OpFoldResult> reductionSizes,
+                                         bool tileParallel,
+                                         bool tileReduction) {
+  auto tileLevel = [&](linalg::GenericOp target, ArrayRef<OpFoldResult> sizes,
+                       scf::SCFTilingOptions::LoopType loopType)
+      -> FailureOr<linalg::GenericOp> {
+    scf::SCFTilingOptions options;
+    options.setLoopType(loopType);
+    options.setTileSizes(sizes);
+    rewriter.setInsertionPoint(target);
+    FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(target.getOperation()), options);
+    if (failed(result) || result->tiledOps.empty())
+      return failure();
+    auto tiledOp = dyn_cast<linalg::GenericOp>(result->tiledOps.back());
+    if (!tiledOp)
+      return failure();
+    rewriter.replaceOp(target, result->replacements);
+    return tiledOp;
+  };
+  if (!tileParallel && !tileReduction)
+    return op; // a single tile
+  if (tileParallel) {
+    FailureOr<linalg::GenericOp> tiledOp =
+        tileLevel(op, parallelSizes, scf::SCFTilingOptions::LoopType::ForallOp);
+    if (failed(tiledOp))
+      return failure();
+    op = *tiledOp;
+  }
+  if (tileReduction)
+    return tileLevel(op, reductionSizes,
+                     scf::SCFTilingOptions::LoopType::ForOp);
+  return op;
+}
+
+struct BooCPUTileAndVectorizePass
+    : public boo::impl::BooCPUTileAndVectorizeBase<
+          BooCPUTileAndVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::GenericOp> candidates;
+    func.walk([&](linalg::GenericOp op) { candidates.push_back(op); });
+
+    SmallVector<linalg::GenericOp> tiled;
+    for (linalg::GenericOp op : candidates) {
+      FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(
+          op, 4 * vectorWidth, rowTile, reductionTile);
+      if (failed(tiles))
+        continue;
+      if (vectorize && op.getNumReductionLoops() > 0) {
+        promoteInputsToF32(rewriter, op);
+        AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+        makeVectorDimContiguous(
+            rewriter, op,
+            cast<AffineDimExpr>(outMap.getResults().back()).getPosition());
+      }
+      // Tile sizes per loop (0: the loop is not tiled), split into the
+      // parallel loops (the forall) and the reduction loops (the fors).
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+      SmallVector<OpFoldResult> parallelSizes, reductionSizes;
+      bool tileParallel = false, tileReduction = false;
+      for (auto [t, r, it] : llvm::zip(*tiles, ranges, iters)) {
+        int64_t size = t == r ? 0 : t;
+        bool isParallel = it == utils::IteratorType::parallel;
+        parallelSizes.push_back(rewriter.getIndexAttr(isParallel ? size : 0));
+        reductionSizes.push_back(rewriter.getIndexAttr(isParallel ? 0 : size));
+        (isParallel ? tileParallel : tileReduction) |= size != 0;
+      }
+      FailureOr<linalg::GenericOp> tiledOp =
+          tile(rewriter, op, parallelSizes, reductionSizes, tileParallel,
+               tileReduction);
+      if (succeeded(tiledOp))
+        tiled.push_back(*tiledOp);
+    }
+    if (!vectorize)
+      return;
+
+    for (linalg::GenericOp op : tiled) {
+      rewriter.setInsertionPoint(op);
+      if (failed(removeWindows(rewriter, op)))
+        continue;
+      // Drop the unit loops of the tile (batch, window, group...) so the
+      // contraction has a single reduction dim and lowers to FMAs.
+      linalg::ControlDropUnitDims dropOptions;
+      dropOptions.rankReductionStrategy = linalg::ControlDropUnitDims::
+          RankReductionStrategy::ExtractInsertSlice;
+      FailureOr<linalg::DropUnitDimsResult> dropped =
+          linalg::dropUnitDims(rewriter, op, dropOptions);
+      if (succeeded(dropped)) {
+        rewriter.replaceOp(op, dropped->replacements);
+        op = cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+      }
+      if (failed(linalg::vectorizeOpPrecondition(op)))
+        continue;
+      FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+          rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+          /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+          /*assumeDynamicDimsMatchVecSizes=*/false,
+          /*createNamedContraction=*/true);
+      if (failed(result))
+        continue;
+      rewriter.replaceOp(op, result->replacements);
+    }
+
+    // Clean up the vector IR in two bounded phases (the pattern sets fight
+    // each other when mixed):
+    //  1. permutation maps of transfers become explicit broadcasts and
+    //     transposes, which fold into vector.contract operands;
+    //  2. unit dims are dropped so contractions and transfers are low-rank.
+    // The bounds guarantee termination; not converging is harmless here.
+    GreedyRewriteConfig config;
+    config.setMaxIterations(4);
+    config.setMaxNumRewrites(20000);
+    auto foldIntoContractions = [&]() {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorReductionToContractPatterns(patterns);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      MLIRContext *ctx = &getContext();
+      vector::BroadcastOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::ContractionOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransposeOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::ExtractOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::ShapeCastOp::getCanonicalizationPatterns(patterns, ctx);
+      (void)applyPatternsGreedily(func, std::move(patterns), config);
+    };
+    foldIntoContractions();
+    {
+      RewritePatternSet patterns(&getContext());
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+      (void)applyPatternsGreedily(func, std::move(patterns), config);
+    }
+    // Dropping unit dims re-exposes broadcasts; fold them again.
+    foldIntoContractions();
+  }
+};
+} // namespace

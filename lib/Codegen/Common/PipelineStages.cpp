@@ -1,0 +1,77 @@
+//===- PipelineStages.cpp - Stages the pipelines share --------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Codegen/Common/PipelineStages.h"
+#include "Boo/Codegen/Common/Passes.h"
+#include "Boo/Conversion/BooToLinalg/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void boo::addBooToLinalgStage(OpPassManager &pm) {
+  pm.addPass(createBooConvertToLinalg());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  // CSE before canonicalize: identical subviews must merge so that tile
+  // self-copies (memref.copy %x, %x) fold away.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParamOptions;
+  outParamOptions.hoistStaticAllocs = true;
+  outParamOptions.modifyPublicFunctions = true;
+  pm.addPass(
+      bufferization::createBufferResultsToOutParamsPass(outParamOptions));
+  pm.addPass(createCanonicalizerPass());
+  if (deallocate)
+    bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void boo::addLLVMLoweringStage(
+    OpPassManager &pm, vector::VectorContractLowering contractLowering) {
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  arith::ArithExpandOpsPassOptions expandOptions;
+  expandOptions.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOptions));
+  // Math without an LLVM intrinsic (erf, tanh) becomes libm calls; this
+  // must precede the vector conversion, which cannot scalarize them.
+  pm.addPass(createConvertMathToLibmPass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.vectorContractLowering = contractLowering;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  // The contract: nothing but LLVM dialect is left.
+  pm.addPass(createBooVerifyLLVMContract());
+}

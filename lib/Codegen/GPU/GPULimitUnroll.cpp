@@ -1,0 +1,81 @@
+//===- GPULimitUnroll.cpp - Bound LLVM's full unrolling in kernels --------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `boo-gpu-limit-unroll`: the product of the static trip counts of a loop and
+// of the deepest nest inside it is the number of copies of the innermost body
+// that full unrolling would create. Loops where that exceeds the budget get
+// `unroll disable`: they stay loops in LLVM, and the loops inside them (up to
+// the budget) are still unrolled.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace mlir::boo {
+#define GEN_PASS_DEF_BOOGPULIMITUNROLL
+#include "Boo/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::boo
+
+using namespace mlir;
+
+namespace {
+
+// The name of llvm.br's loop annotation property: scf-to-cf copies the loop's
+// attributes to its latch cf.br, and cf-to-llvm copies those to the llvm.br,
+// where this name sets the annotation LLVM IR translation reads.
+constexpr StringLiteral kLoopAnnotation = "loop_annotation";
+
+struct BooGPULimitUnrollPass
+    : public boo::impl::BooGPULimitUnrollBase<BooGPULimitUnrollPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    auto disable = LLVM::LoopAnnotationAttr::get(
+        ctx, /*disableNonforced=*/nullptr, /*vectorize=*/nullptr,
+        /*interleave=*/nullptr,
+        LLVM::LoopUnrollAttr::get(ctx, /*disable=*/BoolAttr::get(ctx, true),
+                                  /*count=*/nullptr, /*runtimeDisable=*/nullptr,
+                                  /*full=*/nullptr,
+                                  /*followupUnrolled=*/nullptr,
+                                  /*followupRemainder=*/nullptr,
+                                  /*followupAll=*/nullptr),
+        /*unrollAndJam=*/nullptr, /*licm=*/nullptr, /*distribute=*/nullptr,
+        /*pipeline=*/nullptr, /*peeled=*/nullptr, /*unswitch=*/nullptr,
+        /*mustProgress=*/nullptr, /*isVectorized=*/nullptr,
+        /*startLoc=*/nullptr, /*endLoc=*/nullptr, /*parallelAccesses=*/{});
+    // Post-order: inner loops first, so each loop sees its nest's size.
+    DenseMap<Operation *, int64_t> unrolledSize;
+    getOperation()->walk([&](scf::ForOp loop) {
+      int64_t inner = 1;
+      loop.getBody()->walk([&](scf::ForOp nested) {
+        if (nested->getParentOfType<scf::ForOp>() == loop)
+          inner = std::max(inner, unrolledSize.lookup(nested));
+      });
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      if (!lb || !ub || !step || *step <= 0) {
+        // LLVM does not fully unroll an unknown trip count.
+        unrolledSize[loop] = std::numeric_limits<int32_t>::max();
+        return;
+      }
+      int64_t trips = std::max<int64_t>(0, llvm::divideCeil(*ub - *lb, *step));
+      int64_t size =
+          std::min<int64_t>(trips * inner, std::numeric_limits<int32_t>::max());
+      unrolledSize[loop] = size;
+      if (size > maxUnrolledIterations && trips > 1)
+        loop->setAttr(kLoopAnnotation, disable);
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,563 @@
+//===- GPURowReductions.cpp - Cooperative row-reduction kernels -----------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `boo-gpu-row-reductions` builds the row-reduction kernels that
+// boo-gpu-distribute left whole (layer norm forward, the data gradient of
+// its backward): after bufferization, the kernel's generics are
+//
+//   row ops         over the leading `rows` loops only (fills, mean = sum/n,
+//                   rstd = rsqrt(var + eps), ...);
+//   row reductions  over (rows, columns) with the columns reduced into a
+//                   per-row output;
+//   column ops      element-wise over (rows, columns): the root, e.g.
+//                   y = (x - mean) * rstd * w + b.
+//
+// They become one workgroup per row (a block scf.forall over the rows) and
+// `threads` threads (a thread scf.forall) that share the row's columns:
+//
+//   - a row op runs in every thread on scalars (uniform values);
+//   - a row reduction: each thread folds the body over the columns
+//     tid, tid + threads, ... starting from the combiner's identity; the
+//     partial values are combined across the workgroup by gpu.all_reduce
+//     (subgroup shuffles, then LDS across subgroups; see
+//     boo-gpu-lower-all-reduce), and the init (the fill's value) is
+//     combined last;
+//   - a column op: each thread computes and stores its columns; row values
+//     come from registers;
+//   - statistics written to buffers something else reads (the mean and
+//     rstd results) are stored once per row, by thread 0.
+//
+// Columns of any count work: the strided loop simply has one iteration less
+// in some threads. Reads are coalesced: consecutive threads read consecutive
+// columns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Target/ChipInfo.h"
+#include "Boo/Codegen/GPU/Passes.h"
+#include "GPUUtils.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::boo {
+#define GEN_PASS_DEF_BOOGPUROWREDUCTIONS
+#include "Boo/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::boo
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+
+/// How partial values of a row reduction combine: the body's yield is
+/// `combiner(out, value)` (either operand order), or `fma(a, b, out)`, an
+/// addition of a * b.
+std::optional<gpu::AllReduceOperation> getCombiner(linalg::GenericOp op) {
+  Block *body = op.getBody();
+  Value out = body->getArgument(body->getNumArguments() - 1);
+  Operation *yielded = body->getTerminator()->getOperand(0).getDefiningOp();
+  if (!yielded)
+    return std::nullopt;
+  if (auto fma = dyn_cast<math::FmaOp>(yielded))
+    return fma.getC() == out && fma.getA() != out && fma.getB() != out
+               ? std::optional(gpu::AllReduceOperation::ADD)
+               : std::nullopt;
+  if (yielded->getNumOperands() != 2 ||
+      (yielded->getOperand(0) != out) == (yielded->getOperand(1) != out))
+    return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<gpu::AllReduceOperation>>(
+             yielded)
+      .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
+      .Case([](arith::AddIOp) { return gpu::AllReduceOperation::ADD; })
+      .Case([](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
+      .Case([](arith::MaximumFOp) {
+        return gpu::AllReduceOperation::MAXIMUMF;
+      })
+      .Case([](arith::MinimumFOp) {
+        return gpu::AllReduceOperation::MINIMUMF;
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// `lhs kind rhs`, for the kinds getCombiner returns.
+Value combine(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
+              Value lhs, Value rhs) {
+  bool isFloat = isa<FloatType>(lhs.getType());
+  switch (kind) {
+  case gpu::AllReduceOperation::ADD:
+    return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+  case gpu::AllReduceOperation::MAXNUMF:
+    return arith::MaxNumFOp::create(b, loc, lhs, rhs);
+  case gpu::AllReduceOperation::MINNUMF:
+    return arith::MinNumFOp::create(b, loc, lhs, rhs);
+  case gpu::AllReduceOperation::MAXIMUMF:
+    return arith::MaximumFOp::create(b, loc, lhs, rhs);
+  case gpu::AllReduceOperation::MINIMUMF:
+    return arith::MinimumFOp::create(b, loc, lhs, rhs);
+  default:
+    llvm_unreachable("not a kind getCombiner returns");
+  }
+}
+
+/// The identity of `kind` for `type`.
+Value getIdentity(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
+                  Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    APFloat value = APFloat::getZero(semantics);
+    switch (kind) {
+    case gpu::AllReduceOperation::MAXNUMF:
+    case gpu::AllReduceOperation::MAXIMUMF:
+      value = APFloat::getInf(semantics, /*Negative=*/true);
+      break;
+    case gpu::AllReduceOperation::MINNUMF:
+    case gpu::AllReduceOperation::MINIMUMF:
+      value = APFloat::getInf(semantics, /*Negative=*/false);
+      break;
+    default:
+      break;
+    }
+    return arith::ConstantOp::create(b, loc, FloatAttr::get(type, value));
+  }
+  return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, 0));
+}
+
+Value cIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// The most columns per thread whose input values are kept in registers
+/// between the kernel's passes over the row (a row of 2048 with 256
+/// threads).
+constexpr int64_t kMaxCachedColumns = 8;
+
+/// One kernel, in block order.
+struct RowReductionKernel {
+  SmallVector<linalg::GenericOp> ops;
+  /// Copies between buffers of the kernel that bufferization placed among
+  /// its ops (a statistic's initial value copied into a temporary): they
+  /// alias row values instead of running on the host.
+  SmallVector<memref::CopyOp> copies;
+  linalg::GenericOp root;
+  unsigned rows = 0;
+  SmallVector<int64_t> rowSizes, columnSizes;
+};
+
+struct BooGPURowReductionsPass
+    : public boo::impl::BooGPURowReductionsBase<BooGPURowReductionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const ChipInfo *chipInfo =
+        resolveChip(module, chip, "boo-gpu-row-reductions");
+    if (!chipInfo)
+      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      // Kernel id -> ops, in block order.
+      llvm::MapVector<int64_t, RowReductionKernel> kernels;
+      func.walk([&](linalg::GenericOp op) {
+        auto id = op->getAttrOfType<IntegerAttr>(kRowReductionKernelAttrName);
+        if (!id)
+          return;
+        RowReductionKernel &kernel = kernels[id.getInt()];
+        kernel.ops.push_back(op);
+        if (op->hasAttr(kRowReductionRootAttrName))
+          kernel.root = op;
+      });
+      if (kernels.empty())
+        continue;
+      elideResultCopies(rewriter, func);
+      func.walk([&](memref::CopyOp copy) {
+        for (Operation *user : copy.getTarget().getUsers())
+          if (auto id = user->getAttrOfType<IntegerAttr>(
+                  kRowReductionKernelAttrName)) {
+            kernels[id.getInt()].copies.push_back(copy);
+            return;
+          }
+      });
+      for (auto &[id, kernel] : kernels)
+        if (failed(analyze(kernel)) || failed(build(rewriter, kernel,
+                                                    *chipInfo)))
+          return signalPassFailure();
+    }
+  }
+
+  LogicalResult analyze(RowReductionKernel &kernel) {
+    if (!kernel.root)
+      return kernel.ops.front().emitError()
+             << "boo-gpu-row-reductions: a kernel without a root";
+    linalg::GenericOp root = kernel.root;
+    if (!root.hasPureBufferSemantics())
+      return root.emitError() << "boo-gpu-row-reductions: runs after "
+                                 "bufferization";
+    // The rows: the reductions' output rank.
+    for (linalg::GenericOp op : kernel.ops)
+      if (op.getNumReductionLoops() != 0)
+        kernel.rows = op.getNumParallelLoops();
+    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+    // rows == 0: one row (every dim is normalized).
+    if (kernel.rows >= ranges.size() ||
+        root.getNumReductionLoops() != 0)
+      return root.emitError() << "boo-gpu-row-reductions: the root is not "
+                                 "an element-wise op over rows and columns";
+    kernel.rowSizes.assign(ranges.begin(), ranges.begin() + kernel.rows);
+    kernel.columnSizes.assign(ranges.begin() + kernel.rows, ranges.end());
+    for (linalg::GenericOp op : kernel.ops) {
+      unsigned loops = op.getNumLoops();
+      bool rowOp = loops == kernel.rows && op.getNumReductionLoops() == 0;
+      bool columnOp = loops == ranges.size() && op.getNumReductionLoops() == 0;
+      bool reduction = loops == ranges.size() &&
+                       op.getNumReductionLoops() == loops - kernel.rows &&
+                       op.getNumDpsInits() == 1 && getCombiner(op).has_value();
+      if (!rowOp && !columnOp && !reduction)
+        return op.emitError()
+               << "boo-gpu-row-reductions: not a row op, row reduction or "
+                  "column op of the kernel";
+      if (!rowOp && op.getStaticLoopRanges() != ranges)
+        return op.emitError() << "boo-gpu-row-reductions: loop ranges differ "
+                                 "from the root's";
+    }
+    // A copy of a row value (a shared fill) into a temporary or into a
+    // result buffer (an out-param: stored by thread 0 like a statistic).
+    auto isRowBuffer = [&](Value buffer) {
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      return type && type.getShape() == ArrayRef<int64_t>(kernel.rowSizes) &&
+             type.getLayout().isIdentity();
+    };
+    for (memref::CopyOp copy : kernel.copies) {
+      Value target = copy.getTarget();
+      bool ownTarget = target.getDefiningOp<memref::AllocOp>() ||
+                       isa<BlockArgument>(target);
+      if (!ownTarget || !isRowBuffer(copy.getSource()) ||
+          !isRowBuffer(target))
+        return copy.emitError() << "boo-gpu-row-reductions: a copy into the "
+                                   "kernel that is not a row value's";
+    }
+    return success();
+  }
+
+  LogicalResult build(RewriterBase &rewriter, RowReductionKernel &kernel,
+                      const ChipInfo &chip) {
+    MLIRContext *ctx = rewriter.getContext();
+    linalg::GenericOp root = kernel.root;
+    Location loc = root.getLoc();
+    int64_t numColumns = 1;
+    for (int64_t c : kernel.columnSizes)
+      numColumns *= c;
+    // Threads: enough whole waves for the columns, a power of two of them,
+    // at most 256. gpu.all_reduce's lowering combines 32-lane partials with
+    // a shuffle reduction of width "number of partials"; when that is not a
+    // power of two, its lanes end with different sums and all store theirs
+    // to the same LDS word (the emulator's race detector caught this on
+    // gfx1100 with 96 threads).
+    int64_t wave = chip.waveSize;
+    int64_t threads = std::clamp<int64_t>(
+        wave * static_cast<int64_t>(
+                   llvm::PowerOf2Ceil(llvm::divideCeil(numColumns, wave))),
+        wave, std::max<int64_t>(wave, 256));
+
+    // After the last op of the kernel: everything it reads is written by
+    // then (the kernel's ops may be interleaved with other kernels'
+    // allocations and views).
+    rewriter.setInsertionPointAfter(kernel.ops.back());
+    OpBuilder &b = rewriter;
+    SmallVector<Attribute> blockMapping;
+    for (unsigned d = 0; d < kernel.rows; ++d)
+      blockMapping.push_back(gpu::GPUBlockMappingAttr::get(
+          ctx, static_cast<gpu::MappingId>(
+                   static_cast<int64_t>(gpu::MappingId::LinearDim0) +
+                   (kernel.rows - 1 - d))));
+    // One row only (every dim normalized): a block loop of one iteration,
+    // whose index no access uses (a loop without dims would fold away).
+    SmallVector<int64_t> blockSizes = kernel.rowSizes;
+    if (kernel.rows == 0) {
+      blockSizes.push_back(1);
+      blockMapping.push_back(
+          gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::LinearDim0));
+    }
+    auto workgroupLoop = scf::ForallOp::create(
+        b, loc, getAsIndexOpFoldResult(ctx, blockSizes), ValueRange(),
+        b.getArrayAttr(blockMapping));
+    b.setInsertionPointToStart(workgroupLoop.getBody());
+    scf::ForallOp threadLoop = createThreadLoop(b, loc, threads);
+    Value tid = threadLoop.getInductionVar(0);
+    SmallVector<Value> row(ArrayRef<Value>(workgroupLoop.getInductionVars()).take_front(
+        kernel.rows));
+
+    // Row values in registers: buffer -> this row's value.
+    llvm::MapVector<Value, Value> rowValues;
+    llvm::SmallPtrSet<Operation *, 8> kernelOps;
+    for (linalg::GenericOp op : kernel.ops)
+      kernelOps.insert(op);
+    for (memref::CopyOp copy : kernel.copies)
+      kernelOps.insert(copy);
+
+    // One pass over the data: when each thread has at most
+    // kMaxCachedColumns columns, the column loops run over j in
+    // [0, perThread) (column tid + j * threads), and what they read from
+    // buffers the kernel does not write is kept per (buffer, map) in a
+    // private array indexed by j (registers once the loops unroll): the
+    // first loop that reads a value loads it from memory, later loops
+    // (the centred sum of squares, the normalization) take it from there.
+    int64_t perThread = llvm::divideCeil(numColumns, threads);
+    bool cacheColumns = perThread <= kMaxCachedColumns;
+    llvm::SmallPtrSet<Value, 8> written;
+    for (linalg::GenericOp op : kernel.ops)
+      written.insert(op.getDpsInits().begin(), op.getDpsInits().end());
+    for (memref::CopyOp copy : kernel.copies)
+      written.insert(copy.getTarget());
+    Value cacheSlot; // j of the cached column loop being built
+    DenseMap<std::pair<Value, AffineMap>, Value> caches;
+
+    // Loads operand `operand` of `op` at `loops`, or takes its row value.
+    auto read = [&](linalg::GenericOp op, OpOperand *operand,
+                    ArrayRef<Value> loops) -> Value {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      Value buffer = operand->get();
+      if (Value value = rowValues.lookup(buffer)) {
+        // A row value is indexed by the row loops: (d0, ..., dk-1).
+        bool byRow = map.getNumResults() == kernel.rows &&
+                     llvm::all_of(llvm::enumerate(map.getResults()),
+                                  [](auto it) {
+                                    auto dim =
+                                        dyn_cast<AffineDimExpr>(it.value());
+                                    return dim &&
+                                           dim.getPosition() == it.index();
+                                  });
+        if (byRow)
+          return value;
+      }
+      if (map.getNumResults() == 0 && !isa<MemRefType>(buffer.getType()))
+        return buffer; // a scalar operand
+      SmallVector<Value> indices;
+      for (AffineExpr expr : map.getResults())
+        indices.push_back(affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
+      bool byColumn = llvm::any_of(map.getResults(), [&](AffineExpr expr) {
+        return llvm::any_of(llvm::seq(kernel.rows, map.getNumDims()),
+                            [&](unsigned d) { return expr.isFunctionOfDim(d); });
+      });
+      if (!cacheSlot || !byColumn || written.contains(buffer))
+        return memref::LoadOp::create(b, loc, buffer, indices);
+      Value &cache = caches[{buffer, map}];
+      if (cache)
+        return memref::LoadOp::create(b, loc, cache, cacheSlot);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(threadLoop.getBody());
+        Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+        cache = memref::AllocaOp::create(
+            b, loc, MemRefType::get({perThread}, elementType));
+      }
+      Value value = memref::LoadOp::create(b, loc, buffer, indices);
+      memref::StoreOp::create(b, loc, value, cache, cacheSlot);
+      return value;
+    };
+    // Clones the body of `op` with its block arguments bound to `args` and
+    // returns the yielded values.
+    auto applyBody = [&](linalg::GenericOp op, ArrayRef<Value> args,
+                         ArrayRef<Value> loops) {
+      IRMapping mapping;
+      Block *body = op.getBody();
+      for (auto [arg, value] : llvm::zip(body->getArguments(), args))
+        mapping.map(arg, value);
+      for (Operation &inner : body->without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+          mapping.map(index.getResult(), loops[index.getDim()]);
+          continue;
+        }
+        b.clone(inner, mapping);
+      }
+      SmallVector<Value> results;
+      for (Value yielded : body->getTerminator()->getOperands())
+        results.push_back(mapping.lookupOrDefault(yielded));
+      return results;
+    };
+    // A strided loop over this thread's columns; `bodyFn` gets the loop
+    // values (rows then columns) and the iteration's carried values.
+    auto forColumns = [&](ValueRange inits,
+                          function_ref<SmallVector<Value>(
+                              ArrayRef<Value>, ValueRange)>
+                              bodyFn) {
+      // The helpers above build through `b`: it is pointed into the body
+      // while the body is built.
+      auto columnsAt = [&](Value column) {
+        SmallVector<Value> loops = row;
+        auto delinearized = affine::AffineDelinearizeIndexOp::create(
+            b, loc, column, kernel.columnSizes, /*hasOuterBound=*/true);
+        llvm::append_range(loops, delinearized.getResults());
+        return loops;
+      };
+      if (cacheColumns)
+        return scf::ForOp::create(
+            b, loc, cIndex(b, loc, 0), cIndex(b, loc, perThread),
+            cIndex(b, loc, 1), inits,
+            [&](OpBuilder &nested, Location, Value j, ValueRange carried) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(nested.getInsertionBlock(),
+                                  nested.getInsertionPoint());
+              cacheSlot = j;
+              Value column = arith::AddIOp::create(
+                  b, loc, tid,
+                  arith::MulIOp::create(b, loc, j, cIndex(b, loc, threads)));
+              if (numColumns % threads == 0) {
+                scf::YieldOp::create(b, loc,
+                                     bodyFn(columnsAt(column), carried));
+              } else {
+                // The last j of some threads is past the columns.
+                Value inBounds =
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          column, cIndex(b, loc, numColumns));
+                auto branch = [&](bool taken) {
+                  return [&, taken](OpBuilder &inner, Location) {
+                    OpBuilder::InsertionGuard innerGuard(b);
+                    b.setInsertionPoint(inner.getInsertionBlock(),
+                                        inner.getInsertionPoint());
+                    if (taken)
+                      scf::YieldOp::create(
+                          b, loc, bodyFn(columnsAt(column), carried));
+                    else
+                      scf::YieldOp::create(b, loc, carried);
+                  };
+                };
+                auto ifOp = scf::IfOp::create(b, loc, inBounds, branch(true),
+                                              branch(false));
+                scf::YieldOp::create(b, loc, ifOp.getResults());
+              }
+              cacheSlot = Value();
+            });
+      return scf::ForOp::create(
+          b, loc, tid, cIndex(b, loc, numColumns), cIndex(b, loc, threads),
+          inits,
+          [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(nested.getInsertionBlock(),
+                                nested.getInsertionPoint());
+            scf::YieldOp::create(b, loc, bodyFn(columnsAt(iv), carried));
+          });
+    };
+
+    SmallVector<std::pair<Value, Value>> rowStores; // buffer, value
+    // The ops and the copies among them, in block order.
+    SmallVector<Operation *> sequence(kernel.ops.begin(), kernel.ops.end());
+    llvm::append_range(sequence, llvm::map_range(kernel.copies,
+                                                 [](memref::CopyOp copy) {
+                                                   return copy.getOperation();
+                                                 }));
+    llvm::sort(sequence, [](Operation *lhs, Operation *rhs) {
+      return lhs->isBeforeInBlock(rhs);
+    });
+    for (Operation *next : sequence) {
+      if (auto copy = dyn_cast<memref::CopyOp>(next)) {
+        // The target takes the source's row value (loaded if the kernel
+        // did not compute it).
+        Value value = rowValues.lookup(copy.getSource());
+        if (!value)
+          value = memref::LoadOp::create(b, loc, copy.getSource(), row);
+        rowValues[copy.getTarget()] = value;
+        continue;
+      }
+      auto op = cast<linalg::GenericOp>(next);
+      bool reduction = op.getNumReductionLoops() != 0;
+      if (op.getNumLoops() == kernel.rows) {
+        // A row op: scalars in every thread.
+        SmallVector<Value> args;
+        for (OpOperand *input : op.getDpsInputOperands())
+          args.push_back(read(op, input, row));
+        for (OpOperand &init : op.getDpsInitsMutable())
+          args.push_back(rowValues.lookup(init.get())
+                             ? rowValues.lookup(init.get())
+                             : read(op, &init, row));
+        SmallVector<Value> results = applyBody(op, args, row);
+        for (auto [init, value] : llvm::zip(op.getDpsInits(), results))
+          rowValues[init] = value;
+        continue;
+      }
+      if (reduction) {
+        gpu::AllReduceOperation kind = *getCombiner(op);
+        OpOperand *out = op.getDpsInitOperand(0);
+        Type type = op.getBody()->getArguments().back().getType();
+        Value identity = getIdentity(b, loc, kind, type);
+        scf::ForOp loop = forColumns(
+            identity, [&](ArrayRef<Value> loops, ValueRange carried) {
+              SmallVector<Value> args;
+              for (OpOperand *input : op.getDpsInputOperands())
+                args.push_back(read(op, input, loops));
+              args.push_back(carried.front());
+              return applyBody(op, args, loops);
+            });
+        Value reduced = gpu::AllReduceOp::create(
+            b, loc, loop.getResult(0),
+            gpu::AllReduceOperationAttr::get(ctx, kind), UnitAttr::get(ctx));
+        // The init (the fill's value, or the buffer's) goes in last.
+        Value init = rowValues.lookup(out->get());
+        if (!init)
+          init = read(op, out, row);
+        rowValues[out->get()] = combine(b, loc, kind, init, reduced);
+        continue;
+      }
+      // A column op: each thread computes and stores its columns.
+      forColumns(ValueRange(), [&](ArrayRef<Value> loops, ValueRange) {
+        SmallVector<Value> args;
+        for (OpOperand *input : op.getDpsInputOperands())
+          args.push_back(read(op, input, loops));
+        for (OpOperand &init : op.getDpsInitsMutable())
+          args.push_back(read(op, &init, loops)); // dead unless used
+        SmallVector<Value> results = applyBody(op, args, loops);
+        for (auto [init, value] :
+             llvm::zip(op.getDpsInitsMutable(), results)) {
+          AffineMap map = op.getMatchingIndexingMap(&init);
+          SmallVector<Value> indices;
+          for (AffineExpr expr : map.getResults())
+            indices.push_back(affine::AffineApplyOp::create(
+                b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
+          memref::StoreOp::create(b, loc, value, init.get(), indices);
+        }
+        return SmallVector<Value>();
+      });
+    }
+
+    // Row values that outlive the kernel: written once per row.
+    for (auto [buffer, value] : rowValues) {
+      bool temporary = buffer.getDefiningOp<memref::AllocOp>() &&
+                       llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+                         return kernelOps.contains(user);
+                       });
+      if (!temporary)
+        rowStores.push_back({buffer, value});
+    }
+    if (!rowStores.empty()) {
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          tid, cIndex(b, loc, 0));
+      auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      for (auto [buffer, value] : rowStores)
+        memref::StoreOp::create(b, loc, value, buffer, row);
+    }
+
+    for (Operation *op : llvm::reverse(sequence))
+      rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace

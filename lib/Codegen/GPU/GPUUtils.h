@@ -1,0 +1,63 @@
+//===- GPUUtils.h - Helpers shared by the GPU passes ------------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_LIB_CODEGEN_GPU_GPUUTILS_H
+#define BOO_LIB_CODEGEN_GPU_GPUUTILS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::boo {
+
+struct ChipInfo;
+
+/// The chip a kernel pass targets: its `chip` option, else the module's
+/// #boo.target; when both are set they must agree. Emits an error naming
+/// `passName` and returns null when there is none or it is not supported.
+const ChipInfo *resolveChip(ModuleOp module, StringRef option,
+                            StringRef passName);
+
+/// A 1-D `scf.forall` of `threads` iterations mapped to
+/// `#gpu.thread<linear_dim_0>` (one iteration per thread of the workgroup);
+/// leaves `b` at the start of its body.
+scf::ForallOp createThreadLoop(OpBuilder &b, Location loc, int64_t threads);
+
+/// Row-reduction kernels (boo-gpu-distribute marks, boo-gpu-row-reductions
+/// builds): every op of one kernel carries the same integer id under
+/// kRowReductionKernelAttrName, and its root kRowReductionRootAttrName.
+constexpr StringLiteral kRowReductionKernelAttrName =
+    "boo.row_reduction_kernel";
+constexpr StringLiteral kRowReductionRootAttrName = "boo.row_reduction_root";
+
+/// Rewrites the reads of `consumer` that go through data-movement producers
+/// into guarded loads in its body (see GPUInlineReads.cpp): an input whose
+/// producer chain holds a `tensor.pad` or `tensor.insert_slice`, or that
+/// reads an all-parallel "index" generic (e.g. a filter flip) through a map
+/// with reduction loops, is dropped, and its block argument replaced by the
+/// value computed from the chain's sources with `tensor.extract` under
+/// `scf.if` bounds checks. Loops that only the dropped maps defined get a
+/// small `tensor.empty` operand of their static extents, never read. The
+/// consumer is replaced by the new generic, which is returned (the consumer
+/// itself when nothing changed).
+linalg::GenericOp inlineDataMovementReads(RewriterBase &rewriter,
+                                          linalg::GenericOp consumer);
+
+/// `memref.copy %view_of_temp, %out` with `%out` an out-param nothing
+/// else touches: the temporary becomes the inverse view of `%out`, so
+/// kernels store straight into the caller's buffer (grouped convolutions
+/// return a collapse_shape of their result). Runs on bufferized functions.
+void elideResultCopies(RewriterBase &rewriter, func::FuncOp func);
+
+/// The `#gpu.block<linear_dim_*>` / `#gpu.thread<linear_dim_*>` mapping
+/// id of dim `i` of a mapped scf.forall; linear_dim_0 varies fastest.
+/// Nullopt for other mappings.
+std::optional<int64_t> getLinearMappingId(Attribute mapping);
+
+} // namespace mlir::boo
+
+#endif // BOO_LIB_CODEGEN_GPU_GPUUTILS_H

@@ -1,0 +1,86 @@
+//===- MMALayout.cpp - Per-lane layouts of AMD MMA instructions -----------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Sources: AMD Instinct MI300 (CDNA3) ISA reference, "Matrix fused multiply
+// add" and its operand layout tables (as also produced by AMD's
+// amd_matrix_instruction_calculator); RDNA3 and RDNA4 ISA references,
+// "Wave Matrix Multiply Accumulate". Summarized in docs/MMALayouts.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Codegen/GPU/MMALayout.h"
+
+#include "Boo/Target/ChipInfo.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+const MMAIntrinsicLayout kLayouts[] = {
+    // name, kind, wmma gen, m, n, k, wave, aItems, bItems, cItems, bf16
+    {"MFMA_F32_16x16x16_F16", MMAKind::MFMA, 0, 16, 16, 16, 64, 4, 4, 4,
+     false},
+    {"MFMA_F32_16x16x16_BF16", MMAKind::MFMA, 0, 16, 16, 16, 64, 4, 4, 4,
+     true},
+    {"MFMA_F32_32x32x8_F16", MMAKind::MFMA, 0, 32, 32, 8, 64, 4, 4, 16,
+     false},
+    {"MFMA_F32_32x32x8_BF16", MMAKind::MFMA, 0, 32, 32, 8, 64, 4, 4, 16,
+     true},
+    // gfx950 (CDNA4): twice the K per instruction, 8 inputs per lane.
+    {"MFMA_F32_16x16x32_F16", MMAKind::MFMA, 0, 16, 16, 32, 64, 8, 8, 4,
+     false},
+    {"MFMA_F32_16x16x32_BF16", MMAKind::MFMA, 0, 16, 16, 32, 64, 8, 8, 4,
+     true},
+    {"MFMA_F32_32x32x16_F16", MMAKind::MFMA, 0, 32, 32, 16, 64, 8, 8, 16,
+     false},
+    {"MFMA_F32_32x32x16_BF16", MMAKind::MFMA, 0, 32, 32, 16, 64, 8, 8, 16,
+     true},
+    {"WMMA_F32_16x16x16_F16", MMAKind::WMMA, 11, 16, 16, 16, 32, 16, 16, 8,
+     false},
+    {"WMMA_F32_16x16x16_BF16", MMAKind::WMMA, 11, 16, 16, 16, 32, 16, 16, 8,
+     true},
+    {"WMMA_F32_16x16x16_F16", MMAKind::WMMA, 12, 16, 16, 16, 32, 8, 8, 8,
+     false},
+    {"WMMA_F32_16x16x16_BF16", MMAKind::WMMA, 12, 16, 16, 16, 32, 8, 8, 8,
+     true},
+};
+} // namespace
+
+ArrayRef<MMAIntrinsicLayout> mlir::boo::getMMAIntrinsicLayouts() {
+  return kLayouts;
+}
+
+const MMAIntrinsicLayout *mlir::boo::lookupMMAIntrinsic(StringRef name,
+                                                        int wmmaGeneration) {
+  for (const MMAIntrinsicLayout &l : kLayouts)
+    if (l.name == name &&
+        (l.kind == MMAKind::MFMA || l.wmmaGeneration == wmmaGeneration))
+      return &l;
+  return nullptr;
+}
+
+int mlir::boo::getWMMAGeneration(const ChipInfo &chip) {
+  switch (chip.family) {
+  case ChipFamily::RDNA3:
+    return 11;
+  case ChipFamily::RDNA4:
+    return 12;
+  default:
+    return 0;
+  }
+}
+
+Value mlir::boo::createMMAOp(OpBuilder &b, Location loc,
+                             const MMAIntrinsicLayout &layout, Value a,
+                             Value bOperand, Value acc) {
+  if (layout.kind == MMAKind::MFMA)
+    return amdgpu::MFMAOp::create(b, loc, acc.getType(), layout.m, layout.n,
+                                  layout.k, /*blocks=*/1, a, bOperand, acc);
+  return amdgpu::WMMAOp::create(b, loc, acc.getType(), layout.m, layout.n,
+                                layout.k, a, bOperand, acc);
+}

@@ -1,0 +1,187 @@
+//===- ROCDLPipeline.cpp - The boo-to-rocdl pipeline ----------------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Boo ops (or linalg on tensors) to `gpu.binary` ops holding HSACO code
+// objects for one AMD GPU, and host functions made of `gpu.launch_func`.
+// Each stage names the boo-opt command that replays it; docs/GPUPipeline.md
+// has the IR contract of every stage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Target/ChipInfo.h"
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
+#include "Boo/Codegen/Common/Passes.h"
+#include "Boo/Codegen/Common/PipelineStages.h"
+#include "Boo/Codegen/GPU/Passes.h"
+#include "Boo/Codegen/GPU/Pipelines.h"
+#include "Boo/Dialect/Boo/Transforms/Passes.h"
+#include "Boo/Target/ROCDL/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
+                             StringRef tuningSpec) {
+  // 1. Boo to linalg on tensors, with a #boo.lowering_config on every kernel
+  //    (tuning spec or heuristic); element-wise epilogue generics fuse.
+  //    boo-opt --boo-form-fusions
+  //            --boo-select-lowering-config="chip=gfx942 tuning-spec="
+  //            --boo-convert-to-linalg --linalg-generalize-named-ops
+  //            --canonicalize --linalg-fuse-elementwise-ops --canonicalize
+  pm.addNestedPass<func::FuncOp>(createBooFormFusions());
+  BooSelectLoweringConfigOptions configOptions;
+  configOptions.chip = chip.str();
+  configOptions.tuningSpec = tuningSpec.str();
+  pm.addPass(createBooSelectLoweringConfig(configOptions));
+  addBooToLinalgStage(pm);
+
+  // 2. Workgroup and thread tiles (scf.forall), producers fused into them.
+  //    boo-opt --boo-gpu-distribute=chip=gfx942 --canonicalize --cse
+  BooGPUDistributeOptions distributeOptions;
+  distributeOptions.chip = chip.str();
+  pm.addPass(createBooGPUDistribute(distributeOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // 3. Bufferize. Results become out-params: the caller owns every buffer.
+  //    boo-opt --eliminate-empty-tensors --one-shot-bufferize="
+  //      bufferize-function-boundaries
+  //      function-boundary-type-conversion=identity-layout-map"
+  //      --cse --canonicalize --buffer-results-to-out-params="
+  //      hoist-static-allocs modify-public-functions" --canonicalize
+  //      --convert-bufferization-to-memref
+  addBufferizationStage(pm, /*deallocate=*/false);
+
+  // 3b. MMA kernels (left whole by boo-gpu-distribute): LDS-staged
+  //     implicit GEMM on amdgpu.mfma / amdgpu.wmma.
+  //     boo-opt --boo-gpu-mma-kernels=chip=gfx942 --canonicalize --cse
+  BooGPUMMAKernelsOptions mmaOptions;
+  mmaOptions.chip = chip.str();
+  pm.addPass(createBooGPUMMAKernels(mmaOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // 3c. Row-reduction kernels (left whole by boo-gpu-distribute): a
+  //     workgroup per row, gpu.all_reduce across its threads.
+  //     boo-opt --boo-gpu-row-reductions=chip=gfx942 --canonicalize --cse
+  BooGPURowReductionsOptions rowOptions;
+  rowOptions.chip = chip;
+  pm.addPass(createBooGPURowReductions(rowOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // 4. scf.forall nests to gpu.launch; then outline the kernels.
+  //    boo-opt --boo-gpu-forall-to-launch --cse --canonicalize
+  //      --gpu-launch-sink-index-computations --gpu-kernel-outlining
+  //      --canonicalize
+  pm.addPass(createBooGPUForallToLaunch());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  // Outlining does not sink constants any more: without this they would
+  // become kernel arguments.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void boo::buildROCDLPipeline(OpPassManager &pm,
+                             const ROCDLPipelineOptions &options) {
+  buildROCDLPipeline(pm, options, ROCDLSerializeHooks());
+}
+
+void boo::buildROCDLPipeline(OpPassManager &pm,
+                             const ROCDLPipelineOptions &options,
+                             const ROCDLSerializeHooks &hooks) {
+  const std::string &chip = options.chip;
+  // The wave size comes from the architecture table; an unknown chip is
+  // reported by boo-select-lowering-config (and boo-gpu-distribute), which
+  // check the same table.
+  const ChipInfo *chipInfo = lookupChip(chip);
+
+  // 1.-4. Boo to outlined gpu.module kernels (shared with boo-to-emu).
+  addGPUKernelStages(pm, chip, options.tuningSpec);
+  // 4 (end). The ROCDL target.
+  //    boo-opt --rocdl-attach-target="chip=gfx942 O=3 wave64=true"
+  //    (wave64 is the chip's wave size == 64: false on gfx11/gfx12)
+  GpuROCDLAttachTargetOptions targetOptions;
+  targetOptions.chip = chip;
+  targetOptions.optLevel = options.optLevel;
+  // The device-library control variable; the ISA's wave size itself is the
+  // chip's default.
+  targetOptions.wave64Flag = !chipInfo || chipInfo->waveSize == 64;
+  pm.addPass(createGpuROCDLAttachTarget(targetOptions));
+
+  // 5. Kernels to the ROCDL/LLVM dialects.
+  //    boo-opt --pass-pipeline="builtin.module(gpu.module(
+  //      boo-gpu-lower-all-reduce, convert-linalg-to-loops,
+  //      boo-gpu-limit-unroll, convert-scf-to-cf,
+  //      boo-expand-math, expand-strided-metadata, lower-affine,
+  //      convert-amdgpu-to-rocdl{chipset=gfx942},
+  //      convert-gpu-to-rocdl{chipset=gfx942 runtime=HIP
+  //        use-bare-ptr-memref-call-conv=true},
+  //      reconcile-unrealized-casts, canonicalize, cse))"
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createBooGPULowerAllReduce());
+  kernels.addPass(createConvertLinalgToLoopsPass());
+  kernels.addPass(createBooGPULimitUnroll());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createBooExpandMath());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  // No separate convert-vector-to-llvm: its type converter does not know
+  // the GPU address spaces (LDS fragments are vector.loads from workgroup
+  // memory); convert-gpu-to-rocdl applies the same vector patterns with
+  // the address-space mapping.
+  ConvertAMDGPUToROCDLPassOptions amdgpuOptions;
+  amdgpuOptions.chipset = chip;
+  kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpuOptions));
+  ConvertGpuOpsToROCDLOpsOptions rocdlOptions;
+  rocdlOptions.chipset = chip;
+  rocdlOptions.runtime = gpu::amd::Runtime::HIP;
+  // One pointer per buffer argument (see the kernel ABI in
+  // docs/GPUPipeline.md); every kernel argument is a static, identity-layout
+  // memref by construction (boo-gpu-forall-to-launch).
+  rocdlOptions.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdlOptions));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+
+  // 6. LLVM's AMDGPU backend, the in-process assembler and ld.lld: each
+  //    gpu.module becomes a gpu.binary holding an HSACO code object.
+  //    boo-opt --boo-rocdl-serialize
+  pm.addPass(
+      createBooROCDLSerializeWithHooks(BooROCDLSerializeOptions(), hooks));
+
+  // 7. The contract: HSACO for `chip`, no scratch, host code of launches.
+  //    boo-opt --boo-verify-rocdl-contract=chip=gfx942  (allow-scratch=true
+  //    at opt-level=0)
+  BooVerifyROCDLContractOptions contractOptions;
+  contractOptions.chip = chip;
+  // Without LLVM's optimizations (SROA), per-thread temporaries stay in
+  // scratch memory: at opt-level=0 (for debugging) that is expected.
+  contractOptions.allowScratch = options.optLevel == 0;
+  pm.addPass(createBooVerifyROCDLContract(contractOptions));
+}
+
+void boo::registerBooGPUPipelines() {
+  PassPipelineRegistration<ROCDLPipelineOptions>(
+      "boo-to-rocdl",
+      "Compile Boo kernels to HSACO code objects for an AMD GPU chip, ending "
+      "with boo-verify-rocdl-contract",
+      [](OpPassManager &pm, const ROCDLPipelineOptions &options) {
+        buildROCDLPipeline(pm, options);
+      });
+}

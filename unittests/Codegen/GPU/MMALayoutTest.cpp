@@ -1,0 +1,124 @@
+//===- MMALayoutTest.cpp - Per-lane MMA layouts are consistent ------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Checks the structural facts every MMA layout must satisfy (and that a
+// transcription error would break): across all lanes and items, D covers
+// every element of the M x N tile exactly once, A and B cover their tiles
+// the documented number of times (once, or twice for RDNA3's replicated
+// lane halves), and fragment sizes match the tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Codegen/GPU/MMALayout.h"
+
+#include "Boo/Target/ChipInfo.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+
+using namespace mlir::boo;
+
+namespace {
+
+using Coord = std::pair<int64_t, int64_t>;
+
+std::map<Coord, int> coverage(const MMAIntrinsicLayout &l, int64_t items,
+                              Coord (MMAIntrinsicLayout::*fn)(int64_t,
+                                                              int64_t) const) {
+  std::map<Coord, int> hits;
+  for (int64_t lane = 0; lane < l.waveSize; ++lane)
+    for (int64_t i = 0; i < items; ++i)
+      ++hits[(l.*fn)(lane, i)];
+  return hits;
+}
+
+void expectCovers(const std::map<Coord, int> &hits, int64_t rows,
+                  int64_t cols, int times, const char *what,
+                  const MMAIntrinsicLayout &l) {
+  EXPECT_EQ(static_cast<int64_t>(hits.size()), rows * cols)
+      << l.name.str() << " gen " << l.wmmaGeneration << ": " << what;
+  for (const auto &[coord, n] : hits) {
+    EXPECT_GE(coord.first, 0);
+    EXPECT_LT(coord.first, rows) << l.name.str() << " " << what;
+    EXPECT_GE(coord.second, 0);
+    EXPECT_LT(coord.second, cols) << l.name.str() << " " << what;
+    EXPECT_EQ(n, times) << l.name.str() << " gen " << l.wmmaGeneration << ": "
+                        << what << " element (" << coord.first << ", "
+                        << coord.second << ")";
+  }
+}
+
+TEST(MMALayout, EveryIntrinsicTilesItsOperands) {
+  ASSERT_FALSE(getMMAIntrinsicLayouts().empty());
+  for (const MMAIntrinsicLayout &l : getMMAIntrinsicLayouts()) {
+    // RDNA3 WMMA replicates A and B in both lane halves.
+    int replication = l.wmmaGeneration == 11 ? 2 : 1;
+    EXPECT_EQ(l.aItems * l.waveSize, l.m * l.k * replication) << l.name.str();
+    EXPECT_EQ(l.bItems * l.waveSize, l.k * l.n * replication) << l.name.str();
+    EXPECT_EQ(l.cItems * l.waveSize, l.m * l.n) << l.name.str();
+    expectCovers(coverage(l, l.aItems, &MMAIntrinsicLayout::aCoord<int64_t>),
+                 l.m, l.k, replication, "A", l);
+    expectCovers(coverage(l, l.bItems, &MMAIntrinsicLayout::bCoord<int64_t>),
+                 l.k, l.n, replication, "B", l);
+    expectCovers(coverage(l, l.cItems, &MMAIntrinsicLayout::cCoord<int64_t>),
+                 l.m, l.n, 1, "C/D", l);
+  }
+}
+
+// Every intrinsic the architecture table offers on a chip has a per-lane
+// layout here, with the fragment sizes the table (and amdgpu.mfma/wmma) use.
+TEST(MMALayout, CoversTheArchitectureTable) {
+  for (const ChipInfo &chip : getSupportedChips()) {
+    int gen = chip.family == ChipFamily::RDNA3   ? 11
+              : chip.family == ChipFamily::RDNA4 ? 12
+                                                 : 0;
+    for (const MmaIntrinsic &mma : chip.mmaIntrinsics) {
+      const MMAIntrinsicLayout *l = lookupMMAIntrinsic(mma.name, gen);
+      if (!l) {
+        ADD_FAILURE() << "no layout for " << mma.name.str() << " on "
+                      << chip.name.str();
+        continue;
+      }
+      EXPECT_EQ(l->m, mma.m) << mma.name.str();
+      EXPECT_EQ(l->n, mma.n) << mma.name.str();
+      EXPECT_EQ(l->k, mma.k) << mma.name.str();
+      EXPECT_EQ(l->aItems, mma.aElementsPerLane)
+          << mma.name.str() << " on " << chip.name.str();
+      EXPECT_EQ(l->bItems, mma.bElementsPerLane)
+          << mma.name.str() << " on " << chip.name.str();
+      EXPECT_EQ(l->cItems, mma.cElementsPerLane)
+          << mma.name.str() << " on " << chip.name.str();
+      EXPECT_EQ(l->waveSize, chip.waveSize) << mma.name.str();
+    }
+  }
+}
+
+// Spot checks against the ISA references' tables (docs/MMALayouts.md).
+TEST(MMALayout, DocumentedPositions) {
+  const MMAIntrinsicLayout *mfma16 =
+      lookupMMAIntrinsic("MFMA_F32_16x16x16_F16", 0);
+  ASSERT_NE(mfma16, nullptr);
+  EXPECT_EQ(mfma16->aCoord<int64_t>(17, 2), Coord(1, 6));
+  EXPECT_EQ(mfma16->cCoord<int64_t>(48, 3), Coord(15, 0));
+  const MMAIntrinsicLayout *mfma32 =
+      lookupMMAIntrinsic("MFMA_F32_32x32x8_BF16", 0);
+  ASSERT_NE(mfma32, nullptr);
+  // D[i][j] is lane j + 32*((i/4)%2), item 4*(i/8) + i%4: row 13 col 5 is
+  // lane 37, item 5.
+  EXPECT_EQ(mfma32->cCoord<int64_t>(37, 5), Coord(13, 5));
+  const MMAIntrinsicLayout *wmma11 =
+      lookupMMAIntrinsic("WMMA_F32_16x16x16_F16", 11);
+  ASSERT_NE(wmma11, nullptr);
+  EXPECT_EQ(wmma11->cCoord<int64_t>(20, 3), Coord(7, 4));
+  const MMAIntrinsicLayout *wmma12 =
+      lookupMMAIntrinsic("WMMA_F32_16x16x16_F16", 12);
+  ASSERT_NE(wmma12, nullptr);
+  EXPECT_EQ(wmma12->aCoord<int64_t>(20, 3), Coord(4, 11));
+  EXPECT_EQ(wmma12->cCoord<int64_t>(20, 3), Coord(11, 4));
+}
+
+} // namespace
