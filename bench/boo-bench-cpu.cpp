@@ -14,7 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/InitAll.h"
-#include "Boo/Runner/CPUExecutable.h"
+#include "Boo/Artifact/ModuleArtifact.h"
+#include "Boo/Runner/RuntimeSession.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -102,6 +103,45 @@ struct Measurement {
   bool ok = false;
 };
 
+/// The best of `repetitions` calls of the loaded function, in seconds.
+double bestOf(RuntimeSession &session, int repetitions) {
+  double bestSeconds = 1e30;
+  std::string error;
+  for (int r = 0; r < repetitions; ++r) {
+    double milliseconds = 0;
+    if (!session.invoke(milliseconds, error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 1e30;
+    }
+    bestSeconds = std::min(bestSeconds, milliseconds * 1e-3);
+  }
+  return bestSeconds;
+}
+
+/// Loads the compiled module on `device` with random inputs and runs it
+/// once (warm-up).
+std::unique_ptr<RuntimeSession> load(const std::string &device,
+                                     const std::string &bytes,
+                                     std::string &error) {
+  std::unique_ptr<RuntimeSession> session = RuntimeSession::open(device, error);
+  if (!session || !session->load(bytes, "f", error))
+    return nullptr;
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<HostTensor> args;
+  for (const TensorSignature &sig : session->getInputs()) {
+    HostTensor t = HostTensor::zeros(sig.shape, sig.type);
+    for (int64_t i = 0, e = t.numElements(); i < e; ++i)
+      t.setFromDouble(i, dist(rng));
+    args.push_back(std::move(t));
+  }
+  double milliseconds = 0;
+  if (!session->setInputs(args, error) ||
+      !session->invoke(milliseconds, error))
+    return nullptr;
+  return session;
+}
+
 Measurement measure(MLIRContext &ctx, const Problem &p, bool vectorize,
                     int repetitions) {
   Measurement m;
@@ -110,42 +150,30 @@ Measurement measure(MLIRContext &ctx, const Problem &p, bool vectorize,
     std::fprintf(stderr, "%s: cannot parse\n", p.name);
     return m;
   }
-  CPUPipelineOptions options;
-  options.vectorize = vectorize;
-  std::string error;
+  // The code the runtime ships: a compiled module run on its CPU device.
+  ArtifactOptions options;
+  options.targets = {"cpu"};
+  options.cpu.vectorize = vectorize;
+  std::string bytes, error;
   double t0 = seconds();
-  auto exe = CPUExecutable::compile(std::move(module), "f", options, error);
+  bool compiled = compileModuleArtifact(*module, options, bytes, error);
   m.compileSeconds = seconds() - t0;
-  if (!exe) {
+  if (!compiled) {
     std::fprintf(stderr, "%s: %s\n", p.name, error.c_str());
     return m;
   }
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<HostTensor> args;
-  for (const TensorSignature &sig : exe->getInputs()) {
-    HostTensor t = HostTensor::zeros(sig.shape, sig.type);
-    for (int64_t i = 0, e = t.numElements(); i < e; ++i)
-      t.setFromDouble(i, dist(rng));
-    args.push_back(std::move(t));
-  }
-  std::vector<HostTensor> outs;
-  if (failed(exe->invoke(args, outs, error))) { // warm-up
-    std::fprintf(stderr, "%s: %s\n", p.name, error.c_str());
-    return m;
-  }
-  auto best = [&] {
-    double bestSeconds = 1e30;
-    for (int r = 0; r < repetitions; ++r) {
-      double s = seconds();
-      (void)exe->invoke(args, outs, error);
-      bestSeconds = std::min(bestSeconds, seconds() - s);
+  // All cores (the runtime's default CPU device), then the same code on
+  // one thread (cpu:1).
+  for (auto [device, result] :
+       {std::pair<const char *, double *>{"cpu", &m.bestSeconds},
+        {"cpu:1", &m.singleThreadSeconds}}) {
+    std::unique_ptr<RuntimeSession> session = load(device, bytes, error);
+    if (!session) {
+      std::fprintf(stderr, "%s on %s: %s\n", p.name, device, error.c_str());
+      return m;
     }
-    return bestSeconds;
-  };
-  m.bestSeconds = best();
-  exe->setParallelFor(nullptr);
-  m.singleThreadSeconds = best();
+    *result = bestOf(*session, repetitions);
+  }
   m.ok = true;
   return m;
 }
@@ -162,7 +190,7 @@ int main(int argc, char **argv) {
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
 
-  // GFLOP/s: all cores (the JIT's thread pool); 1-thread: the same code on
+  // GFLOP/s: all cores (the runtime's CPU device); 1-thread: the same code on
   // one thread; scalar: the loop lowering (vectorize=false, one thread);
   // speedup: 1-thread over scalar.
   std::printf("%-46s %9s %9s %10s %9s %10s %8s\n", "problem", "GFLOP/s",

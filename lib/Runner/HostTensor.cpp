@@ -265,3 +265,7 @@ HostTensor HostTensor::convertTo(ElementType newType) const {
     t.setFromDouble(i, getAsDouble(i));
   return t;
 }
+
+std::string mlir::boo::TensorSignature::toString() const {
+  return formatTensorType(shape, type);
+}

@@ -114,11 +114,19 @@ bool RuntimeSession::setInputs(const std::vector<HostTensor> &args,
   }
   for (size_t i = 0; i < args.size(); ++i) {
     const TensorSignature &signature = inputs[i];
+    std::string what = "input " + std::to_string(i) +
+                       (signature.name.empty() ? "" : " (" + signature.name +
+                                                          ")");
     if (args[i].shape != signature.shape || args[i].type != signature.type) {
-      error = "input " + std::to_string(i) +
-              (signature.name.empty() ? "" : " (" + signature.name + ")") +
-              ": expected " + signature.toString() + ", got " +
+      error = what + ": expected " + signature.toString() + ", got " +
               args[i].getTypeString();
+      return false;
+    }
+    size_t bytes = getByteSize(signature);
+    if (args[i].data.size() != bytes) {
+      error = what + ": " + signature.toString() + " needs " +
+              std::to_string(bytes) + " bytes, the tensor holds " +
+              std::to_string(args[i].data.size());
       return false;
     }
     boo_buffer_t *buffer = nullptr;

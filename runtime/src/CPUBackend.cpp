@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostBackend.h"
+#include "Launch.h"
 #include "SharedObject.h"
 #include "ThreadPool.h"
 
@@ -48,7 +49,7 @@ using EntryFunction = void (*)(void **args);
 class CPUExecutable : public Executable {
 public:
   CPUExecutable(const ModuleDesc &module, ThreadPool &pool)
-      : module(module), pool(pool) {}
+      : module(module), pool(pool), objects(module) {}
 
   boo_status_t load(uint32_t targetIndex);
   boo_status_t invoke(size_t functionIndex, const FunctionImpl &impl,
@@ -57,45 +58,30 @@ public:
 private:
   const ModuleDesc &module;
   ThreadPool &pool;
-  /// Indexed by code object; null for those the target does not use.
-  std::vector<std::unique_ptr<SharedObject>> objects;
+  HostCodeObjects objects;
   /// Per function, the entry of each launch of its impl for the target.
   std::vector<std::vector<EntryFunction>> entries;
 };
 
 boo_status_t CPUExecutable::load(uint32_t targetIndex) {
-  objects.resize(module.codeObjects.size());
   entries.resize(module.functions.size());
-  for (size_t f = 0; f < module.functions.size(); ++f) {
-    const FunctionDesc &function = module.functions[f];
-    for (const FunctionImpl &impl : function.impls) {
-      if (impl.target != targetIndex)
-        continue;
-      for (const Launch &launch : impl.launches) {
-        std::unique_ptr<SharedObject> &object = objects[launch.codeObject];
-        if (!object) {
-          if (boo_status_t status =
-                  SharedObject::load(module.codeObjects[launch.codeObject],
-                                     launch.codeObject, object))
-            return status;
-          // Hand the object the device's dispatcher.
-          if (void *slot = object->lookup(kParallelForSymbol)) {
+  return forEachLaunch(
+      module, targetIndex, [&](size_t f, const Launch &launch) {
+        void *entry = nullptr;
+        // Hand each object the device's dispatcher.
+        auto setDispatcher = [](SharedObject &object) {
+          if (void *slot = object.lookup(kParallelForSymbol)) {
             auto dispatcher = &dispatchParallelFor;
             memcpy(slot, &dispatcher, sizeof(dispatcher));
           }
-        }
-        void *entry = object->lookup(launch.kernel.c_str());
-        if (!entry)
-          return makeStatus(BOO_STATUS_INVALID_MODULE,
-                            "@" + function.name + ": code object " +
-                                std::to_string(launch.codeObject) +
-                                " does not define the entry symbol '" +
-                                launch.kernel + "'");
+        };
+        if (boo_status_t status = objects.lookup(
+                module.functions[f], launch, "entry symbol", entry,
+                setDispatcher))
+          return status;
         entries[f].push_back(reinterpret_cast<EntryFunction>(entry));
-      }
-    }
-  }
-  return nullptr;
+        return boo_status_t(nullptr);
+      });
 }
 
 boo_status_t CPUExecutable::invoke(size_t functionIndex,

@@ -13,6 +13,7 @@
 
 #include "Backend.h"
 #include "HIPSymbols.h"
+#include "Launch.h"
 
 #include <cstring>
 
@@ -125,12 +126,9 @@ boo_status_t HIPExecutable::load(uint32_t targetIndex) {
   modules.assign(module.codeObjects.size(), nullptr);
   kernels.resize(module.functions.size());
   scratch.resize(module.functions.size());
-  for (size_t f = 0; f < module.functions.size(); ++f) {
-    const FunctionDesc &function = module.functions[f];
-    for (const FunctionImpl &impl : function.impls) {
-      if (impl.target != targetIndex)
-        continue;
-      for (const Launch &launch : impl.launches) {
+  return forEachLaunch(
+      module, targetIndex,
+      [&](size_t f, const Launch &launch) -> boo_status_t {
         std::string what = "code object " + std::to_string(launch.codeObject);
         hipModule_t &loaded = modules[launch.codeObject];
         if (!loaded) {
@@ -149,14 +147,12 @@ boo_status_t HIPExecutable::load(uint32_t targetIndex) {
         if (error != hipSuccess)
           return makeStatus(
               BOO_STATUS_INVALID_MODULE,
-              "@" + function.name + ": " + what +
+              "@" + module.functions[f].name + ": " + what +
                   " does not define the kernel '" + launch.kernel +
                   "': hipModuleGetFunction: " + hip.describeError(error));
         kernels[f].push_back(kernel);
-      }
-    }
-  }
-  return nullptr;
+        return nullptr;
+      });
 }
 
 boo_status_t HIPExecutable::invoke(size_t functionIndex,
@@ -178,44 +174,11 @@ boo_status_t HIPExecutable::invoke(size_t functionIndex,
   const FunctionDesc &function = module.functions[functionIndex];
   for (size_t l = 0; l < impl.launches.size(); ++l) {
     const Launch &launch = impl.launches[l];
-    // kernelParams[i] points to the value of argument i.
-    union Slot {
-      void *pointer;
-      uint64_t imm64;
-      uint32_t imm32;
-    };
-    std::vector<Slot> slots(launch.args.size());
-    std::vector<void *> params(launch.args.size());
-    for (size_t i = 0; i < launch.args.size(); ++i) {
-      const LaunchArg &arg = launch.args[i];
-      Slot &slot = slots[i];
-      switch (arg.kind) {
-      case ArgKind::Input:
-        slot.pointer = static_cast<char *>(inputs[arg.index]) + arg.value;
-        params[i] = &slot.pointer;
-        break;
-      case ArgKind::Result:
-        slot.pointer = static_cast<char *>(results[arg.index]) + arg.value;
-        params[i] = &slot.pointer;
-        break;
-      case ArgKind::Scratch:
-        slot.pointer = static_cast<char *>(buffers[arg.index]) + arg.value;
-        params[i] = &slot.pointer;
-        break;
-      case ArgKind::Imm64:
-        slot.imm64 = arg.value;
-        params[i] = &slot.imm64;
-        break;
-      case ArgKind::Imm32:
-        slot.imm32 = static_cast<uint32_t>(arg.value);
-        params[i] = &slot.imm32;
-        break;
-      }
-    }
+    LaunchParams params(launch, inputs, results, buffers);
     hipError_t error = hip.hipModuleLaunchKernel(
         kernels[functionIndex][l], launch.grid[0], launch.grid[1],
         launch.grid[2], launch.workgroup[0], launch.workgroup[1],
-        launch.workgroup[2], launch.dynamicLdsBytes, stream, params.data(),
+        launch.workgroup[2], launch.dynamicLdsBytes, stream, params.get(),
         nullptr);
     if (error != hipSuccess)
       return makeStatus(

@@ -147,3 +147,26 @@ boo_status_t SharedObject::load(const std::string &bytes, size_t index,
   out = std::move(object);
   return nullptr;
 }
+
+boo_status_t
+HostCodeObjects::lookup(const FunctionDesc &function, const Launch &launch,
+                        const char *what, void *&symbol,
+                        const std::function<void(SharedObject &)> &onLoad) {
+  std::unique_ptr<SharedObject> &object = objects[launch.codeObject];
+  if (!object) {
+    if (boo_status_t status =
+            SharedObject::load(module.codeObjects[launch.codeObject],
+                               launch.codeObject, object))
+      return status;
+    if (onLoad)
+      onLoad(*object);
+  }
+  symbol = object->lookup(launch.kernel.c_str());
+  if (!symbol)
+    return makeStatus(BOO_STATUS_INVALID_MODULE,
+                      "@" + function.name + ": code object " +
+                          std::to_string(launch.codeObject) +
+                          " does not define the " + what + " '" +
+                          launch.kernel + "'");
+  return nullptr;
+}

@@ -1,5 +1,4 @@
-//===- SharedObject.h - Load a host ELF shared object from memory -*- C++
-//-*-===//
+//===- SharedObject.h - Load host ELF shared objects from memory -*- C++ -*-===//
 //
 // Part of the Boo project.
 //
@@ -16,7 +15,11 @@
 #ifndef BOO_RUNTIME_SRC_SHAREDOBJECT_H
 #define BOO_RUNTIME_SRC_SHAREDOBJECT_H
 
+#include "boo/ModuleFormat.h"
 #include "boo_runtime.h"
+
+#include <functional>
+#include <vector>
 
 #include <memory>
 #include <string>
@@ -44,6 +47,26 @@ private:
   void *handle = nullptr;
   int fd = -1;
   std::string path;
+};
+
+/// The host code objects of a module (CPU and emulator targets), each
+/// loaded on first use and unloaded with this.
+class HostCodeObjects {
+public:
+  explicit HostCodeObjects(const ModuleDesc &module)
+      : module(module), objects(module.codeObjects.size()) {}
+
+  /// The address of `launch.kernel` (a launch of `function`) in its code
+  /// object, which is loaded first if need be (`onLoad` then sees it, e.g.
+  /// to set a hook). `what` names the symbol in the error ("kernel").
+  boo_status_t lookup(const FunctionDesc &function, const Launch &launch,
+                      const char *what, void *&symbol,
+                      const std::function<void(SharedObject &)> &onLoad = {});
+
+private:
+  const ModuleDesc &module;
+  /// Indexed by code object; null for those not loaded.
+  std::vector<std::unique_ptr<SharedObject>> objects;
 };
 
 } // namespace runtime

@@ -68,13 +68,13 @@
 // RUN:   --input=2x3xf32=1 --expected_output=6xf32=2 2>&1 | FileCheck %s --check-prefix=EXPTYPE
 // EXPTYPE: boo-run-module: error: --expected_output #0: result 0 of @add is 2x3xf32, got 6xf32
 
-// Functions the CPU runner cannot compile.
+// Functions that cannot be compiled for the CPU.
 // RUN: not boo-run-module --module=%s --function=dynamic 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DYNAMIC
-// DYNAMIC: boo-run-module: error: input 0 of @dynamic has type tensor<?xf32>; the CPU runner supports statically shaped tensors of f32, f16, bf16, f64, i32 or i8
+// DYNAMIC: boo-run-module: error: input 0 of @dynamic has type tensor<?xf32>; compiled modules take statically shaped tensors of f32, f16, bf16, f64, i32 or i8
 // RUN: not boo-run-module --module=%s --function=calls_undefined 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNDEFINED
-// UNDEFINED: boo-run-module: error: JIT compilation of @calls_undefined failed: the module calls external function(s) found neither in the module nor in the process: @undefined_helper
+// UNDEFINED: boo-run-module: error: cpu: the module calls external function(s) found neither in the module nor in the C and math libraries: @undefined_helper
 // RUN: not boo-run-module --module=%s --function=add \
 // RUN:   --cpu-pipeline-options="no-such-option=1" 2>&1 | FileCheck %s --check-prefix=OPTIONS
 // OPTIONS: boo-run-module: error: invalid --cpu-pipeline-options 'no-such-option=1'

@@ -8,6 +8,21 @@
 // ADD-NEXT: result[0]: 2x3xf32=[1.5 2.5 3.5][4.5 5.5 6.5]
 // ADD-NOT:  result[1]
 
+// MLIR on the CPU is compiled into the module boo-translate --emit-module
+// would write and run by the runtime; --dump-object-file writes its host
+// code object, an ELF shared object with one entry point per function.
+// RUN: boo-run-module --module=%s --function=add --device=cpu \
+// RUN:   --input=2x3xf32=1 --input=2x3xf32=2 --dump-object-file=%t.so \
+// RUN:   | FileCheck %s --check-prefix=ADD3
+// ADD3: result[0]: 2x3xf32=[3 3 3][3 3 3]
+// RUN: llvm-readelf --file-header --dyn-syms %t.so | FileCheck %s --check-prefix=OBJECT
+// OBJECT: Type: DYN (Shared object file)
+// OBJECT: boo_entry_add
+// RUN: not boo-run-module --module=%s --function=add --device=emu:gfx942 \
+// RUN:   --input=2x3xf32=1 --input=2x3xf32=2 --dump-object-file=%t.emu.so 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOTCPU
+// NOTCPU: boo-run-module: error: --cpu-pipeline-options and --dump-object-file apply to MLIR run on a cpu device
+
 // A single value is a splat; commas and nested brackets are separators.
 // RUN: boo-run-module --module=%s --function=add \
 // RUN:   --input="2x3xf32=[[1, 2, 3], [4, 5, 6]]" --input=2x3xf32=-1 \

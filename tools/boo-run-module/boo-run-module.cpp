@@ -14,16 +14,15 @@
 //     --output=@sum.npy --expected_output="2x3xf32=2"
 //   boo-run-module --module=conv.boomod --device=hip:0 --input=@x.npy ...
 //
-// MLIR on --device=cpu runs through MLIR's JIT (CPUExecutable); compiled
-// modules, and MLIR for other devices (compiled for the device's target),
-// run through the runtime's C API (RuntimeSession).
+// MLIR is compiled in memory for the device's target, as boo-translate
+// --emit-module would (lib/Artifact); every module then runs through the
+// runtime's C API (RuntimeSession), on the CPU as on the emulator and GPUs.
 //
 // See docs/RunModule.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Boo/InitAll.h"
-#include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/TensorIO.h"
 #include "Boo/Artifact/ModuleArtifact.h"
 #include "Boo/Target/ROCDL/ROCDLSerialize.h"
@@ -66,7 +65,8 @@ llvm::cl::opt<std::string> functionName(
     llvm::cl::value_desc("NAME"), llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string> device(
     "device",
-    llvm::cl::desc("Device to run on: cpu, cpu:THREADS, hip or hip:INDEX"),
+    llvm::cl::desc("Device to run on: cpu, cpu:THREADS, emu:CHIP, hip or "
+                   "hip:INDEX"),
     llvm::cl::init("cpu"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned> benchmark(
     "benchmark",
@@ -106,8 +106,7 @@ llvm::cl::opt<std::string> pipelineOptions(
     llvm::cl::value_desc("OPTIONS"), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool> printTiming(
     "print-timing",
-    llvm::cl::desc("Print the compile time (pipeline, JIT) and the run time "
-                   "to stderr"),
+    llvm::cl::desc("Print the compile time and the run time to stderr"),
     llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned> repeat(
     "repeat",
@@ -116,7 +115,8 @@ llvm::cl::opt<unsigned> repeat(
     llvm::cl::init(1), llvm::cl::value_desc("N"), llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string> dumpObjectFile(
     "dump-object-file",
-    llvm::cl::desc("Write the compiled object code to FILE (for objdump)"),
+    llvm::cl::desc("Write the host code object (an ELF shared object) to "
+                   "FILE (for objdump)"),
     llvm::cl::value_desc("FILE"), llvm::cl::cat(runCategory));
 
 int fail(const Twine &message) {
@@ -158,134 +158,79 @@ LogicalResult parseTensors(ArrayRef<std::string> specs, StringRef flag,
   return success();
 }
 
-/// One way to run the function: MLIR's JIT (CPUExecutable) or the runtime.
-class FunctionRunner {
-public:
-  virtual ~FunctionRunner() = default;
-  virtual const std::string &getName() const = 0;
-  virtual const std::vector<TensorSignature> &getInputs() const = 0;
-  virtual const std::vector<TensorSignature> &getResults() const = 0;
-  /// Checks the inputs and makes them ready for calls.
-  virtual LogicalResult prepare(std::vector<HostTensor> args,
-                                std::string &error) = 0;
-  /// One call; `milliseconds` is its time.
-  virtual LogicalResult call(double &milliseconds, std::string &error) = 0;
-  /// The results of the last call.
-  virtual LogicalResult fetch(std::vector<HostTensor> &outs,
-                              std::string &error) = 0;
-  /// How call() is timed, for --benchmark.
-  virtual StringRef getClockName() const = 0;
-};
-
-class JITRunner : public FunctionRunner {
-public:
-  explicit JITRunner(std::unique_ptr<CPUExecutable> executable)
-      : executable(std::move(executable)) {}
-  const std::string &getName() const override {
-    return executable->getFunctionName();
-  }
-  const std::vector<TensorSignature> &getInputs() const override {
-    return executable->getInputs();
-  }
-  const std::vector<TensorSignature> &getResults() const override {
-    return executable->getResults();
-  }
-  LogicalResult prepare(std::vector<HostTensor> newArgs,
-                        std::string &error) override {
-    args = std::move(newArgs);
-    return executable->checkInputs(args, error);
-  }
-  LogicalResult call(double &milliseconds, std::string &error) override {
-    auto start = std::chrono::steady_clock::now();
-    if (failed(executable->invoke(args, outs, error)))
-      return failure();
-    milliseconds = std::chrono::duration<double, std::milli>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-    return success();
-  }
-  LogicalResult fetch(std::vector<HostTensor> &results,
-                      std::string &error) override {
-    results = outs;
-    return success();
-  }
-  StringRef getClockName() const override { return "steady clock"; }
-
-private:
-  std::unique_ptr<CPUExecutable> executable;
-  std::vector<HostTensor> args, outs;
-};
-
-class RuntimeRunner : public FunctionRunner {
-public:
-  RuntimeRunner(std::unique_ptr<RuntimeSession> session, bool onCPU)
-      : session(std::move(session)), onCPU(onCPU) {}
-  const std::string &getName() const override {
-    return session->getFunctionName();
-  }
-  const std::vector<TensorSignature> &getInputs() const override {
-    return session->getInputs();
-  }
-  const std::vector<TensorSignature> &getResults() const override {
-    return session->getResults();
-  }
-  LogicalResult prepare(std::vector<HostTensor> args,
-                        std::string &error) override {
-    return success(session->setInputs(args, error));
-  }
-  LogicalResult call(double &milliseconds, std::string &error) override {
-    return success(session->invoke(milliseconds, error));
-  }
-  LogicalResult fetch(std::vector<HostTensor> &outs,
-                      std::string &error) override {
-    return success(session->readResults(outs, error));
-  }
-  StringRef getClockName() const override {
-    return onCPU ? "steady clock" : "device events";
-  }
-
-private:
-  std::unique_ptr<RuntimeSession> session;
-  bool onCPU;
-};
-
-/// Compiles the MLIR module with the JIT (device "cpu").
-std::unique_ptr<FunctionRunner> compileForJIT(OwningOpRef<ModuleOp> module,
-                                              std::string &error) {
-  CPUPipelineOptions options;
+/// Parses `--cpu-pipeline-options` into `options`.
+LogicalResult parseCPUPipelineOptions(CPUPipelineOptions &options,
+                                      std::string &error) {
   if (!pipelineOptions.empty() &&
       failed(options.parseFromString(pipelineOptions))) {
     error = "invalid --cpu-pipeline-options '" + pipelineOptions + "'";
-    return nullptr;
+    return failure();
   }
-  CPUCompileDebugOptions debugOptions;
-  debugOptions.configurePassManager = [](PassManager &pm) {
+  return success();
+}
+
+/// Writes the host code object of the compiled module `bytes` (an ELF
+/// shared object) to --dump-object-file.
+LogicalResult dumpHostCodeObject(StringRef bytes, std::string &error) {
+  ::boo::runtime::ModuleDesc desc;
+  if (!::boo::runtime::parseModule(bytes.data(), bytes.size(), desc, error))
+    return failure();
+  for (const ::boo::runtime::FunctionDesc &function : desc.functions) {
+    for (const ::boo::runtime::FunctionImpl &impl : function.impls) {
+      if (desc.targets[impl.target].kind != ::boo::runtime::TargetKind::CPU ||
+          impl.launches.empty())
+        continue;
+      std::string &object = desc.codeObjects[impl.launches[0].codeObject];
+      std::error_code ec;
+      llvm::raw_fd_ostream os(dumpObjectFile, ec);
+      if (ec) {
+        error = "--dump-object-file: cannot write '" + dumpObjectFile +
+                "': " + ec.message();
+        return failure();
+      }
+      os << object;
+      return success();
+    }
+  }
+  error = "--dump-object-file: the module has no host code object";
+  return failure();
+}
+
+/// Compiles the MLIR module `mlir` for the device `session` opened into the
+/// bytes of a compiled module, exactly as boo-translate --emit-module does:
+/// every CPU run goes through the code the runtime ships.
+LogicalResult compileForDevice(ModuleOp mlir, RuntimeSession &session,
+                               bool onCPU, std::string &compiled,
+                               std::string &error) {
+  ArtifactOptions options;
+  // The emulator runs emu:<chip> code; a GPU its chip's.
+  options.targets = {onCPU ? std::string("cpu")
+                     : StringRef(device).starts_with("emu:")
+                         ? "emu:" + session.getTarget()
+                         : session.getTarget()};
+  options.producer = "boo-run-module";
+  if (failed(parseCPUPipelineOptions(options.cpu, error)))
+    return failure();
+  options.configurePassManager = [](PassManager &pm) {
     applyDefaultTimingPassManagerCLOptions(pm);
     return applyPassManagerCLOptions(pm);
   };
-  debugOptions.keepObjectFile = !dumpObjectFile.empty();
-  std::unique_ptr<CPUExecutable> executable = CPUExecutable::compile(
-      std::move(module), functionName, options, debugOptions, error);
-  if (!executable)
-    return nullptr;
-  if (printTiming) {
-    const CPUCompileTimes &times = executable->getCompileTimes();
+  auto start = std::chrono::steady_clock::now();
+  if (!compileModuleArtifact(mlir, options, compiled, error))
+    return failure();
+  if (printTiming)
     llvm::errs() << llvm::format(
-        "boo-run-module: compiled @%s in %.1f ms (pipeline %.1f ms, JIT "
-        "%.1f ms)\n",
-        executable->getFunctionName().c_str(),
-        (times.pipeline + times.jit) * 1e3, times.pipeline * 1e3,
-        times.jit * 1e3);
-  }
-  if (!dumpObjectFile.empty() &&
-      failed(executable->dumpObjectFile(dumpObjectFile, error)))
-    return nullptr;
-  return std::make_unique<JITRunner>(std::move(executable));
+        "boo-run-module: compiled for %s in %.1f ms\n",
+        options.targets.front().c_str(),
+        std::chrono::duration<double, std::milli>(
+            std::chrono::steady_clock::now() - start)
+            .count());
+  return success();
 }
 
 /// Opens the device and loads the compiled module `bytes` on it; an MLIR
 /// module (`mlir` non-null) is compiled for the device's target first.
-std::unique_ptr<FunctionRunner> loadOnDevice(StringRef bytes, ModuleOp mlir,
+std::unique_ptr<RuntimeSession> loadOnDevice(StringRef bytes, ModuleOp mlir,
                                              std::string &error) {
   // The device first: no compile for a device that is not there.
   std::unique_ptr<RuntimeSession> session = RuntimeSession::open(device, error);
@@ -294,38 +239,67 @@ std::unique_ptr<FunctionRunner> loadOnDevice(StringRef bytes, ModuleOp mlir,
     return nullptr;
   }
   bool onCPU = StringRef(device).starts_with("cpu");
+  if ((!pipelineOptions.empty() || !dumpObjectFile.empty()) &&
+      (!mlir || !onCPU)) {
+    error = "--cpu-pipeline-options and --dump-object-file apply to MLIR "
+            "run on a cpu device";
+    return nullptr;
+  }
   std::string compiled;
   if (mlir) {
-    if (!pipelineOptions.empty() || !dumpObjectFile.empty()) {
-      error = "--cpu-pipeline-options and --dump-object-file apply to MLIR "
-              "run with --device=cpu";
+    if (failed(compileForDevice(mlir, *session, onCPU, compiled, error)))
       return nullptr;
-    }
-    ArtifactOptions options;
-    // The emulator runs emu:<chip> code; a GPU its chip's.
-    options.targets = {onCPU ? std::string("cpu")
-                       : StringRef(device).starts_with("emu:")
-                           ? "emu:" + session->getTarget()
-                           : session->getTarget()};
-    options.producer = "boo-run-module";
-    auto start = std::chrono::steady_clock::now();
-    if (!compileModuleArtifact(mlir, options, compiled, error))
-      return nullptr;
-    if (printTiming)
-      llvm::errs() << llvm::format(
-          "boo-run-module: compiled for %s in %.1f ms\n",
-          options.targets.front().c_str(),
-          std::chrono::duration<double, std::milli>(
-              std::chrono::steady_clock::now() - start)
-              .count());
     bytes = compiled;
+    if (!dumpObjectFile.empty() && failed(dumpHostCodeObject(bytes, error)))
+      return nullptr;
   }
   if (!session->load(bytes.str(), functionName, error)) {
     error = "'" + moduleFile + "': " + error;
     return nullptr;
   }
-  return std::make_unique<RuntimeRunner>(std::move(session),
-                                        onCPU || StringRef(device).starts_with("emu:"));
+  return session;
+}
+
+/// Parses the MLIR module in `file`, checks --function against its public
+/// functions and compiles only that one for the device.
+std::unique_ptr<RuntimeSession>
+compileAndLoad(std::unique_ptr<llvm::MemoryBuffer> file, MLIRContext &context,
+               std::string &error) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module;
+  {
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+  if (!module) {
+    error = "cannot parse '" + moduleFile + "'";
+    return nullptr;
+  }
+  std::vector<std::string> publicNames = getPublicFunctionNames(*module);
+  std::string names;
+  for (const std::string &name : publicNames)
+    names += (names.empty() ? "@" : ", @") + name;
+  if (publicNames.empty()) {
+    error = "'" + moduleFile + "' has no public function to run";
+    return nullptr;
+  }
+  if (functionName.empty() && publicNames.size() != 1) {
+    error = "'" + moduleFile + "' has " + std::to_string(publicNames.size()) +
+            " public functions (" + names + "); pick one with --function=NAME";
+    return nullptr;
+  }
+  if (!functionName.empty() && !llvm::is_contained(publicNames, functionName)) {
+    error = "no public function @" + functionName +
+            " with a body in the module; public functions: " + names;
+    return nullptr;
+  }
+  // Only the chosen function is compiled.
+  if (!functionName.empty())
+    for (auto func : module->getOps<func::FuncOp>())
+      if (func.getSymName() != functionName && func.isPublic())
+        func.setPrivate();
+  return loadOnDevice("", *module, error);
 }
 
 /// Prints min/median/max/mean of `milliseconds`.
@@ -370,49 +344,16 @@ int run() {
   bool isCompiled = file->getBuffer().starts_with(
       StringRef(::boo::runtime::kModuleMagic, sizeof(::boo::runtime::kModuleMagic)));
 
-  std::unique_ptr<FunctionRunner> runner;
   DialectRegistry registry;
   registerAllDialects(registry);
   registerROCDLSerializationInterfaces(registry);
   MLIRContext context(registry);
-  if (isCompiled) {
-    runner = loadOnDevice(file->getBuffer(), nullptr, errorMessage);
-  } else {
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    OwningOpRef<ModuleOp> module;
-    {
-      SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-      module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-    }
-    if (!module)
-      return fail("cannot parse '" + moduleFile + "'");
-    std::vector<std::string> publicNames =
-        CPUExecutable::getPublicFunctionNames(*module);
-    if (functionName.empty() && publicNames.size() != 1) {
-      std::string names;
-      for (const std::string &name : publicNames)
-        names += (names.empty() ? "@" : ", @") + name;
-      if (publicNames.empty())
-        return fail("'" + moduleFile + "' has no public function to run");
-      return fail("'" + moduleFile + "' has " +
-                  std::to_string(publicNames.size()) + " public functions (" +
-                  names + "); pick one with --function=NAME");
-    }
-    if (device == "cpu") {
-      runner = compileForJIT(std::move(module), errorMessage);
-    } else {
-      // Only the chosen function is compiled for the device.
-      if (!functionName.empty())
-        for (auto func : module->getOps<func::FuncOp>())
-          if (func.getSymName() != functionName && func.isPublic())
-            func.setPrivate();
-      runner = loadOnDevice("", *module, errorMessage);
-    }
-  }
+  std::unique_ptr<RuntimeSession> runner =
+      isCompiled ? loadOnDevice(file->getBuffer(), nullptr, errorMessage)
+                 : compileAndLoad(std::move(file), context, errorMessage);
   if (!runner)
     return fail(errorMessage);
-  const std::string &name = runner->getName();
+  const std::string &name = runner->getFunctionName();
 
   // Match the flags with the signature.
   const std::vector<TensorSignature> &signature = runner->getInputs();
@@ -440,14 +381,14 @@ int run() {
                   resultSignature[i].toString() + ", got " +
                   value.getTypeString());
   }
-  if (failed(runner->prepare(std::move(args), errorMessage)))
+  if (!runner->setInputs(args, errorMessage))
     return fail(errorMessage);
 
   llvm::outs() << "EXEC @" << name << "\n";
   std::vector<double> runMilliseconds;
   for (unsigned i = 0; i < repeat; ++i) {
     double ms = 0;
-    if (failed(runner->call(ms, errorMessage)))
+    if (!runner->invoke(ms, errorMessage))
       return fail(errorMessage);
     runMilliseconds.push_back(ms);
   }
@@ -463,14 +404,19 @@ int run() {
     std::vector<double> milliseconds;
     for (unsigned i = 0; i < benchmark; ++i) {
       double ms = 0;
-      if (failed(runner->call(ms, errorMessage)))
+      if (!runner->invoke(ms, errorMessage))
         return fail(errorMessage);
       milliseconds.push_back(ms);
     }
-    printBenchmark(name, runner->getClockName(), std::move(milliseconds));
+    // The runtime times host devices (cpu, emu) with a steady clock and GPUs
+    // with device events.
+    bool onHost = StringRef(device).starts_with("cpu") ||
+                  StringRef(device).starts_with("emu:");
+    printBenchmark(name, onHost ? "steady clock" : "device events",
+                   std::move(milliseconds));
   }
   std::vector<HostTensor> results;
-  if (failed(runner->fetch(results, errorMessage)))
+  if (!runner->readResults(results, errorMessage))
     return fail(errorMessage);
 
   for (auto [i, result] : llvm::enumerate(results)) {

@@ -9,7 +9,6 @@
 #include "Boo/Artifact/ModuleArtifact.h"
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/InitAll.h"
-#include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/HostTensor.h"
 #include "Boo/Runner/RuntimeSession.h"
 #include "Boo/Codegen/Common/Passes.h"
@@ -209,15 +208,14 @@ void printSweepSummary(const std::string &name, const SweepOptions &options) {
   const SweepStats &s = currentStats();
   std::printf("[ sweep    ] %s on %s: %lld cases (%lld skipped draws, %lld "
               "not supported by the device's code generator), %lld failed; "
-              "reference %.2fs, parse %.2fs, compile %.2fs (pipeline %.2fs, "
-              "JIT %.2fs), run %.2fs; max |err|/bound %.3g\n",
+              "reference %.2fs, parse %.2fs, compile %.2fs, run %.2fs; max "
+              "|err|/bound %.3g\n",
               name.c_str(), options.device.c_str(),
               static_cast<long long>(s.cases),
               static_cast<long long>(s.skipped),
               static_cast<long long>(s.unsupported),
               static_cast<long long>(s.failures), s.referenceSeconds,
-              s.parseSeconds, s.compileSeconds, s.pipelineSeconds, s.jitSeconds,
-              s.runSeconds, s.maxErrorRatio);
+              s.parseSeconds, s.compileSeconds, s.runSeconds, s.maxErrorRatio);
   std::fflush(stdout);
 }
 
@@ -455,40 +453,16 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
   std::vector<mlir::boo::HostTensor> args, outs;
   for (const Arg &a : c.args)
     args.push_back(toHost(a));
-  if (onCPU) {
-    mlir::boo::CPUPipelineOptions pipelineOptions;
-    pipelineOptions.formFusions = formFusions;
-    pipelineOptions.vectorize = vectorize;
-    std::string error;
-    start = std::chrono::steady_clock::now();
-    std::unique_ptr<mlir::boo::CPUExecutable> exe;
-    {
-      mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-        llvm::raw_string_ostream os(diagnostics);
-        os << d.getLocation() << ": " << d << "\n";
-        return mlir::success();
-      });
-      exe = mlir::boo::CPUExecutable::compile(std::move(module), "",
-                                              pipelineOptions, error);
-    }
-    stats.compileSeconds += seconds(start);
-    if (!exe)
-      return failure("compilation failed: " + error + "\n" + diagnostics);
-    stats.pipelineSeconds += exe->getCompileTimes().pipeline;
-    stats.jitSeconds += exe->getCompileTimes().jit;
-
-    start = std::chrono::steady_clock::now();
-    if (mlir::failed(exe->invoke(args, outs, error)))
-      return failure("invocation failed: " + error);
-    stats.runSeconds += seconds(start);
-  } else {
-    // The emulator: compile the module for emu:<chip> and run it through
-    // the runtime, like boo-run-module --device=emu:<chip>.
+  {
+    // Every device the same way: compile the module for the device's
+    // target and run it through the runtime, like boo-run-module.
     std::string error;
     start = std::chrono::steady_clock::now();
     mlir::boo::ArtifactOptions artifactOptions;
     artifactOptions.targets = {options.device};
     artifactOptions.producer = "BooNumericsSweepTests";
+    artifactOptions.cpu.formFusions = formFusions;
+    artifactOptions.cpu.vectorize = vectorize;
     std::string bytes;
     bool compiled;
     {

@@ -6,7 +6,8 @@
 //
 // Runs one randomized case: a Boo module in text form, its inputs and the
 // reference results with their error bounds. The case is parsed, compiled
-// with CPUExecutable, run, and every result compared element by element.
+// for the device (compileModuleArtifact), run through the runtime, and every
+// result compared element by element.
 //
 // Reproducibility: every case draws from its own generator, seeded from the
 // sweep seed, the sweep's name and the case index, so one case can be rerun
@@ -180,8 +181,6 @@ struct SweepStats {
   int64_t unsupported = 0;
   double parseSeconds = 0, compileSeconds = 0, runSeconds = 0,
          referenceSeconds = 0;
-  /// compileSeconds split: the pass pipeline, and LLVM -O3 + codegen.
-  double pipelineSeconds = 0, jitSeconds = 0;
   /// The largest |got - expected| / bound seen: how close correct results
   /// come to the bound (well below 1 means the bound has slack).
   double maxErrorRatio = 0;

@@ -19,8 +19,10 @@
 #include "Boo/Codegen/GPU/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,7 +45,14 @@ struct ArtifactOptions {
   std::string emuPlantBug;
   /// Written into the manifest's producer field.
   std::string producer = "boo";
+  /// Called on every pass manager before it runs, e.g. to apply MLIR's
+  /// command-line pass manager options (--mlir-print-ir-after-all, ...).
+  std::function<LogicalResult(PassManager &)> configurePassManager;
 };
+
+/// The public functions with a body, in module order: what
+/// compileModuleArtifact compiles.
+std::vector<std::string> getPublicFunctionNames(ModuleOp module);
 
 /// The target names accepted in ArtifactOptions::targets, for messages:
 /// "cpu", the chips of the architecture table, and "emu:<chip>" for each.

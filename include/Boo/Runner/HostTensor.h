@@ -55,6 +55,16 @@ struct HostTensor {
 std::string formatTensorType(const std::vector<int64_t> &shape,
                              ElementType type);
 
+/// The type of one argument or result of a compiled function.
+struct TensorSignature {
+  std::vector<int64_t> shape;
+  ElementType type;
+  std::string toString() const; // "2x3xf32"
+  /// Optional name for messages: the argument's (result's) `boo.name`
+  /// string attribute, else the block argument's NameLoc; may be empty.
+  std::string name;
+};
+
 //===----------------------------------------------------------------------===//
 // Scalar conversions
 //===----------------------------------------------------------------------===//

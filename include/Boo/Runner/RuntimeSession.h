@@ -14,7 +14,6 @@
 #ifndef BOO_RUNNER_RUNTIMESESSION_H
 #define BOO_RUNNER_RUNTIMESESSION_H
 
-#include "Boo/Runner/CPUExecutable.h"
 #include "Boo/Runner/HostTensor.h"
 
 #include "boo_runtime.h"

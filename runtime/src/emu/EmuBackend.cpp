@@ -14,6 +14,7 @@
 
 #include "EmuDevice.h"
 #include "HostBackend.h"
+#include "Launch.h"
 #include "SharedObject.h"
 #include "ThreadPool.h"
 
@@ -31,7 +32,7 @@ class EmuExecutable : public Executable {
 public:
   EmuExecutable(const ModuleDesc &module, const ChipInfo &chip,
                 ThreadPool &pool)
-      : module(module), chip(chip), pool(pool) {}
+      : module(module), chip(chip), pool(pool), objects(module) {}
   ~EmuExecutable() override {
     for (const std::vector<void *> &buffers : scratch)
       for (void *buffer : buffers)
@@ -46,8 +47,7 @@ private:
   const ModuleDesc &module;
   const ChipInfo &chip;
   ThreadPool &pool;
-  /// Indexed by code object; null for those the target does not use.
-  std::vector<std::unique_ptr<SharedObject>> objects;
+  HostCodeObjects objects;
   /// Per function, the kernel of each launch of its impl for the target.
   std::vector<std::vector<KernelFn>> kernels;
   /// Per function, its scratch buffers once allocated.
@@ -55,34 +55,17 @@ private:
 };
 
 boo_status_t EmuExecutable::load(uint32_t targetIndex) {
-  objects.resize(module.codeObjects.size());
   kernels.resize(module.functions.size());
   scratch.resize(module.functions.size());
-  for (size_t f = 0; f < module.functions.size(); ++f) {
-    const FunctionDesc &function = module.functions[f];
-    for (const FunctionImpl &impl : function.impls) {
-      if (impl.target != targetIndex)
-        continue;
-      for (const Launch &launch : impl.launches) {
-        std::unique_ptr<SharedObject> &object = objects[launch.codeObject];
-        if (!object) {
-          if (boo_status_t status =
-                  SharedObject::load(module.codeObjects[launch.codeObject],
-                                     launch.codeObject, object))
-            return status;
-        }
-        void *kernel = object->lookup(launch.kernel.c_str());
-        if (!kernel)
-          return makeStatus(BOO_STATUS_INVALID_MODULE,
-                            "@" + function.name + ": code object " +
-                                std::to_string(launch.codeObject) +
-                                " does not define the kernel '" +
-                                launch.kernel + "'");
+  return forEachLaunch(
+      module, targetIndex, [&](size_t f, const Launch &launch) {
+        void *kernel = nullptr;
+        if (boo_status_t status =
+                objects.lookup(module.functions[f], launch, "kernel", kernel))
+          return status;
         kernels[f].push_back(reinterpret_cast<KernelFn>(kernel));
-      }
-    }
-  }
-  return nullptr;
+        return boo_status_t(nullptr);
+      });
 }
 
 boo_status_t EmuExecutable::invoke(size_t functionIndex,
@@ -105,41 +88,8 @@ boo_status_t EmuExecutable::invoke(size_t functionIndex,
 
   for (size_t l = 0; l < impl.launches.size(); ++l) {
     const Launch &launch = impl.launches[l];
-    // args[i] points to the value of argument i, as kernelParams in
-    // hipModuleLaunchKernel.
-    union Slot {
-      void *pointer;
-      uint64_t imm64;
-      uint32_t imm32;
-    };
-    std::vector<Slot> slots(launch.args.size());
-    std::vector<void *> args(launch.args.size());
-    for (size_t i = 0; i < launch.args.size(); ++i) {
-      const LaunchArg &arg = launch.args[i];
-      Slot &slot = slots[i];
-      switch (arg.kind) {
-      case ArgKind::Input:
-        slot.pointer = static_cast<char *>(inputs[arg.index]) + arg.value;
-        args[i] = &slot.pointer;
-        break;
-      case ArgKind::Result:
-        slot.pointer = static_cast<char *>(results[arg.index]) + arg.value;
-        args[i] = &slot.pointer;
-        break;
-      case ArgKind::Scratch:
-        slot.pointer = static_cast<char *>(buffers[arg.index]) + arg.value;
-        args[i] = &slot.pointer;
-        break;
-      case ArgKind::Imm64:
-        slot.imm64 = arg.value;
-        args[i] = &slot.imm64;
-        break;
-      case ArgKind::Imm32:
-        slot.imm32 = static_cast<uint32_t>(arg.value);
-        args[i] = &slot.imm32;
-        break;
-      }
-    }
+    // As kernelParams in hipModuleLaunchKernel.
+    LaunchParams params(launch, inputs, results, buffers);
     LaunchInfo info;
     info.chip = &chip;
     info.kernel = kernels[functionIndex][l];
@@ -147,7 +97,7 @@ boo_status_t EmuExecutable::invoke(size_t functionIndex,
     std::copy(launch.grid, launch.grid + 3, info.grid);
     std::copy(launch.workgroup, launch.workgroup + 3, info.workgroup);
     info.ldsBytes = launch.dynamicLdsBytes;
-    info.args = args.data();
+    info.args = params.get();
     std::string report = boo::emu::runLaunch(info, &pool);
     // Later launches would read what this one left wrong: stop here.
     if (!report.empty())

@@ -1,16 +1,19 @@
-//===- CPUExecutableTest.cpp - Compile and call linalg on the CPU ---------===//
+//===- CPUModuleTest.cpp - Compiled modules on the runtime's CPU ---------===//
 //
 // Part of the Boo project.
 //
 //===----------------------------------------------------------------------===//
 //
-// Runs small linalg-on-tensors functions through the CPU runner and checks
-// them against plain C++ loops accumulating in double.
+// The one CPU path: small linalg-on-tensors and Boo functions compiled into
+// a module (compileModuleArtifact, target "cpu") and run on the runtime's
+// cpu device (RuntimeSession), checked against plain C++ loops accumulating
+// in double.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Runner/CPUExecutable.h"
+#include "Boo/Artifact/ModuleArtifact.h"
 #include "Boo/InitAll.h"
+#include "Boo/Runner/RuntimeSession.h"
 #include "Boo/Runner/TensorIO.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -21,7 +24,6 @@
 
 #include "gtest/gtest.h"
 
-#include <atomic>
 #include <cmath>
 #include <random>
 
@@ -101,27 +103,67 @@ std::string elementwiseModule(StringRef shape, StringRef type, StringRef op) {
          t + "\n  return %r : " + t + "\n}\n";
 }
 
-class CPUExecutableTest : public ::testing::Test {
+/// A function compiled for the cpu target and loaded on a cpu device.
+class Compiled {
+public:
+  Compiled(std::unique_ptr<RuntimeSession> session, std::string bytes)
+      : session(std::move(session)), bytes(std::move(bytes)) {}
+  const std::string &getFunctionName() const {
+    return session->getFunctionName();
+  }
+  const std::vector<TensorSignature> &getInputs() const {
+    return session->getInputs();
+  }
+  const std::vector<TensorSignature> &getResults() const {
+    return session->getResults();
+  }
+  const std::string &getBytes() const { return bytes; }
+  /// One call with `args`; `outs` gets the results.
+  LogicalResult invoke(const std::vector<HostTensor> &args,
+                       std::vector<HostTensor> &outs, std::string &error) {
+    double milliseconds = 0;
+    return success(session->setInputs(args, error) &&
+                   session->invoke(milliseconds, error) &&
+                   session->readResults(outs, error));
+  }
+
+private:
+  std::unique_ptr<RuntimeSession> session;
+  std::string bytes;
+};
+
+class CPUModuleTest : public ::testing::Test {
 protected:
-  CPUExecutableTest() {
+  CPUModuleTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
     context.appendDialectRegistry(registry);
   }
 
-  std::unique_ptr<CPUExecutable>
-  compile(StringRef source, StringRef function = "", bool vectorize = true) {
+  /// Compiles `source` for "cpu" and loads `function` (empty: the only
+  /// one) on `device`; null with compileError set on failure.
+  std::unique_ptr<Compiled>
+  compile(StringRef source, StringRef function = "", bool vectorize = true,
+          const std::string &device = "cpu",
+          std::function<LogicalResult(PassManager &)> configure = nullptr) {
     OwningOpRef<ModuleOp> module =
         parseSourceString<ModuleOp>(source, &context, "test.mlir");
     EXPECT_TRUE(module) << "cannot parse:\n" << source.str();
     if (!module)
       return nullptr;
-    CPUPipelineOptions options;
-    options.vectorize = vectorize;
-    std::unique_ptr<CPUExecutable> executable = CPUExecutable::compile(
-        std::move(module), function, options, compileError);
-    EXPECT_TRUE(executable || !compileError.empty());
-    return executable;
+    ArtifactOptions options;
+    options.targets = {"cpu"};
+    options.cpu.vectorize = vectorize;
+    options.configurePassManager = std::move(configure);
+    std::string bytes;
+    compileError.clear();
+    if (!compileModuleArtifact(*module, options, bytes, compileError))
+      return nullptr;
+    std::unique_ptr<RuntimeSession> session =
+        RuntimeSession::open(device, compileError);
+    if (!session || !session->load(bytes, function.str(), compileError))
+      return nullptr;
+    return std::make_unique<Compiled>(std::move(session), std::move(bytes));
   }
 
   HostTensor random(std::vector<int64_t> shape, ElementType type,
@@ -138,7 +180,7 @@ protected:
   std::string compileError;
 };
 
-TEST_F(CPUExecutableTest, AddF32) {
+TEST_F(CPUModuleTest, AddF32) {
   auto executable = compile(kAddF32);
   ASSERT_TRUE(executable) << compileError;
   EXPECT_EQ(executable->getFunctionName(), "add");
@@ -147,8 +189,6 @@ TEST_F(CPUExecutableTest, AddF32) {
   EXPECT_EQ(executable->getInputs()[1].name, "bias");
   ASSERT_EQ(executable->getResults().size(), 1u);
   EXPECT_EQ(executable->getResults()[0].toString(), "2x3xf32");
-  EXPECT_GT(executable->getCompileTimes().pipeline, 0);
-  EXPECT_GT(executable->getCompileTimes().jit, 0);
 
   HostTensor a =
       HostTensor::fromDoubles({2, 3}, ElementType::F32, {1, 2, 3, 4, 5, 6});
@@ -164,7 +204,7 @@ TEST_F(CPUExecutableTest, AddF32) {
   EXPECT_EQ(formatTensor(outs[0]), "2x3xf32=[1 -4 20][0.5 2E+06 -12]");
 }
 
-TEST_F(CPUExecutableTest, MatmulMatchesReference) {
+TEST_F(CPUModuleTest, MatmulMatchesReference) {
   std::mt19937 rng(7);
   for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{4, 5, 8},
                          {13, 9, 17},
@@ -195,7 +235,7 @@ TEST_F(CPUExecutableTest, MatmulMatchesReference) {
   }
 }
 
-TEST_F(CPUExecutableTest, ElementTypes) {
+TEST_F(CPUModuleTest, ElementTypes) {
   std::mt19937 rng(3);
   struct Case {
     const char *type;
@@ -232,7 +272,7 @@ TEST_F(CPUExecutableTest, ElementTypes) {
   }
 }
 
-TEST_F(CPUExecutableTest, InputsAreNotWritten) {
+TEST_F(CPUModuleTest, InputsAreNotWritten) {
   // Without `bufferization.writable = false` on the arguments, bufferization
   // would accumulate into %acc's buffer, i.e. the caller's input.
   constexpr const char *source = R"mlir(
@@ -263,7 +303,7 @@ func.func @accumulate(%acc: tensor<4xf32>, %x: tensor<4xf32>)
   EXPECT_EQ(formatTensor(acc), "4xf32=1 2 3 4");
 }
 
-TEST_F(CPUExecutableTest, ScalarAndEmptyTensors) {
+TEST_F(CPUModuleTest, ScalarAndEmptyTensors) {
   constexpr const char *source = R"mlir(
 func.func @f(%a: tensor<f32>, %b: tensor<0x3xf32>) -> (tensor<f32>, tensor<0x3xf32>) {
   %c = arith.constant dense<2.0> : tensor<f32>
@@ -293,7 +333,7 @@ func.func @f(%a: tensor<f32>, %b: tensor<0x3xf32>) -> (tensor<f32>, tensor<0x3xf
   EXPECT_EQ(formatTensor(outs[1]), "0x3xf32=");
 }
 
-TEST_F(CPUExecutableTest, ArgumentErrorsNameTheArgument) {
+TEST_F(CPUModuleTest, ArgumentErrorsNameTheArgument) {
   auto executable = compile(kAddF32);
   ASSERT_TRUE(executable) << compileError;
   HostTensor good = HostTensor::zeros({2, 3}, ElementType::F32);
@@ -316,48 +356,41 @@ TEST_F(CPUExecutableTest, ArgumentErrorsNameTheArgument) {
                    "holds 8");
 }
 
-TEST_F(CPUExecutableTest, FunctionSelection) {
+TEST_F(CPUModuleTest, FunctionSelection) {
   std::string two = std::string(kAddF32) + matmulModule(2, 2, 2, "f32") +
                     "func.func private @helper() { return }\n";
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(two, &context, "test.mlir");
+  ASSERT_TRUE(module);
+  EXPECT_EQ(getPublicFunctionNames(*module),
+            (std::vector<std::string>{"add", "matmul"}));
+  // Every public function is compiled; the session picks one.
   EXPECT_FALSE(compile(two));
-  EXPECT_EQ(compileError, "the module has 2 public functions (@add, "
-                          "@matmul); name the one to run");
+  EXPECT_NE(compileError.find("2 functions"), std::string::npos)
+      << compileError;
   EXPECT_FALSE(compile(two, "helper"));
-  EXPECT_EQ(compileError, "no public function @helper with a body in the "
-                          "module; public functions: @add, @matmul");
+  EXPECT_NE(compileError.find("helper"), std::string::npos) << compileError;
   auto executable = compile(two, "matmul");
   ASSERT_TRUE(executable) << compileError;
+  EXPECT_EQ(executable->getFunctionName(), "matmul");
   EXPECT_EQ(executable->getInputs()[0].toString(), "2x2xf32");
 }
 
-TEST_F(CPUExecutableTest, UnsupportedSignatures) {
+TEST_F(CPUModuleTest, UnsupportedSignatures) {
   EXPECT_FALSE(compile("func.func @f(%a: tensor<?xf32>) { return }"));
   EXPECT_EQ(compileError,
-            "input 0 of @f has type tensor<?xf32>; the CPU runner supports "
+            "input 0 of @f has type tensor<?xf32>; compiled modules take "
             "statically shaped tensors of f32, f16, bf16, f64, i32 or i8");
   EXPECT_FALSE(compile("func.func @f(%a: f32) { return }"));
   EXPECT_FALSE(compile("func.func @f() -> tensor<2xi64> {\n"
                        "  %c = arith.constant dense<1> : tensor<2xi64>\n"
                        "  return %c : tensor<2xi64>\n}"));
   EXPECT_EQ(compileError,
-            "result 0 of @f has type tensor<2xi64>; the CPU runner supports "
+            "result 0 of @f has type tensor<2xi64>; compiled modules take "
             "statically shaped tensors of f32, f16, bf16, f64, i32 or i8");
 }
 
-/// The largest `n` and the number of calls a CountingParallelFor saw.
-std::atomic<int64_t> maxParallelN{0};
-std::atomic<int64_t> parallelCalls{0};
-
-/// Forwards to the thread-pool dispatcher, counting.
-void countingParallelFor(ParallelBodyFn body, void *ctx, int64_t n) {
-  ++parallelCalls;
-  int64_t seen = maxParallelN.load();
-  while (n > seen && !maxParallelN.compare_exchange_weak(seen, n)) {
-  }
-  threadPoolParallelFor(body, ctx, n);
-}
-
-TEST_F(CPUExecutableTest, ParallelLoopsMatchSequential) {
+TEST_F(CPUModuleTest, ParallelLoopsMatchSequential) {
   // A 3x3 NHWC convolution: its tiles form scf.foralls that the pipeline
   // outlines and calls through __boo_parallel_for.
   constexpr const char *source = R"mlir(
@@ -369,30 +402,24 @@ func.func @conv(%x: tensor<2x8x8x16xf32>, %w: tensor<16x3x3x16xf32>)
   return %y : tensor<2x6x6x16xf32>
 }
 )mlir";
-  auto executable = compile(source);
-  ASSERT_TRUE(executable) << compileError;
-  ASSERT_TRUE(executable->hasParallelFor());
+  // The same module on two threads and on one (the runtime runs the
+  // outlined loop bodies inline then).
+  auto parallel = compile(source, "", true, "cpu:2");
+  ASSERT_TRUE(parallel) << compileError;
+  auto sequential = compile(source, "", true, "cpu:1");
+  ASSERT_TRUE(sequential) << compileError;
+  // The code calls its parallel loops through the hook the runtime sets.
+  EXPECT_NE(parallel->getBytes().find("__boo_parallel_for"),
+            std::string::npos);
   std::mt19937 rng(11);
   HostTensor x = random({2, 8, 8, 16}, ElementType::F32, rng);
   HostTensor w = random({16, 3, 3, 16}, ElementType::F32, rng);
   std::string error;
-
-  // Multi-threaded (counting the dispatches), then sequential.
-  maxParallelN = 0;
-  parallelCalls = 0;
-  executable->setParallelFor(countingParallelFor);
-  std::vector<HostTensor> parallelOuts;
-  ASSERT_TRUE(succeeded(executable->invoke({x, w}, parallelOuts, error)))
+  std::vector<HostTensor> parallelOuts, sequentialOuts;
+  ASSERT_TRUE(succeeded(parallel->invoke({x, w}, parallelOuts, error)))
       << error;
-  EXPECT_GT(parallelCalls.load(), 0);
-  EXPECT_GT(maxParallelN.load(), 1);
-
-  executable->setParallelFor(nullptr);
-  int64_t callsBefore = parallelCalls.load();
-  std::vector<HostTensor> sequentialOuts;
-  ASSERT_TRUE(succeeded(executable->invoke({x, w}, sequentialOuts, error)))
+  ASSERT_TRUE(succeeded(sequential->invoke({x, w}, sequentialOuts, error)))
       << error;
-  EXPECT_EQ(parallelCalls.load(), callsBefore);
   ASSERT_EQ(parallelOuts.size(), 1u);
   ASSERT_EQ(sequentialOuts.size(), 1u);
   // Every output element is computed by one iteration in the same order
@@ -421,21 +448,6 @@ func.func @conv(%x: tensor<2x8x8x16xf32>, %w: tensor<16x3x3x16xf32>)
       << "seed 11: " << message;
 }
 
-TEST_F(CPUExecutableTest, ThreadPoolParallelForCoversTheRange) {
-  // Every index of [0, n) exactly once, for n around the thread count.
-  for (int64_t n : {0, 1, 2, 3, 7, 64, 1000}) {
-    std::vector<std::atomic<int>> hits(n);
-    auto body = +[](void *ctx, int64_t begin, int64_t end) {
-      auto *hits = static_cast<std::vector<std::atomic<int>> *>(ctx);
-      for (int64_t i = begin; i < end; ++i)
-        ++(*hits)[i];
-    };
-    threadPoolParallelFor(body, &hits, n);
-    for (int64_t i = 0; i < n; ++i)
-      EXPECT_EQ(hits[i].load(), 1) << "n = " << n << ", index " << i;
-  }
-}
-
 /// Fails the pipeline with a diagnostic and a note at @add, like a
 /// pass that meets something it cannot lower (whatever the pipeline can and
 /// cannot lower today).
@@ -450,25 +462,19 @@ struct FailingPass : public PassWrapper<FailingPass, OperationPass<ModuleOp>> {
   }
 };
 
-TEST_F(CPUExecutableTest, PipelineErrorsCarryDiagnostics) {
+TEST_F(CPUModuleTest, PipelineErrorsCarryDiagnostics) {
   // Without the op dump ("see current operation") that MLIR attaches.
   context.printOpOnDiagnostic(false);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(kAddF32, &context, "test.mlir");
-  ASSERT_TRUE(module);
-  CPUCompileDebugOptions debugOptions;
-  debugOptions.configurePassManager = [](PassManager &pm) {
+  EXPECT_FALSE(compile(kAddF32, "", true, "cpu", [](PassManager &pm) {
     pm.addPass(std::make_unique<FailingPass>());
     return success();
-  };
-  EXPECT_FALSE(CPUExecutable::compile(std::move(module), "", {}, debugOptions,
-                                      compileError));
-  EXPECT_EQ(compileError, "failed to lower @add to the LLVM dialect:\n"
+  }));
+  EXPECT_EQ(compileError, "cpu: boo-to-llvm-cpu failed:\n"
                           "test.mlir:3:1: error: cannot lower this\n"
                           "test.mlir:3:1: note: because");
 }
 
-TEST_F(CPUExecutableTest, UnresolvedSymbolsFailAtCompileTime) {
+TEST_F(CPUModuleTest, UnresolvedSymbolsFailAtCompileTime) {
   EXPECT_FALSE(compile(R"mlir(
 func.func private @undefined_helper(tensor<2xf32>) -> tensor<2xf32>
 func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
@@ -477,9 +483,8 @@ func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
 }
 )mlir"));
   EXPECT_EQ(compileError,
-            "JIT compilation of @f failed: the module calls external "
-            "function(s) found neither in the module nor in the process: "
-            "@undefined_helper");
+            "cpu: the module calls external function(s) found neither in "
+            "the module nor in the C and math libraries: @undefined_helper");
 }
 
 } // namespace
