@@ -181,6 +181,14 @@ static int64_t estimateWork(Region &region) {
   return work;
 }
 
+/// What the outlined body of a forall uses from above: constants, cloned
+/// into it, and the other values, which travel through the context struct.
+struct LoopContext {
+  SmallVector<Value> constants;
+  SmallVector<Capture> captures;
+  LLVM::LLVMStructType type; // one field per capture
+};
+
 class Outliner {
 public:
   Outliner(ModuleOp module, SymbolTable &symbols)
@@ -192,22 +200,24 @@ public:
                                   unsigned index, Block::iterator insertPt);
 
 private:
+  /// Sorts what `op`'s body uses from above into constants and captures;
+  /// fails for a value with no LLVM counterpart.
+  FailureOr<LoopContext> collectContext(scf::ForallOp op);
+  /// The outlined body, void body(void *ctx, int64_t begin, int64_t end),
+  /// inserted before `insertPt` (renamed if the name is taken).
+  func::FuncOp createBody(scf::ForallOp op, func::FuncOp func, unsigned index,
+                          Block::iterator insertPt, const LoopContext &context);
+  /// Replaces `op` by the context's stores and the call of `body` through
+  /// the hook (or directly when the hook is null).
+  void emitCall(scf::ForallOp op, func::FuncOp func, func::FuncOp body,
+                const LoopContext &context);
+
   ModuleOp module;
   SymbolTable &symbols;
   LLVMTypeConverter converter;
 };
 
-FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
-                                          unsigned index,
-                                          Block::iterator insertPt) {
-  MLIRContext *ctx = op.getContext();
-  Location loc = op.getLoc();
-  if (op.getNumResults() != 0 || !op.getTerminator().getYieldingOps().empty()) {
-    op.emitOpError("boo-cpu-outline-parallel expects a bufferized "
-                   "scf.forall (no results, empty terminator)");
-    return failure();
-  }
-
+FailureOr<LoopContext> Outliner::collectContext(scf::ForallOp op) {
   // What the body uses from above: constants are cloned into the outlined
   // function, everything else travels through the context.
   SetVector<Value> used;
@@ -216,12 +226,11 @@ FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
        llvm::concat<Value>(op.getDynamicLowerBound(), op.getDynamicUpperBound(),
                            op.getDynamicStep()))
     used.insert(bound);
-  SmallVector<Value> constants;
-  SmallVector<Capture> captures;
+  LoopContext context;
   for (Value value : used) {
     Operation *def = value.getDefiningOp();
     if (def && def->hasTrait<OpTrait::ConstantLike>()) {
-      constants.push_back(value);
+      context.constants.push_back(value);
       continue;
     }
     Type storedType = getStoredType(value.getType(), converter);
@@ -230,17 +239,21 @@ FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
           << value.getType() << " to the outlined body";
       return failure();
     }
-    captures.push_back({value, storedType});
+    context.captures.push_back({value, storedType});
   }
   SmallVector<Type> fields = llvm::map_to_vector(
-      captures, [](const Capture &c) { return c.storedType; });
-  auto ctxType = LLVM::LLVMStructType::getLiteral(ctx, fields);
-  auto ptrType = LLVM::LLVMPointerType::get(ctx);
-  Type i64 = IntegerType::get(ctx, 64);
-  Type indexType = IndexType::get(ctx);
+      context.captures, [](const Capture &c) { return c.storedType; });
+  context.type = LLVM::LLVMStructType::getLiteral(op.getContext(), fields);
+  return context;
+}
 
-  // The outlined body: void body(void *ctx, int64_t begin, int64_t end)
-  // (renamed if the name is taken).
+func::FuncOp Outliner::createBody(scf::ForallOp op, func::FuncOp func,
+                                  unsigned index, Block::iterator insertPt,
+                                  const LoopContext &context) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  Type indexType = IndexType::get(ctx);
   OpBuilder b(ctx);
   auto bodyType = FunctionType::get(ctx, {ptrType, indexType, indexType}, {});
   auto body = func::FuncOp::create(
@@ -256,16 +269,16 @@ FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
   Value ctxArg = entry->getArgument(0);
   IRMapping map;
   DenseMap<Operation *, Operation *> clonedConstants;
-  for (Value value : constants) {
+  for (Value value : context.constants) {
     Operation *def = value.getDefiningOp();
     Operation *&clone = clonedConstants[def];
     if (!clone)
       clone = b.clone(*def);
     map.map(value, clone->getResult(cast<OpResult>(value).getResultNumber()));
   }
-  for (auto [i, capture] : llvm::enumerate(captures)) {
+  for (auto [i, capture] : llvm::enumerate(context.captures)) {
     Value field = LLVM::GEPOp::create(
-        b, loc, ptrType, ctxType, ctxArg,
+        b, loc, ptrType, context.type, ctxArg,
         ArrayRef<LLVM::GEPArg>{int32_t(0), static_cast<int32_t>(i)});
     Value stored = LLVM::LoadOp::create(b, loc, capture.storedType, field);
     map.map(capture.value, fromStored(b, loc, stored, capture.value.getType()));
@@ -305,32 +318,42 @@ FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
         scf::YieldOp::create(lb, l);
       });
   func::ReturnOp::create(b, loc);
+  return body;
+}
 
+void Outliner::emitCall(scf::ForallOp op, func::FuncOp func, func::FuncOp body,
+                        const LoopContext &context) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = IntegerType::get(ctx, 64);
   // The context lives in the entry block of `func` (a forall inside a
   // sequential loop reuses it rather than growing the stack).
-  b.setInsertionPointToStart(&func.getBody().front());
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
   Value ctxCount = LLVM::ConstantOp::create(b, loc, i64, 1);
-  Value ctxPtr = LLVM::AllocaOp::create(b, loc, ptrType, ctxType, ctxCount);
+  Value ctxPtr =
+      LLVM::AllocaOp::create(b, loc, ptrType, context.type, ctxCount);
 
   // The call site.
   b.setInsertionPoint(op);
-  for (auto [i, capture] : llvm::enumerate(captures)) {
+  for (auto [i, capture] : llvm::enumerate(context.captures)) {
     Value field = LLVM::GEPOp::create(
-        b, loc, ptrType, ctxType, ctxPtr,
+        b, loc, ptrType, context.type, ctxPtr,
         ArrayRef<LLVM::GEPArg>{int32_t(0), static_cast<int32_t>(i)});
     LLVM::StoreOp::create(
         b, loc, toStored(b, loc, capture.value, capture.storedType), field);
   }
   IRMapping identity;
   Value n;
-  for (unsigned d = 0; d < rank; ++d) {
+  for (unsigned d = 0, rank = op.getRank(); d < rank; ++d) {
     Value count = getTripCount(b, loc, op, d, identity);
     n = n ? arith::MulIOp::create(b, loc, n, count) : count;
   }
   if (!n)
     n = arith::ConstantIndexOp::create(b, loc, 1);
   Value n64 = arith::IndexCastOp::create(b, loc, i64, n);
-  Value bodyRef = func::ConstantOp::create(b, loc, bodyType, body.getSymName());
+  Value bodyRef = func::ConstantOp::create(b, loc, body.getFunctionType(),
+                                           body.getSymName());
   Value bodyPtr =
       UnrealizedConversionCastOp::create(b, loc, ptrType, bodyRef).getResult(0);
   LLVM::GlobalOp global = getOrCreateParallelForGlobal(module);
@@ -354,6 +377,21 @@ FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
         scf::YieldOp::create(eb, l);
       });
   op.erase();
+}
+
+FailureOr<func::FuncOp> Outliner::outline(scf::ForallOp op, func::FuncOp func,
+                                          unsigned index,
+                                          Block::iterator insertPt) {
+  if (op.getNumResults() != 0 || !op.getTerminator().getYieldingOps().empty()) {
+    op.emitOpError("boo-cpu-outline-parallel expects a bufferized "
+                   "scf.forall (no results, empty terminator)");
+    return failure();
+  }
+  FailureOr<LoopContext> context = collectContext(op);
+  if (failed(context))
+    return failure();
+  func::FuncOp body = createBody(op, func, index, insertPt, *context);
+  emitCall(op, func, body, *context);
   return body;
 }
 
@@ -375,9 +413,10 @@ struct BooCPUOutlineParallelPass
       SmallVector<scf::ForallOp> foralls;
       func.walk<WalkOrder::PreOrder>([&](scf::ForallOp op) -> WalkResult {
         // Too little work to pay for waking threads: stays sequential.
-        int64_t trips = std::max<int64_t>(
-            1, getStaticTripCount(op, /*fallback=*/16));
-        if (estimateWork(op.getRegion()) >= llvm::divideCeilSigned(static_cast<int64_t>(minWork), trips))
+        int64_t trips =
+            std::max<int64_t>(1, getStaticTripCount(op, /*fallback=*/16));
+        if (estimateWork(op.getRegion()) >=
+            llvm::divideCeilSigned(static_cast<int64_t>(minWork), trips))
           foralls.push_back(op);
         return WalkResult::skip(); // nested foralls stay inside
       });

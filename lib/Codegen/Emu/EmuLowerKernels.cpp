@@ -15,11 +15,16 @@
 // Every memory access is guarded: a bug in tiling, indexing or masking is
 // reported (and the access skipped) instead of reading garbage or crashing.
 //
+// This file builds the work-item's function, binds its buffers and guards
+// its accesses; EmuWorkItemOps.cpp lowers what it asks of the hardware.
+//
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Target/ChipInfo.h"
+#include "EmuKernelLowering.h"
+
 #include "Boo/Codegen/Emu/Passes.h"
 #include "Boo/Codegen/Emu/Pipelines.h"
+#include "Boo/Target/ChipInfo.h"
 #include "boo/EmuABI.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -34,19 +39,14 @@ namespace mlir::boo {
 } // namespace mlir::boo
 
 using namespace mlir;
+using mlir::boo::EmuBufferRoot;
+using mlir::boo::EmuKernelLowering;
 namespace emu = ::boo::emu;
 
 namespace {
 
 /// LDS buffers are laid out in declaration order at this alignment.
 constexpr int64_t kLdsAlignment = 16;
-
-/// Where a memref value's memory comes from.
-struct Root {
-  int32_t buffer = emu::kUnknownBuffer; // code for reportOutOfBounds
-  int64_t elements = -1;                // of the root buffer; -1 unknown
-  int64_t ldsByteOffset = -1;           // LDS roots: the buffer's offset
-};
 
 MemRefType stripMemorySpace(MemRefType type) {
   if (!type.getMemorySpace())
@@ -85,17 +85,16 @@ Value buildStaticMemRef(OpBuilder &b, Location loc, Value pointer,
     return LLVM::ConstantOp::create(b, loc, i64, value);
   };
   Value desc = LLVM::PoisonOp::create(b, loc, descType);
-  desc = LLVM::InsertValueOp::create(b, loc, desc, pointer,
-                                     ArrayRef<int64_t>{0});
-  desc = LLVM::InsertValueOp::create(b, loc, desc, pointer,
-                                     ArrayRef<int64_t>{1});
+  desc =
+      LLVM::InsertValueOp::create(b, loc, desc, pointer, ArrayRef<int64_t>{0});
+  desc =
+      LLVM::InsertValueOp::create(b, loc, desc, pointer, ArrayRef<int64_t>{1});
   desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0),
                                      ArrayRef<int64_t>{2});
   int64_t stride = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
-    desc = LLVM::InsertValueOp::create(b, loc, desc,
-                                       constant(type.getDimSize(d)),
-                                       ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(
+        b, loc, desc, constant(type.getDimSize(d)), ArrayRef<int64_t>{3, d});
     desc = LLVM::InsertValueOp::create(b, loc, desc, constant(stride),
                                        ArrayRef<int64_t>{4, d});
     stride *= type.getDimSize(d);
@@ -103,282 +102,25 @@ Value buildStaticMemRef(OpBuilder &b, Location loc, Value pointer,
   return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
 }
 
-/// The address of a memref's first element as an !llvm.ptr.
-Value getAlignedPointer(OpBuilder &b, Location loc, Value memref) {
-  Value index =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
-}
-
-class KernelLowering {
-public:
-  KernelLowering(ModuleOp module, const mlir::boo::ChipInfo &chip, bool checks)
-      : module(module), chip(chip), checks(checks) {}
-
-  LogicalResult lower(gpu::GPUModuleOp gpuModule, gpu::GPUFuncOp kernel);
-
-private:
-  /// Loads slot `slot` of the context as `type`.
-  Value loadSlot(OpBuilder &b, Location loc, int64_t slot, Type type);
-  /// The context's id field `slot` (threadId, ...) in `dim`, as an index.
-  Value loadId(OpBuilder &b, Location loc, int64_t slot, gpu::Dimension dim);
-  /// Calls the context's callback in `slot`.
-  Value callBack(OpBuilder &b, Location loc, int64_t slot, Type result,
-                 ValueRange args);
-  Value constI32(OpBuilder &b, Location loc, int64_t value) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
-  }
-  /// x + y * dimX + z * dimX * dimY of the work-item's thread id.
-  Value linearThreadId(OpBuilder &b, Location loc);
-
-  LogicalResult bindArguments(gpu::GPUFuncOp kernel, func::FuncOp func,
-                              Block &entry);
-  LogicalResult bindWorkgroupMemory(gpu::GPUFuncOp kernel, func::FuncOp func,
-                                    Block &entry, unsigned firstAttribution);
-  LogicalResult replaceGPUOps(func::FuncOp func);
-  LogicalResult lowerShuffle(gpu::ShuffleOp op);
-  LogicalResult lowerMma(Operation *op, Block &entry);
-  void guardAccess(Operation *op);
-  Root findRoot(Value memref);
-
-  ModuleOp module;
-  const mlir::boo::ChipInfo &chip;
-  bool checks;
-  Value context;
-  DenseMap<Value, Root> roots;
-  int32_t numBarriers = 0;
-};
-
-Value KernelLowering::loadSlot(OpBuilder &b, Location loc, int64_t slot,
-                               Type type) {
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  Value address = LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), context,
-                                      ArrayRef<LLVM::GEPArg>{int32_t(slot)});
-  return LLVM::LoadOp::create(b, loc, type, address);
-}
-
-Value KernelLowering::loadId(OpBuilder &b, Location loc, int64_t slot,
-                             gpu::Dimension dim) {
-  Value value = loadSlot(b, loc, slot + static_cast<int64_t>(dim),
-                         b.getI64Type());
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
-}
-
-Value KernelLowering::callBack(OpBuilder &b, Location loc, int64_t slot,
-                               Type result, ValueRange args) {
-  MLIRContext *ctx = b.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx);
-  Value callee = loadSlot(b, loc, slot, ptr);
-  SmallVector<Type> inputs{ptr};
-  SmallVector<Value> operands{callee, context};
-  for (Value arg : args) {
-    inputs.push_back(arg.getType());
-    operands.push_back(arg);
-  }
-  Type resultType = result ? result : LLVM::LLVMVoidType::get(ctx);
-  auto call = LLVM::CallOp::create(
-      b, loc, LLVM::LLVMFunctionType::get(resultType, inputs), operands);
-  return result ? call.getResult() : Value();
-}
-
-Value KernelLowering::linearThreadId(OpBuilder &b, Location loc) {
-  Value x = loadId(b, loc, emu::kSlotThreadId, gpu::Dimension::x);
-  Value y = loadId(b, loc, emu::kSlotThreadId, gpu::Dimension::y);
-  Value z = loadId(b, loc, emu::kSlotThreadId, gpu::Dimension::z);
-  Value dx = loadId(b, loc, emu::kSlotBlockDim, gpu::Dimension::x);
-  Value dy = loadId(b, loc, emu::kSlotBlockDim, gpu::Dimension::y);
-  Value zy =
-      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, z, dy), y);
-  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, zy, dx),
-                               x);
-}
-
-LogicalResult KernelLowering::lowerShuffle(gpu::ShuffleOp op) {
-  Type type = op.getValue().getType();
-  if (type.getIntOrFloatBitWidth() != 32)
-    return op.emitOpError("emu: shuffles of ")
-           << type << " are not emulated (32-bit values only)";
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  Value bits = op.getValue();
-  if (!type.isInteger(32))
-    bits = arith::BitcastOp::create(b, loc, i32, bits);
-  Value packed = callBack(
-      b, loc, emu::kSlotShuffle, i64,
-      {constI32(b, loc, static_cast<int64_t>(op.getMode())), bits,
-       op.getOffset(), op.getWidth()});
-  Value value = arith::TruncIOp::create(b, loc, i32, packed);
-  if (!type.isInteger(32))
-    value = arith::BitcastOp::create(b, loc, type, value);
-  Value valid = arith::TruncIOp::create(
-      b, loc, b.getI1Type(),
-      arith::ShRUIOp::create(
-          b, loc, packed, arith::ConstantIntOp::create(b, loc, i64, 32)));
-  op.getShuffleResult().replaceAllUsesWith(value);
-  op.getValid().replaceAllUsesWith(valid);
-  op.erase();
-  return success();
-}
-
-LogicalResult KernelLowering::replaceGPUOps(func::FuncOp func) {
-  SmallVector<Operation *> gpuOps;
-  func.walk([&](Operation *op) {
-    if (isa_and_nonnull<gpu::GPUDialect>(op->getDialect()))
-      gpuOps.push_back(op);
+/// Whether `op` reads or writes a memref in a way the guards do not cover.
+bool isUncheckedAccess(Operation *op) {
+  if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
+          memref::AllocaOp, memref::DeallocOp>(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
+           e.getValue() && isa<MemRefType>(e.getValue().getType());
   });
-
-  for (Operation *op : gpuOps) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    auto wave = [&] {
-      return arith::ConstantIndexOp::create(b, loc, chip.waveSize);
-    };
-    Value replacement;
-    if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
-      replacement = loadId(b, loc, emu::kSlotThreadId, id.getDimension());
-    else if (auto id = dyn_cast<gpu::BlockIdOp>(op))
-      replacement = loadId(b, loc, emu::kSlotBlockId, id.getDimension());
-    else if (auto id = dyn_cast<gpu::BlockDimOp>(op))
-      replacement = loadId(b, loc, emu::kSlotBlockDim, id.getDimension());
-    else if (auto id = dyn_cast<gpu::GridDimOp>(op))
-      replacement = loadId(b, loc, emu::kSlotGridDim, id.getDimension());
-    else if (auto id = dyn_cast<gpu::GlobalIdOp>(op))
-      replacement = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc, loadId(b, loc, emu::kSlotBlockId, id.getDimension()),
-              loadId(b, loc, emu::kSlotBlockDim, id.getDimension())),
-          loadId(b, loc, emu::kSlotThreadId, id.getDimension()));
-    else if (isa<gpu::SubgroupSizeOp>(op))
-      replacement = wave();
-    else if (isa<gpu::LaneIdOp>(op))
-      replacement = arith::RemUIOp::create(b, loc, linearThreadId(b, loc),
-                                           wave());
-    else if (isa<gpu::SubgroupIdOp>(op))
-      replacement = arith::DivUIOp::create(b, loc, linearThreadId(b, loc),
-                                           wave());
-    else if (isa<gpu::NumSubgroupsOp>(op)) {
-      Value dx = loadId(b, loc, emu::kSlotBlockDim, gpu::Dimension::x);
-      Value dy = loadId(b, loc, emu::kSlotBlockDim, gpu::Dimension::y);
-      Value dz = loadId(b, loc, emu::kSlotBlockDim, gpu::Dimension::z);
-      Value size = arith::MulIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, dx, dy), dz);
-      replacement = arith::CeilDivUIOp::create(b, loc, size, wave());
-    } else if (isa<gpu::BarrierOp>(op)) {
-      callBack(b, loc, emu::kSlotBarrier, Type(),
-               {constI32(b, loc, numBarriers++)});
-      op->erase();
-      continue;
-    } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
-      if (failed(lowerShuffle(shuffle)))
-        return failure();
-      continue;
-    } else if (isa<gpu::ReturnOp>(op)) {
-      func::ReturnOp::create(b, loc);
-      op->erase();
-      continue;
-    } else {
-      return op->emitOpError("emu: '")
-             << op->getName() << "' is not emulated";
-    }
-    if (replacement.getType() != op->getResult(0).getType())
-      replacement = arith::IndexCastOp::create(
-          b, loc, op->getResult(0).getType(), replacement);
-    op->getResult(0).replaceAllUsesWith(replacement);
-    op->erase();
-  }
-  return success();
 }
 
-LogicalResult KernelLowering::lowerMma(Operation *op, Block &entry) {
-  Value a, b, c;
-  int32_t family, m, n, k;
-  if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
-    if (mfma.getBlocks() != 1 || mfma.getCbsz() != 0 || mfma.getAbid() != 0 ||
-        mfma.getBlgp() != amdgpu::MFMAPermB::none ||
-        mfma.getReducePrecision() || mfma.getNegateA() ||
-        mfma.getNegateB() || mfma.getNegateC())
-      return op->emitOpError(
-          "emu: only single-block MFMAs without broadcast, permutation, "
-          "negation or reduced precision are emulated");
-    a = mfma.getSourceA();
-    b = mfma.getSourceB();
-    c = mfma.getDestC();
-    family = emu::kMfma;
-    m = mfma.getM();
-    n = mfma.getN();
-    k = mfma.getK();
-  } else {
-    auto wmma = cast<amdgpu::WMMAOp>(op);
-    if (wmma.getSubwordOffset() != 0 || wmma.getUnsignedA() ||
-        wmma.getUnsignedB() || wmma.getClamp())
-      return op->emitOpError("emu: only WMMAs without subword offset, "
-                             "unsigned or clamp flags are emulated");
-    a = wmma.getSourceA();
-    b = wmma.getSourceB();
-    c = wmma.getDestC();
-    family = emu::kWmma;
-    m = wmma.getM();
-    n = wmma.getN();
-    k = wmma.getK();
-  }
-  auto aType = dyn_cast<VectorType>(a.getType());
-  auto bType = dyn_cast<VectorType>(b.getType());
-  auto cType = dyn_cast<VectorType>(c.getType());
-  if (!aType || !bType || !cType || aType != bType ||
-      !cType.getElementType().isF32() ||
-      !(aType.getElementType().isF16() || aType.getElementType().isBF16()) ||
-      aType.getRank() != 1 || cType.getRank() != 1)
-    return op->emitOpError("emu: only MMAs of f16 or bf16 vectors with an "
-                           "f32 vector accumulator are emulated");
-  int32_t inputType =
-      aType.getElementType().isF16() ? emu::kMmaF16 : emu::kMmaBF16;
+} // namespace
 
-  // The fragments go through private arrays: the runtime reads this lane's
-  // A, B and C and writes its D.
-  OpBuilder entryBuilder = OpBuilder::atBlockBegin(&entry);
-  Location loc = op->getLoc();
-  auto i16Fragment = MemRefType::get({aType.getNumElements()},
-                                     entryBuilder.getI16Type());
-  auto f32Fragment = MemRefType::get({cType.getNumElements()},
-                                     entryBuilder.getF32Type());
-  Value aBuffer = memref::AllocaOp::create(entryBuilder, loc, i16Fragment);
-  Value bBuffer = memref::AllocaOp::create(entryBuilder, loc, i16Fragment);
-  Value cBuffer = memref::AllocaOp::create(entryBuilder, loc, f32Fragment);
-  Value dBuffer = memref::AllocaOp::create(entryBuilder, loc, f32Fragment);
-
-  OpBuilder builder(op);
-  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-  auto i16Vector = VectorType::get({aType.getNumElements()},
-                                   builder.getI16Type());
-  vector::StoreOp::create(builder, loc,
-                          vector::BitCastOp::create(builder, loc, i16Vector, a),
-                          aBuffer, ValueRange{zero});
-  vector::StoreOp::create(builder, loc,
-                          vector::BitCastOp::create(builder, loc, i16Vector, b),
-                          bBuffer, ValueRange{zero});
-  vector::StoreOp::create(builder, loc, c, cBuffer, ValueRange{zero});
-  callBack(builder, loc, emu::kSlotMma, Type(),
-           {constI32(builder, loc, family), constI32(builder, loc, m),
-            constI32(builder, loc, n), constI32(builder, loc, k),
-            constI32(builder, loc, inputType),
-            constI32(builder, loc, aType.getNumElements()),
-            constI32(builder, loc, cType.getNumElements()),
-            getAlignedPointer(builder, loc, aBuffer),
-            getAlignedPointer(builder, loc, bBuffer),
-            getAlignedPointer(builder, loc, cBuffer),
-            getAlignedPointer(builder, loc, dBuffer)});
-  Value d = vector::LoadOp::create(builder, loc, cType, dBuffer,
-                                   ValueRange{zero});
-  op->getResult(0).replaceAllUsesWith(d);
-  op->erase();
-  return success();
-}
-
-Root KernelLowering::findRoot(Value memref) {
+EmuBufferRoot EmuKernelLowering::findRoot(Value memref) {
   Value current = memref;
   while (true) {
     auto it = roots.find(current);
@@ -389,7 +131,7 @@ Root KernelLowering::findRoot(Value memref) {
       return {};
     if (auto alloca = dyn_cast<memref::AllocaOp>(def)) {
       MemRefType type = alloca.getType();
-      Root root;
+      EmuBufferRoot root;
       root.buffer = emu::kPrivateBuffer;
       root.elements = type.hasStaticShape() ? type.getNumElements() : -1;
       roots[current] = root;
@@ -403,37 +145,59 @@ Root KernelLowering::findRoot(Value memref) {
   }
 }
 
-/// Guards `op` (a load or store on a memref): its indices must be inside the
-/// view, and its linear element offset inside the root buffer.
-void KernelLowering::guardAccess(Operation *op) {
+namespace {
+
+/// A load or store the guards check.
+struct MemoryAccess {
   Value memref;
   ValueRange indices;
   int64_t vectorLength = 1;
   bool isStore = false;
-  Type loadType;
+  Type loadType; // null for a store
+};
+
+/// `op` as a memref or vector load or store; nullopt for other ops.
+std::optional<MemoryAccess> getMemoryAccess(Operation *op) {
+  MemoryAccess access;
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
-    memref = load.getMemRef();
-    indices = load.getIndices();
-    loadType = load.getType();
+    access.memref = load.getMemRef();
+    access.indices = load.getIndices();
+    access.loadType = load.getType();
   } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-    memref = store.getMemRef();
-    indices = store.getIndices();
-    isStore = true;
+    access.memref = store.getMemRef();
+    access.indices = store.getIndices();
+    access.isStore = true;
   } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-    memref = load.getBase();
-    indices = load.getIndices();
-    loadType = load.getType();
-    vectorLength = load.getVectorType().getNumElements();
+    access.memref = load.getBase();
+    access.indices = load.getIndices();
+    access.loadType = load.getType();
+    access.vectorLength = load.getVectorType().getNumElements();
   } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-    memref = store.getBase();
-    indices = store.getIndices();
-    vectorLength = store.getVectorType().getNumElements();
-    isStore = true;
+    access.memref = store.getBase();
+    access.indices = store.getIndices();
+    access.vectorLength = store.getVectorType().getNumElements();
+    access.isStore = true;
   } else {
-    return;
+    return std::nullopt;
   }
+  return access;
+}
+
+} // namespace
+
+/// Guards `op` (a load or store on a memref): its indices must be inside the
+/// view, and its linear element offset inside the root buffer.
+void EmuKernelLowering::guardAccess(Operation *op) {
+  std::optional<MemoryAccess> access = getMemoryAccess(op);
+  if (!access)
+    return;
+  Value memref = access->memref;
+  ValueRange indices = access->indices;
+  int64_t vectorLength = access->vectorLength;
+  bool isStore = access->isStore;
+  Type loadType = access->loadType;
   auto type = cast<MemRefType>(memref.getType());
-  Root root = findRoot(memref);
+  EmuBufferRoot root = findRoot(memref);
 
   OpBuilder b(op);
   Location loc = op->getLoc();
@@ -476,8 +240,8 @@ void KernelLowering::guardAccess(Operation *op) {
             b, loc,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, linear,
                                   zero),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                  lastLinear, extent)));
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lastLinear,
+                                  extent)));
   } else {
     extent = arith::ConstantIndexOp::create(b, loc, -1);
   }
@@ -528,8 +292,7 @@ void KernelLowering::guardAccess(Operation *op) {
                                       constI32(elseBuilder, loc, d), failDim);
     failIndex = arith::SelectOp::create(
         elseBuilder, loc, bad,
-        arith::IndexCastOp::create(elseBuilder, loc, i64, lasts[d]),
-        failIndex);
+        arith::IndexCastOp::create(elseBuilder, loc, i64, lasts[d]), failIndex);
     failSize = arith::SelectOp::create(
         elseBuilder, loc, bad,
         arith::IndexCastOp::create(elseBuilder, loc, i64,
@@ -540,8 +303,8 @@ void KernelLowering::guardAccess(Operation *op) {
            {constI32(elseBuilder, loc, isStore),
             constI32(elseBuilder, loc, root.buffer),
             arith::IndexCastOp::create(elseBuilder, loc, i64, linear),
-            arith::IndexCastOp::create(elseBuilder, loc, i64, extent),
-            failDim, failIndex, failSize});
+            arith::IndexCastOp::create(elseBuilder, loc, i64, extent), failDim,
+            failIndex, failSize});
   if (loadType) {
     Value zeroValue = arith::ConstantOp::create(
         elseBuilder, loc, elseBuilder.getZeroAttr(loadType));
@@ -551,8 +314,9 @@ void KernelLowering::guardAccess(Operation *op) {
   }
 }
 
-LogicalResult KernelLowering::bindArguments(gpu::GPUFuncOp kernel,
-                                            func::FuncOp func, Block &entry) {
+LogicalResult EmuKernelLowering::bindArguments(gpu::GPUFuncOp kernel,
+                                               func::FuncOp func,
+                                               Block &entry) {
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   Location loc = kernel.getLoc();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
@@ -573,7 +337,7 @@ LogicalResult KernelLowering::bindArguments(gpu::GPUFuncOp kernel,
                << " is not a static identity-layout buffer";
       Value base = LLVM::LoadOp::create(b, loc, ptr, address);
       value = buildStaticMemRef(b, loc, base, stripMemorySpace(memref));
-      Root root;
+      EmuBufferRoot root;
       root.buffer = static_cast<int32_t>(i);
       root.elements = memref.getNumElements();
       roots[value] = root;
@@ -593,10 +357,10 @@ LogicalResult KernelLowering::bindArguments(gpu::GPUFuncOp kernel,
   return success();
 }
 
-LogicalResult KernelLowering::bindWorkgroupMemory(gpu::GPUFuncOp kernel,
-                                                  func::FuncOp func,
-                                                  Block &entry,
-                                                  unsigned firstAttribution) {
+LogicalResult
+EmuKernelLowering::bindWorkgroupMemory(gpu::GPUFuncOp kernel, func::FuncOp func,
+                                       Block &entry,
+                                       unsigned firstAttribution) {
   MLIRContext *ctx = module.getContext();
   Location loc = kernel.getLoc();
   // Workgroup memory: attributions, then workgroup-space allocs, packed in
@@ -629,15 +393,15 @@ LogicalResult KernelLowering::bindWorkgroupMemory(gpu::GPUFuncOp kernel,
     return success();
   // The LDS as one memref<ldsBytes x i8>, each buffer a view of it.
   Value base = loadSlot(b, loc, emu::kSlotLds, LLVM::LLVMPointerType::get(ctx));
-  Value bytes = buildStaticMemRef(
-      b, loc, base, MemRefType::get({ldsBytes}, b.getI8Type()));
+  Value bytes = buildStaticMemRef(b, loc, base,
+                                  MemRefType::get({ldsBytes}, b.getI8Type()));
   for (auto [index, entryPair] : llvm::enumerate(ldsOffsets)) {
     auto [value, offset] = entryPair;
     auto type = stripMemorySpace(cast<MemRefType>(value.getType()));
     Value shift = arith::ConstantIndexOp::create(b, loc, offset);
     Value view =
         memref::ViewOp::create(b, loc, type, bytes, shift, ValueRange{});
-    Root root;
+    EmuBufferRoot root;
     root.buffer = emu::kLdsBufferBase + static_cast<int32_t>(index);
     root.elements = type.getNumElements();
     root.ldsByteOffset = offset;
@@ -662,24 +426,8 @@ LogicalResult KernelLowering::bindWorkgroupMemory(gpu::GPUFuncOp kernel,
   return success();
 }
 
-/// Whether `op` reads or writes a memref in a way the guards do not cover.
-bool isUncheckedAccess(Operation *op) {
-  if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
-          memref::AllocaOp, memref::DeallocOp>(op))
-    return false;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
-           e.getValue() && isa<MemRefType>(e.getValue().getType());
-  });
-}
-
-LogicalResult KernelLowering::lower(gpu::GPUModuleOp gpuModule,
-                                    gpu::GPUFuncOp kernel) {
+LogicalResult EmuKernelLowering::lower(gpu::GPUModuleOp gpuModule,
+                                       gpu::GPUFuncOp kernel) {
   MLIRContext *ctx = module.getContext();
   Location loc = kernel.getLoc();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
@@ -701,8 +449,8 @@ LogicalResult KernelLowering::lower(gpu::GPUModuleOp gpuModule,
   unsigned numWorkgroup = kernel.getNumWorkgroupAttributions();
   unsigned numPrivate = kernel.getNumPrivateAttributions();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto func = func::FuncOp::create(b, loc, name,
-                                   b.getFunctionType({ptr, ptr}, {}));
+  auto func =
+      func::FuncOp::create(b, loc, name, b.getFunctionType({ptr, ptr}, {}));
   func->setAttr("boo.emu_kernel", UnitAttr::get(ctx));
   func.getBody().takeBody(kernel.getBody());
   Block &entry = func.getBody().front();
@@ -759,8 +507,8 @@ LogicalResult KernelLowering::lower(gpu::GPUModuleOp gpuModule,
   if (checks) {
     SmallVector<Operation *> accesses;
     func.walk([&](Operation *op) {
-      if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp,
-              vector::StoreOp>(op))
+      if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp>(
+              op))
         accesses.push_back(op);
     });
     for (Operation *op : accesses)
@@ -784,10 +532,12 @@ LogicalResult KernelLowering::lower(gpu::GPUModuleOp gpuModule,
       left = op;
   });
   if (left)
-    return left->emitOpError("emu: '") << left->getName()
-                                       << "' is not emulated";
+    return left->emitOpError("emu: '")
+           << left->getName() << "' is not emulated";
   return success();
 }
+
+namespace {
 
 struct BooEmuLowerKernelsPass
     : public mlir::boo::impl::BooEmuLowerKernelsBase<BooEmuLowerKernelsPass> {
@@ -801,9 +551,8 @@ struct BooEmuLowerKernelsPass
           << chip << "'; supported: " << mlir::boo::getSupportedChipList();
       return signalPassFailure();
     }
-    KernelLowering lowering(module, *chipInfo, checks);
-    SmallVector<gpu::GPUModuleOp> gpuModules(
-        module.getOps<gpu::GPUModuleOp>());
+    EmuKernelLowering lowering(module, *chipInfo, checks);
+    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       for (Operation &op : gpuModule.getBody()->getOperations()) {
         auto kernel = dyn_cast<gpu::GPUFuncOp>(op);

@@ -36,8 +36,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Target/ChipInfo.h"
 #include "Boo/Codegen/GPU/Passes.h"
+#include "Boo/Target/ChipInfo.h"
 #include "GPUUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -83,12 +83,8 @@ std::optional<gpu::AllReduceOperation> getCombiner(linalg::GenericOp op) {
       .Case([](arith::AddIOp) { return gpu::AllReduceOperation::ADD; })
       .Case([](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
       .Case([](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
-      .Case([](arith::MaximumFOp) {
-        return gpu::AllReduceOperation::MAXIMUMF;
-      })
-      .Case([](arith::MinimumFOp) {
-        return gpu::AllReduceOperation::MINIMUMF;
-      })
+      .Case([](arith::MaximumFOp) { return gpu::AllReduceOperation::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return gpu::AllReduceOperation::MINIMUMF; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -157,6 +153,371 @@ struct RowReductionKernel {
   SmallVector<int64_t> rowSizes, columnSizes;
 };
 
+/// A column loop's body: gets the loop values (rows then columns) and the
+/// iteration's carried values, returns the values to carry on.
+using ColumnBody =
+    function_ref<SmallVector<Value>(ArrayRef<Value>, ValueRange)>;
+
+/// Builds one kernel after its last op: one workgroup per row, the row's
+/// columns shared by the threads. The helpers build through `b` (the
+/// rewriter), which the column loops point into their bodies while those
+/// are built.
+class RowReductionBuilder {
+public:
+  RowReductionBuilder(RewriterBase &rewriter, RowReductionKernel &kernel,
+                      const ChipInfo &chip);
+
+  LogicalResult build();
+
+private:
+  void createLoops();
+  Value read(linalg::GenericOp op, OpOperand *operand, ArrayRef<Value> loops);
+  SmallVector<Value> applyBody(linalg::GenericOp op, ArrayRef<Value> args,
+                               ArrayRef<Value> loops);
+  SmallVector<Value> columnsAt(Value column);
+  scf::ForOp forColumns(ValueRange inits, ColumnBody bodyFn);
+  void emitCopy(memref::CopyOp copy);
+  void emitRowOp(linalg::GenericOp op);
+  void emitReduction(linalg::GenericOp op);
+  void emitColumnOp(linalg::GenericOp op);
+  void storeRowValues();
+
+  RewriterBase &rewriter;
+  OpBuilder &b;
+  RowReductionKernel &kernel;
+  MLIRContext *ctx;
+  Location loc;
+  int64_t numColumns = 1;
+  int64_t threads;
+  /// Columns per thread; whether they are few enough to keep their input
+  /// values in registers (see the constructor).
+  int64_t perThread;
+  bool cacheColumns;
+
+  scf::ForallOp workgroupLoop, threadLoop;
+  Value tid;
+  SmallVector<Value> row;
+  /// Row values in registers: buffer -> this row's value.
+  llvm::MapVector<Value, Value> rowValues;
+  llvm::SmallPtrSet<Operation *, 8> kernelOps;
+  /// Buffers the kernel writes: never cached.
+  llvm::SmallPtrSet<Value, 8> written;
+  Value cacheSlot; // j of the cached column loop being built
+  DenseMap<std::pair<Value, AffineMap>, Value> caches;
+};
+
+RowReductionBuilder::RowReductionBuilder(RewriterBase &rewriter,
+                                         RowReductionKernel &kernel,
+                                         const ChipInfo &chip)
+    : rewriter(rewriter), b(rewriter), kernel(kernel),
+      ctx(rewriter.getContext()), loc(kernel.root.getLoc()) {
+  for (int64_t c : kernel.columnSizes)
+    numColumns *= c;
+  // Threads: enough whole waves for the columns, a power of two of them,
+  // at most 256. gpu.all_reduce's lowering combines 32-lane partials with
+  // a shuffle reduction of width "number of partials"; when that is not a
+  // power of two, its lanes end with different sums and all store theirs
+  // to the same LDS word (the emulator's race detector caught this on
+  // gfx1100 with 96 threads).
+  int64_t wave = chip.waveSize;
+  threads = std::clamp<int64_t>(wave * static_cast<int64_t>(llvm::PowerOf2Ceil(
+                                           llvm::divideCeil(numColumns, wave))),
+                                wave, std::max<int64_t>(wave, 256));
+  // One pass over the data: when each thread has at most
+  // kMaxCachedColumns columns, the column loops run over j in
+  // [0, perThread) (column tid + j * threads), and what they read from
+  // buffers the kernel does not write is kept per (buffer, map) in a
+  // private array indexed by j (registers once the loops unroll): the
+  // first loop that reads a value loads it from memory, later loops
+  // (the centred sum of squares, the normalization) take it from there.
+  perThread = llvm::divideCeil(numColumns, threads);
+  cacheColumns = perThread <= kMaxCachedColumns;
+  for (linalg::GenericOp op : kernel.ops)
+    kernelOps.insert(op);
+  for (memref::CopyOp copy : kernel.copies)
+    kernelOps.insert(copy);
+  for (linalg::GenericOp op : kernel.ops)
+    written.insert(op.getDpsInits().begin(), op.getDpsInits().end());
+  for (memref::CopyOp copy : kernel.copies)
+    written.insert(copy.getTarget());
+}
+
+/// The block loop over the rows and the thread loop, after the last op of
+/// the kernel: everything it reads is written by then (the kernel's ops
+/// may be interleaved with other kernels' allocations and views).
+void RowReductionBuilder::createLoops() {
+  rewriter.setInsertionPointAfter(kernel.ops.back());
+  SmallVector<Attribute> blockMapping;
+  for (unsigned d = 0; d < kernel.rows; ++d)
+    blockMapping.push_back(gpu::GPUBlockMappingAttr::get(
+        ctx, static_cast<gpu::MappingId>(
+                 static_cast<int64_t>(gpu::MappingId::LinearDim0) +
+                 (kernel.rows - 1 - d))));
+  // One row only (every dim normalized): a block loop of one iteration,
+  // whose index no access uses (a loop without dims would fold away).
+  SmallVector<int64_t> blockSizes = kernel.rowSizes;
+  if (kernel.rows == 0) {
+    blockSizes.push_back(1);
+    blockMapping.push_back(
+        gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::LinearDim0));
+  }
+  workgroupLoop =
+      scf::ForallOp::create(b, loc, getAsIndexOpFoldResult(ctx, blockSizes),
+                            ValueRange(), b.getArrayAttr(blockMapping));
+  b.setInsertionPointToStart(workgroupLoop.getBody());
+  threadLoop = createThreadLoop(b, loc, threads);
+  tid = threadLoop.getInductionVar(0);
+  row = SmallVector<Value>(ArrayRef<Value>(workgroupLoop.getInductionVars())
+                               .take_front(kernel.rows));
+}
+
+/// Loads operand `operand` of `op` at `loops`, or takes its row value; in a
+/// cached column loop, a column value of a buffer the kernel does not write
+/// goes through its private array.
+Value RowReductionBuilder::read(linalg::GenericOp op, OpOperand *operand,
+                                ArrayRef<Value> loops) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  Value buffer = operand->get();
+  if (Value value = rowValues.lookup(buffer)) {
+    // A row value is indexed by the row loops: (d0, ..., dk-1).
+    bool byRow = map.getNumResults() == kernel.rows &&
+                 llvm::all_of(llvm::enumerate(map.getResults()), [](auto it) {
+                   auto dim = dyn_cast<AffineDimExpr>(it.value());
+                   return dim && dim.getPosition() == it.index();
+                 });
+    if (byRow)
+      return value;
+  }
+  if (map.getNumResults() == 0 && !isa<MemRefType>(buffer.getType()))
+    return buffer; // a scalar operand
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults())
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
+  bool byColumn = llvm::any_of(map.getResults(), [&](AffineExpr expr) {
+    return llvm::any_of(llvm::seq(kernel.rows, map.getNumDims()),
+                        [&](unsigned d) { return expr.isFunctionOfDim(d); });
+  });
+  if (!cacheSlot || !byColumn || written.contains(buffer))
+    return memref::LoadOp::create(b, loc, buffer, indices);
+  Value &cache = caches[{buffer, map}];
+  if (cache)
+    return memref::LoadOp::create(b, loc, cache, cacheSlot);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(threadLoop.getBody());
+    Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+    cache = memref::AllocaOp::create(b, loc,
+                                     MemRefType::get({perThread}, elementType));
+  }
+  Value value = memref::LoadOp::create(b, loc, buffer, indices);
+  memref::StoreOp::create(b, loc, value, cache, cacheSlot);
+  return value;
+}
+
+/// Clones the body of `op` with its block arguments bound to `args` and
+/// returns the yielded values.
+SmallVector<Value> RowReductionBuilder::applyBody(linalg::GenericOp op,
+                                                  ArrayRef<Value> args,
+                                                  ArrayRef<Value> loops) {
+  IRMapping mapping;
+  Block *body = op.getBody();
+  for (auto [arg, value] : llvm::zip(body->getArguments(), args))
+    mapping.map(arg, value);
+  for (Operation &inner : body->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), loops[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  SmallVector<Value> results;
+  for (Value yielded : body->getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(yielded));
+  return results;
+}
+
+/// The loop values (rows then columns) of linearized column `column`.
+SmallVector<Value> RowReductionBuilder::columnsAt(Value column) {
+  SmallVector<Value> loops = row;
+  auto delinearized = affine::AffineDelinearizeIndexOp::create(
+      b, loc, column, kernel.columnSizes, /*hasOuterBound=*/true);
+  llvm::append_range(loops, delinearized.getResults());
+  return loops;
+}
+
+/// A strided loop over this thread's columns; `bodyFn` gets the loop
+/// values (rows then columns) and the iteration's carried values. The
+/// helpers build through `b`: it is pointed into the body while the body is
+/// built.
+scf::ForOp RowReductionBuilder::forColumns(ValueRange inits,
+                                           ColumnBody bodyFn) {
+  if (cacheColumns)
+    return scf::ForOp::create(
+        b, loc, cIndex(b, loc, 0), cIndex(b, loc, perThread), cIndex(b, loc, 1),
+        inits, [&](OpBuilder &nested, Location, Value j, ValueRange carried) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          cacheSlot = j;
+          Value column = arith::AddIOp::create(
+              b, loc, tid,
+              arith::MulIOp::create(b, loc, j, cIndex(b, loc, threads)));
+          if (numColumns % threads == 0) {
+            scf::YieldOp::create(b, loc, bodyFn(columnsAt(column), carried));
+          } else {
+            // The last j of some threads is past the columns.
+            Value inBounds =
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                                      cIndex(b, loc, numColumns));
+            auto branch = [&](bool taken) {
+              return [&, taken](OpBuilder &inner, Location) {
+                OpBuilder::InsertionGuard innerGuard(b);
+                b.setInsertionPoint(inner.getInsertionBlock(),
+                                    inner.getInsertionPoint());
+                if (taken)
+                  scf::YieldOp::create(b, loc,
+                                       bodyFn(columnsAt(column), carried));
+                else
+                  scf::YieldOp::create(b, loc, carried);
+              };
+            };
+            auto ifOp = scf::IfOp::create(b, loc, inBounds, branch(true),
+                                          branch(false));
+            scf::YieldOp::create(b, loc, ifOp.getResults());
+          }
+          cacheSlot = Value();
+        });
+  return scf::ForOp::create(
+      b, loc, tid, cIndex(b, loc, numColumns), cIndex(b, loc, threads), inits,
+      [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        scf::YieldOp::create(b, loc, bodyFn(columnsAt(iv), carried));
+      });
+}
+
+/// A copy between the kernel's buffers: the target takes the source's row
+/// value (loaded if the kernel did not compute it).
+void RowReductionBuilder::emitCopy(memref::CopyOp copy) {
+  Value value = rowValues.lookup(copy.getSource());
+  if (!value)
+    value = memref::LoadOp::create(b, loc, copy.getSource(), row);
+  rowValues[copy.getTarget()] = value;
+}
+
+/// A row op: scalars in every thread.
+void RowReductionBuilder::emitRowOp(linalg::GenericOp op) {
+  SmallVector<Value> args;
+  for (OpOperand *input : op.getDpsInputOperands())
+    args.push_back(read(op, input, row));
+  for (OpOperand &init : op.getDpsInitsMutable())
+    args.push_back(rowValues.lookup(init.get()) ? rowValues.lookup(init.get())
+                                                : read(op, &init, row));
+  SmallVector<Value> results = applyBody(op, args, row);
+  for (auto [init, value] : llvm::zip(op.getDpsInits(), results))
+    rowValues[init] = value;
+}
+
+/// A row reduction: each thread folds its columns from the combiner's
+/// identity, gpu.all_reduce combines the partial values, and the init (the
+/// fill's value, or the buffer's) goes in last.
+void RowReductionBuilder::emitReduction(linalg::GenericOp op) {
+  gpu::AllReduceOperation kind = *getCombiner(op);
+  OpOperand *out = op.getDpsInitOperand(0);
+  Type type = op.getBody()->getArguments().back().getType();
+  Value identity = getIdentity(b, loc, kind, type);
+  scf::ForOp loop =
+      forColumns(identity, [&](ArrayRef<Value> loops, ValueRange carried) {
+        SmallVector<Value> args;
+        for (OpOperand *input : op.getDpsInputOperands())
+          args.push_back(read(op, input, loops));
+        args.push_back(carried.front());
+        return applyBody(op, args, loops);
+      });
+  Value reduced = gpu::AllReduceOp::create(
+      b, loc, loop.getResult(0), gpu::AllReduceOperationAttr::get(ctx, kind),
+      UnitAttr::get(ctx));
+  Value init = rowValues.lookup(out->get());
+  if (!init)
+    init = read(op, out, row);
+  rowValues[out->get()] = combine(b, loc, kind, init, reduced);
+}
+
+/// A column op: each thread computes and stores its columns.
+void RowReductionBuilder::emitColumnOp(linalg::GenericOp op) {
+  forColumns(ValueRange(), [&](ArrayRef<Value> loops, ValueRange) {
+    SmallVector<Value> args;
+    for (OpOperand *input : op.getDpsInputOperands())
+      args.push_back(read(op, input, loops));
+    for (OpOperand &init : op.getDpsInitsMutable())
+      args.push_back(read(op, &init, loops)); // dead unless used
+    SmallVector<Value> results = applyBody(op, args, loops);
+    for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results)) {
+      AffineMap map = op.getMatchingIndexingMap(&init);
+      SmallVector<Value> indices;
+      for (AffineExpr expr : map.getResults())
+        indices.push_back(affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
+      memref::StoreOp::create(b, loc, value, init.get(), indices);
+    }
+    return SmallVector<Value>();
+  });
+}
+
+/// Row values that outlive the kernel: written once per row, by thread 0.
+void RowReductionBuilder::storeRowValues() {
+  SmallVector<std::pair<Value, Value>> rowStores; // buffer, value
+  for (auto [buffer, value] : rowValues) {
+    bool temporary = buffer.getDefiningOp<memref::AllocOp>() &&
+                     llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+                       return kernelOps.contains(user);
+                     });
+    if (!temporary)
+      rowStores.push_back({buffer, value});
+  }
+  if (rowStores.empty())
+    return;
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      cIndex(b, loc, 0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  for (auto [buffer, value] : rowStores)
+    memref::StoreOp::create(b, loc, value, buffer, row);
+}
+
+LogicalResult RowReductionBuilder::build() {
+  createLoops();
+  // The ops and the copies among them, in block order.
+  SmallVector<Operation *> sequence(kernel.ops.begin(), kernel.ops.end());
+  llvm::append_range(sequence,
+                     llvm::map_range(kernel.copies, [](memref::CopyOp copy) {
+                       return copy.getOperation();
+                     }));
+  llvm::sort(sequence, [](Operation *lhs, Operation *rhs) {
+    return lhs->isBeforeInBlock(rhs);
+  });
+  for (Operation *next : sequence) {
+    if (auto copy = dyn_cast<memref::CopyOp>(next)) {
+      emitCopy(copy);
+      continue;
+    }
+    auto op = cast<linalg::GenericOp>(next);
+    if (op.getNumLoops() == kernel.rows)
+      emitRowOp(op);
+    else if (op.getNumReductionLoops() != 0)
+      emitReduction(op);
+    else
+      emitColumnOp(op);
+  }
+  storeRowValues();
+  for (Operation *op : llvm::reverse(sequence))
+    rewriter.eraseOp(op);
+  return success();
+}
+
 struct BooGPURowReductionsPass
     : public boo::impl::BooGPURowReductionsBase<BooGPURowReductionsPass> {
   using Base::Base;
@@ -194,8 +555,8 @@ struct BooGPURowReductionsPass
           }
       });
       for (auto &[id, kernel] : kernels)
-        if (failed(analyze(kernel)) || failed(build(rewriter, kernel,
-                                                    *chipInfo)))
+        if (failed(analyze(kernel)) ||
+            failed(RowReductionBuilder(rewriter, kernel, *chipInfo).build()))
           return signalPassFailure();
     }
   }
@@ -214,8 +575,7 @@ struct BooGPURowReductionsPass
         kernel.rows = op.getNumParallelLoops();
     SmallVector<int64_t> ranges = root.getStaticLoopRanges();
     // rows == 0: one row (every dim is normalized).
-    if (kernel.rows >= ranges.size() ||
-        root.getNumReductionLoops() != 0)
+    if (kernel.rows >= ranges.size() || root.getNumReductionLoops() != 0)
       return root.emitError() << "boo-gpu-row-reductions: the root is not "
                                  "an element-wise op over rows and columns";
     kernel.rowSizes.assign(ranges.begin(), ranges.begin() + kernel.rows);
@@ -244,318 +604,12 @@ struct BooGPURowReductionsPass
     };
     for (memref::CopyOp copy : kernel.copies) {
       Value target = copy.getTarget();
-      bool ownTarget = target.getDefiningOp<memref::AllocOp>() ||
-                       isa<BlockArgument>(target);
-      if (!ownTarget || !isRowBuffer(copy.getSource()) ||
-          !isRowBuffer(target))
+      bool ownTarget =
+          target.getDefiningOp<memref::AllocOp>() || isa<BlockArgument>(target);
+      if (!ownTarget || !isRowBuffer(copy.getSource()) || !isRowBuffer(target))
         return copy.emitError() << "boo-gpu-row-reductions: a copy into the "
                                    "kernel that is not a row value's";
     }
-    return success();
-  }
-
-  LogicalResult build(RewriterBase &rewriter, RowReductionKernel &kernel,
-                      const ChipInfo &chip) {
-    MLIRContext *ctx = rewriter.getContext();
-    linalg::GenericOp root = kernel.root;
-    Location loc = root.getLoc();
-    int64_t numColumns = 1;
-    for (int64_t c : kernel.columnSizes)
-      numColumns *= c;
-    // Threads: enough whole waves for the columns, a power of two of them,
-    // at most 256. gpu.all_reduce's lowering combines 32-lane partials with
-    // a shuffle reduction of width "number of partials"; when that is not a
-    // power of two, its lanes end with different sums and all store theirs
-    // to the same LDS word (the emulator's race detector caught this on
-    // gfx1100 with 96 threads).
-    int64_t wave = chip.waveSize;
-    int64_t threads = std::clamp<int64_t>(
-        wave * static_cast<int64_t>(
-                   llvm::PowerOf2Ceil(llvm::divideCeil(numColumns, wave))),
-        wave, std::max<int64_t>(wave, 256));
-
-    // After the last op of the kernel: everything it reads is written by
-    // then (the kernel's ops may be interleaved with other kernels'
-    // allocations and views).
-    rewriter.setInsertionPointAfter(kernel.ops.back());
-    OpBuilder &b = rewriter;
-    SmallVector<Attribute> blockMapping;
-    for (unsigned d = 0; d < kernel.rows; ++d)
-      blockMapping.push_back(gpu::GPUBlockMappingAttr::get(
-          ctx, static_cast<gpu::MappingId>(
-                   static_cast<int64_t>(gpu::MappingId::LinearDim0) +
-                   (kernel.rows - 1 - d))));
-    // One row only (every dim normalized): a block loop of one iteration,
-    // whose index no access uses (a loop without dims would fold away).
-    SmallVector<int64_t> blockSizes = kernel.rowSizes;
-    if (kernel.rows == 0) {
-      blockSizes.push_back(1);
-      blockMapping.push_back(
-          gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::LinearDim0));
-    }
-    auto workgroupLoop = scf::ForallOp::create(
-        b, loc, getAsIndexOpFoldResult(ctx, blockSizes), ValueRange(),
-        b.getArrayAttr(blockMapping));
-    b.setInsertionPointToStart(workgroupLoop.getBody());
-    scf::ForallOp threadLoop = createThreadLoop(b, loc, threads);
-    Value tid = threadLoop.getInductionVar(0);
-    SmallVector<Value> row(ArrayRef<Value>(workgroupLoop.getInductionVars()).take_front(
-        kernel.rows));
-
-    // Row values in registers: buffer -> this row's value.
-    llvm::MapVector<Value, Value> rowValues;
-    llvm::SmallPtrSet<Operation *, 8> kernelOps;
-    for (linalg::GenericOp op : kernel.ops)
-      kernelOps.insert(op);
-    for (memref::CopyOp copy : kernel.copies)
-      kernelOps.insert(copy);
-
-    // One pass over the data: when each thread has at most
-    // kMaxCachedColumns columns, the column loops run over j in
-    // [0, perThread) (column tid + j * threads), and what they read from
-    // buffers the kernel does not write is kept per (buffer, map) in a
-    // private array indexed by j (registers once the loops unroll): the
-    // first loop that reads a value loads it from memory, later loops
-    // (the centred sum of squares, the normalization) take it from there.
-    int64_t perThread = llvm::divideCeil(numColumns, threads);
-    bool cacheColumns = perThread <= kMaxCachedColumns;
-    llvm::SmallPtrSet<Value, 8> written;
-    for (linalg::GenericOp op : kernel.ops)
-      written.insert(op.getDpsInits().begin(), op.getDpsInits().end());
-    for (memref::CopyOp copy : kernel.copies)
-      written.insert(copy.getTarget());
-    Value cacheSlot; // j of the cached column loop being built
-    DenseMap<std::pair<Value, AffineMap>, Value> caches;
-
-    // Loads operand `operand` of `op` at `loops`, or takes its row value.
-    auto read = [&](linalg::GenericOp op, OpOperand *operand,
-                    ArrayRef<Value> loops) -> Value {
-      AffineMap map = op.getMatchingIndexingMap(operand);
-      Value buffer = operand->get();
-      if (Value value = rowValues.lookup(buffer)) {
-        // A row value is indexed by the row loops: (d0, ..., dk-1).
-        bool byRow = map.getNumResults() == kernel.rows &&
-                     llvm::all_of(llvm::enumerate(map.getResults()),
-                                  [](auto it) {
-                                    auto dim =
-                                        dyn_cast<AffineDimExpr>(it.value());
-                                    return dim &&
-                                           dim.getPosition() == it.index();
-                                  });
-        if (byRow)
-          return value;
-      }
-      if (map.getNumResults() == 0 && !isa<MemRefType>(buffer.getType()))
-        return buffer; // a scalar operand
-      SmallVector<Value> indices;
-      for (AffineExpr expr : map.getResults())
-        indices.push_back(affine::AffineApplyOp::create(
-            b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
-      bool byColumn = llvm::any_of(map.getResults(), [&](AffineExpr expr) {
-        return llvm::any_of(llvm::seq(kernel.rows, map.getNumDims()),
-                            [&](unsigned d) { return expr.isFunctionOfDim(d); });
-      });
-      if (!cacheSlot || !byColumn || written.contains(buffer))
-        return memref::LoadOp::create(b, loc, buffer, indices);
-      Value &cache = caches[{buffer, map}];
-      if (cache)
-        return memref::LoadOp::create(b, loc, cache, cacheSlot);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(threadLoop.getBody());
-        Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
-        cache = memref::AllocaOp::create(
-            b, loc, MemRefType::get({perThread}, elementType));
-      }
-      Value value = memref::LoadOp::create(b, loc, buffer, indices);
-      memref::StoreOp::create(b, loc, value, cache, cacheSlot);
-      return value;
-    };
-    // Clones the body of `op` with its block arguments bound to `args` and
-    // returns the yielded values.
-    auto applyBody = [&](linalg::GenericOp op, ArrayRef<Value> args,
-                         ArrayRef<Value> loops) {
-      IRMapping mapping;
-      Block *body = op.getBody();
-      for (auto [arg, value] : llvm::zip(body->getArguments(), args))
-        mapping.map(arg, value);
-      for (Operation &inner : body->without_terminator()) {
-        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-          mapping.map(index.getResult(), loops[index.getDim()]);
-          continue;
-        }
-        b.clone(inner, mapping);
-      }
-      SmallVector<Value> results;
-      for (Value yielded : body->getTerminator()->getOperands())
-        results.push_back(mapping.lookupOrDefault(yielded));
-      return results;
-    };
-    // A strided loop over this thread's columns; `bodyFn` gets the loop
-    // values (rows then columns) and the iteration's carried values.
-    auto forColumns = [&](ValueRange inits,
-                          function_ref<SmallVector<Value>(
-                              ArrayRef<Value>, ValueRange)>
-                              bodyFn) {
-      // The helpers above build through `b`: it is pointed into the body
-      // while the body is built.
-      auto columnsAt = [&](Value column) {
-        SmallVector<Value> loops = row;
-        auto delinearized = affine::AffineDelinearizeIndexOp::create(
-            b, loc, column, kernel.columnSizes, /*hasOuterBound=*/true);
-        llvm::append_range(loops, delinearized.getResults());
-        return loops;
-      };
-      if (cacheColumns)
-        return scf::ForOp::create(
-            b, loc, cIndex(b, loc, 0), cIndex(b, loc, perThread),
-            cIndex(b, loc, 1), inits,
-            [&](OpBuilder &nested, Location, Value j, ValueRange carried) {
-              OpBuilder::InsertionGuard guard(b);
-              b.setInsertionPoint(nested.getInsertionBlock(),
-                                  nested.getInsertionPoint());
-              cacheSlot = j;
-              Value column = arith::AddIOp::create(
-                  b, loc, tid,
-                  arith::MulIOp::create(b, loc, j, cIndex(b, loc, threads)));
-              if (numColumns % threads == 0) {
-                scf::YieldOp::create(b, loc,
-                                     bodyFn(columnsAt(column), carried));
-              } else {
-                // The last j of some threads is past the columns.
-                Value inBounds =
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          column, cIndex(b, loc, numColumns));
-                auto branch = [&](bool taken) {
-                  return [&, taken](OpBuilder &inner, Location) {
-                    OpBuilder::InsertionGuard innerGuard(b);
-                    b.setInsertionPoint(inner.getInsertionBlock(),
-                                        inner.getInsertionPoint());
-                    if (taken)
-                      scf::YieldOp::create(
-                          b, loc, bodyFn(columnsAt(column), carried));
-                    else
-                      scf::YieldOp::create(b, loc, carried);
-                  };
-                };
-                auto ifOp = scf::IfOp::create(b, loc, inBounds, branch(true),
-                                              branch(false));
-                scf::YieldOp::create(b, loc, ifOp.getResults());
-              }
-              cacheSlot = Value();
-            });
-      return scf::ForOp::create(
-          b, loc, tid, cIndex(b, loc, numColumns), cIndex(b, loc, threads),
-          inits,
-          [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPoint(nested.getInsertionBlock(),
-                                nested.getInsertionPoint());
-            scf::YieldOp::create(b, loc, bodyFn(columnsAt(iv), carried));
-          });
-    };
-
-    SmallVector<std::pair<Value, Value>> rowStores; // buffer, value
-    // The ops and the copies among them, in block order.
-    SmallVector<Operation *> sequence(kernel.ops.begin(), kernel.ops.end());
-    llvm::append_range(sequence, llvm::map_range(kernel.copies,
-                                                 [](memref::CopyOp copy) {
-                                                   return copy.getOperation();
-                                                 }));
-    llvm::sort(sequence, [](Operation *lhs, Operation *rhs) {
-      return lhs->isBeforeInBlock(rhs);
-    });
-    for (Operation *next : sequence) {
-      if (auto copy = dyn_cast<memref::CopyOp>(next)) {
-        // The target takes the source's row value (loaded if the kernel
-        // did not compute it).
-        Value value = rowValues.lookup(copy.getSource());
-        if (!value)
-          value = memref::LoadOp::create(b, loc, copy.getSource(), row);
-        rowValues[copy.getTarget()] = value;
-        continue;
-      }
-      auto op = cast<linalg::GenericOp>(next);
-      bool reduction = op.getNumReductionLoops() != 0;
-      if (op.getNumLoops() == kernel.rows) {
-        // A row op: scalars in every thread.
-        SmallVector<Value> args;
-        for (OpOperand *input : op.getDpsInputOperands())
-          args.push_back(read(op, input, row));
-        for (OpOperand &init : op.getDpsInitsMutable())
-          args.push_back(rowValues.lookup(init.get())
-                             ? rowValues.lookup(init.get())
-                             : read(op, &init, row));
-        SmallVector<Value> results = applyBody(op, args, row);
-        for (auto [init, value] : llvm::zip(op.getDpsInits(), results))
-          rowValues[init] = value;
-        continue;
-      }
-      if (reduction) {
-        gpu::AllReduceOperation kind = *getCombiner(op);
-        OpOperand *out = op.getDpsInitOperand(0);
-        Type type = op.getBody()->getArguments().back().getType();
-        Value identity = getIdentity(b, loc, kind, type);
-        scf::ForOp loop = forColumns(
-            identity, [&](ArrayRef<Value> loops, ValueRange carried) {
-              SmallVector<Value> args;
-              for (OpOperand *input : op.getDpsInputOperands())
-                args.push_back(read(op, input, loops));
-              args.push_back(carried.front());
-              return applyBody(op, args, loops);
-            });
-        Value reduced = gpu::AllReduceOp::create(
-            b, loc, loop.getResult(0),
-            gpu::AllReduceOperationAttr::get(ctx, kind), UnitAttr::get(ctx));
-        // The init (the fill's value, or the buffer's) goes in last.
-        Value init = rowValues.lookup(out->get());
-        if (!init)
-          init = read(op, out, row);
-        rowValues[out->get()] = combine(b, loc, kind, init, reduced);
-        continue;
-      }
-      // A column op: each thread computes and stores its columns.
-      forColumns(ValueRange(), [&](ArrayRef<Value> loops, ValueRange) {
-        SmallVector<Value> args;
-        for (OpOperand *input : op.getDpsInputOperands())
-          args.push_back(read(op, input, loops));
-        for (OpOperand &init : op.getDpsInitsMutable())
-          args.push_back(read(op, &init, loops)); // dead unless used
-        SmallVector<Value> results = applyBody(op, args, loops);
-        for (auto [init, value] :
-             llvm::zip(op.getDpsInitsMutable(), results)) {
-          AffineMap map = op.getMatchingIndexingMap(&init);
-          SmallVector<Value> indices;
-          for (AffineExpr expr : map.getResults())
-            indices.push_back(affine::AffineApplyOp::create(
-                b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
-          memref::StoreOp::create(b, loc, value, init.get(), indices);
-        }
-        return SmallVector<Value>();
-      });
-    }
-
-    // Row values that outlive the kernel: written once per row.
-    for (auto [buffer, value] : rowValues) {
-      bool temporary = buffer.getDefiningOp<memref::AllocOp>() &&
-                       llvm::all_of(buffer.getUsers(), [&](Operation *user) {
-                         return kernelOps.contains(user);
-                       });
-      if (!temporary)
-        rowStores.push_back({buffer, value});
-    }
-    if (!rowStores.empty()) {
-      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          tid, cIndex(b, loc, 0));
-      auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      for (auto [buffer, value] : rowStores)
-        memref::StoreOp::create(b, loc, value, buffer, row);
-    }
-
-    for (Operation *op : llvm::reverse(sequence))
-      rewriter.eraseOp(op);
     return success();
   }
 };

@@ -1,0 +1,84 @@
+//===- MMAKernel.h - One MMA kernel of boo-gpu-mma-kernels ------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// boo-gpu-mma-kernels (GPUMMAKernels.cpp) in two steps: analyzeMMAKernel
+// finds the ops of one kernel around its accumulation generic and checks
+// them (MMAKernelAnalysis.cpp); buildMMAKernel replaces them by the
+// workgroup/thread scf.forall nest (MMAKernelEmitter.cpp), which computes
+// the factors and the epilogues by replaying the generics' bodies
+// (MMAKernelReplay.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_LIB_CODEGEN_GPU_MMAKERNEL_H
+#define BOO_LIB_CODEGEN_GPU_MMAKERNEL_H
+
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::boo {
+
+struct ChipInfo;
+struct MMAIntrinsicLayout;
+
+/// The parts of one MMA kernel.
+struct MMAKernel {
+  /// How one factor of the product in the accumulation's body is computed:
+  /// the body ops it needs (in body order) and the operands it reads.
+  struct Factor {
+    Value value; // the f16/bf16 value, before any extension to f32
+    llvm::SetVector<Operation *> ops;
+    llvm::SmallDenseSet<unsigned> loops; // loops the value depends on
+  };
+
+  linalg::GenericOp acc;
+  LoweringConfigAttr config;
+  const MMAIntrinsicLayout *layout;
+  unsigned m, n, k;
+  Factor a, b;
+  Operation *fill = nullptr; // writes the accumulator's initial value
+  Value initValue;           // f32 constant
+  /// Generics reading the accumulator (or a buffer an earlier one wrote
+  /// and only these read), in program order.
+  SmallVector<linalg::GenericOp> epilogues;
+  /// Buffers only the kernel uses (never stored; erased with the kernel).
+  SmallVector<Value> internalBuffers;
+};
+
+/// The MMA kernel around `acc`, an accumulation generic whose lowering
+/// config names an MMA intrinsic of `chip`: its factors, the fill of its
+/// accumulator and its epilogues. Emits an error at the offending op when
+/// the kernel does not have the shape the emitter handles.
+FailureOr<MMAKernel> analyzeMMAKernel(linalg::GenericOp acc,
+                                      const ChipInfo &chip);
+
+/// An error at the kernel's accumulation, prefixed with the pass name.
+InFlightDiagnostic emitMMAKernelError(const MMAKernel &kernel,
+                                      const Twine &msg);
+
+/// Replaces the ops of `kernel` (fill, accumulation, epilogues and their
+/// internal buffers) by one workgroup/thread scf.forall nest computing it
+/// on the MMA intrinsic. Emits an error and fails when the config's tiles
+/// do not fit the intrinsic.
+LogicalResult buildMMAKernel(MMAKernel &kernel);
+
+/// Replays `f`'s body ops of `op` at loop coordinates `coords`: block
+/// arguments become loads through their indexing maps, linalg.index the
+/// coordinate. Returns the factor's value.
+Value materializeFactor(OpBuilder &b, Location loc, linalg::GenericOp op,
+                        const MMAKernel::Factor &f, ValueRange coords);
+
+/// Stores the kernel's outputs for the accumulated `value` at the
+/// accumulation's loop coordinates `coords`, through the epilogues' bodies
+/// (values the kernel wrote stay in registers).
+LogicalResult emitMMAEpilogue(OpBuilder &b, Location loc, MMAKernel &kernel,
+                              Value value, ArrayRef<Value> coords);
+
+} // namespace mlir::boo
+
+#endif // BOO_LIB_CODEGEN_GPU_MMAKERNEL_H
