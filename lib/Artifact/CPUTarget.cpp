@@ -198,7 +198,7 @@ mlir::boo::compileHostSharedObject(ModuleOp module, StringRef what,
     codegen.run(*llvmModule);
   }
   std::optional<SmallVector<char, 0>> sharedObject =
-      linkSharedObject(findDefaultLLD(), object, {}, error);
+      linkSharedObject(/*lld=*/"", object, {}, error);
   if (!sharedObject)
     error = what.str() + ": " + error;
   return sharedObject;
