@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 liblld-22-dev clang-22
+  llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 clang-22
   libclang-rt-22-dev
   cmake ninja-build ccache
   libgtest-dev libbenchmark-dev

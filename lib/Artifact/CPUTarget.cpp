@@ -198,7 +198,7 @@ mlir::boo::compileHostSharedObject(ModuleOp module, StringRef what,
     codegen.run(*llvmModule);
   }
   std::optional<SmallVector<char, 0>> sharedObject =
-      linkSharedObject(/*lld=*/"", object, {}, error);
+      linkSharedObject(findDefaultLLD(), object, {}, error);
   if (!sharedObject)
     error = what.str() + ": " + error;
   return sharedObject;

@@ -38,7 +38,6 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
-#include "lld/Common/Driver.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -62,14 +61,10 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <mutex>
-
 namespace mlir::boo {
 #define GEN_PASS_DEF_BOOROCDLSERIALIZE
 #include "Boo/Target/ROCDL/Passes.h.inc"
 } // namespace mlir::boo
-
-LLD_HAS_DRIVER(elf)
 
 using namespace mlir;
 
@@ -208,45 +203,13 @@ struct TempFile {
 
 } // namespace
 
-namespace {
-/// Runs lld's ELF driver in this process on `args`; sets `rc` and `log`
-/// (what lld printed). lld keeps global state while it links, so links are
-/// serialized; false (nothing run) once lld said it cannot run again, and
-/// the caller falls back to an ld.lld process.
-bool linkInProcess(ArrayRef<const char *> args, int &rc, std::string &log) {
-  static std::mutex mutex;
-  static bool canRunAgain = true;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!canRunAgain)
-    return false;
-  std::string out;
-  llvm::raw_string_ostream outStream(out), logStream(log);
-  lld::Result result =
-      lld::lldMain(args, outStream, logStream, {{lld::Gnu, &lld::elf::link}});
-  canRunAgain = result.canRunAgain;
-  rc = result.retCode;
-  log = StringRef(log).trim().str();
-  return true;
-}
-
-/// Runs the ld.lld executable `lld` on `args`; sets `rc` and `log`.
-void linkInSubprocess(StringRef lld, ArrayRef<StringRef> args,
-                      StringRef logPath, int &rc, std::string &log) {
-  std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
-  std::string message;
-  rc = llvm::sys::ExecuteAndWait(lld, args, /*Env=*/std::nullopt, redirects,
-                                 /*SecondsToWait=*/0,
-                                 /*MemoryLimit=*/0, &message);
-  if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
-    log = (*buffer)->getBuffer().trim().str();
-  if (!message.empty())
-    log = message + (log.empty() ? "" : "\n" + log);
-}
-} // namespace
-
 std::optional<SmallVector<char, 0>>
 boo::linkSharedObject(StringRef lld, ArrayRef<char> object,
                       ArrayRef<StringRef> extraArgs, std::string &error) {
+  if (lld.empty()) {
+    error = "no ld.lld found (looked next to LLVM's tools and on PATH)";
+    return std::nullopt;
+  }
   TempFile objectFile, sharedObjectFile, errorFile;
   int objectFd = -1, sharedObjectFd = -1, errorFd = -1;
   if (failed(objectFile.create("boo-code", "o", objectFd)) ||
@@ -265,28 +228,18 @@ boo::linkSharedObject(StringRef lld, ArrayRef<char> object,
   SmallVector<StringRef> args = {"ld.lld", "-shared", objectFile.path, "-o",
                                  sharedObjectFile.path};
   args.append(extraArgs.begin(), extraArgs.end());
-  int rc = 0;
-  std::string log;
-  std::vector<std::string> argStorage(args.begin(), args.end());
-  SmallVector<const char *> argv;
-  for (const std::string &arg : argStorage)
-    argv.push_back(arg.c_str());
-  // LLVM's lld in this process (no fork and exec per kernel) unless an
-  // ld.lld executable was named.
-  std::string linker = lld.str();
-  if (!lld.empty() || !linkInProcess(argv, rc, log)) {
-    if (linker.empty())
-      linker = findDefaultLLD();
-    if (linker.empty()) {
-      error = "no ld.lld found (looked next to LLVM's tools and on PATH)";
-      return std::nullopt;
-    }
-    linkInSubprocess(linker, args, errorFile.path, rc, log);
-  }
+  std::optional<StringRef> redirects[] = {std::nullopt, errorFile.path,
+                                          errorFile.path};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(lld, args, /*Env=*/std::nullopt, redirects,
+                                     /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &message);
   if (rc != 0) {
-    error = "'" + (linker.empty() ? std::string("ld.lld (in-process)")
-                                  : linker) +
-            " -shared' failed (exit code " + std::to_string(rc) + ")" +
+    std::string log;
+    if (auto buffer = llvm::MemoryBuffer::getFile(errorFile.path))
+      log = (*buffer)->getBuffer().trim().str();
+    error = "'" + lld.str() + " -shared' failed (exit code " +
+            std::to_string(rc) + ")" + (message.empty() ? "" : ": " + message) +
             (log.empty() ? "" : "\n" + log);
     return std::nullopt;
   }
@@ -314,8 +267,7 @@ struct BooROCDLSerializePass
   }
 
   void runOnOperation() override {
-    // Empty: LLVM's lld in this process.
-    std::string lldPath = lld.getValue();
+    std::string lldPath = lld.empty() ? boo::findDefaultLLD() : lld.getValue();
     SmallVector<gpu::GPUModuleOp> kernels(
         getOperation().getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp kernel : kernels)
@@ -466,7 +418,7 @@ struct BooROCDLSerializePass
       if (!codeObject)
         return kernel.emitError()
                << "boo-rocdl-serialize: " << linkError
-               << (lldPath.empty() ? "" : " (lld=" + lldPath + ")");
+               << (lldPath.empty() ? "; pass lld=<path>" : "");
 
       // The kernel table carries the amdhsa.kernels metadata (register and
       // scratch use, spills) that boo-verify-rocdl-contract checks.

@@ -16,8 +16,8 @@ def BooROCDLSerialize : Pass<"boo-rocdl-serialize", "ModuleOp"> {
     For each `gpu.module` with a `#rocdl.target`: translates it to LLVM IR,
     optimizes and compiles it with LLVM's AMDGPU backend to ISA, assembles
     the ISA in-process, and links the object into a code object with
-    `ld.lld -shared`: by default LLVM's lld, linked into Boo and run
-    in-process; with the `lld` option, that ld.lld executable. The `gpu.module` is replaced by a `gpu.binary` with one
+    `ld.lld -shared` (the `lld` option; by default LLVM's own ld.lld, found
+    at build time). The `gpu.module` is replaced by a `gpu.binary` with one
     `#gpu.object` holding the HSACO and its kernel table (`amdhsa.kernels`
     metadata: register counts, scratch, spills), and every launch of it gets
     its `boo.kernel_abi` record (arguments, grid, workgroup, LDS bytes; see
@@ -25,8 +25,7 @@ def BooROCDLSerialize : Pass<"boo-rocdl-serialize", "ModuleOp"> {
   }];
   let options = [
     Option<"lld", "lld", "std::string", /*default=*/"\"\"",
-           "Path of an ld.lld executable (empty: LLVM's lld, linked into "
-           "Boo, in-process)">
+           "Path of ld.lld (empty: the one LLVM was installed with)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::ROCDL::ROCDLDialect",

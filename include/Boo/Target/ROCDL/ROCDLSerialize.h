@@ -65,16 +65,14 @@ LogicalResult disassembleCodeObject(llvm::StringRef codeObject,
                                     llvm::StringRef chip, llvm::raw_ostream &os,
                                     std::string &error);
 
-/// Path of an `ld.lld` executable (used when lld cannot run in-process
-/// again): the one next to the LLVM Boo was built against, else `ld.lld` on
-/// PATH. Empty when none is found.
+/// Path of the `ld.lld` the serializer runs when its `lld` option is empty:
+/// the one next to the LLVM Boo was built against, else `ld.lld` on PATH.
+/// Empty when none is found.
 std::string findDefaultLLD();
 
-/// Links `object` with `ld.lld -shared object -o out extraArgs...` (on
-/// temporary files) and returns the shared object; on failure sets `error`
-/// (with lld's output). `lld` empty: LLVM's lld in this process (links are
-/// serialized); else that ld.lld executable. HSACO code objects and the
-/// CPU's and emulator's shared objects are linked so.
+/// Runs `lld -shared object -o out extraArgs...` on temporary files and
+/// returns the linked shared object; on failure sets `error` (with lld's
+/// output). HSACO code objects and the CPU's shared objects are linked so.
 std::optional<llvm::SmallVector<char, 0>>
 linkSharedObject(llvm::StringRef lld, llvm::ArrayRef<char> object,
                  llvm::ArrayRef<llvm::StringRef> extraArgs,
