@@ -259,6 +259,18 @@ void runOneDNNBackend(const MIOpenProblem &problem,
                   drv::getMaxRelativeError(outputs, results));
 }
 
+/// One command as it runs: its problem, its benchmark settings and the
+/// tensors of its first call, shared by the steps of Driver::runOnce.
+struct CommandRun {
+  MIOpenProblem problem;
+  bool timing = false;
+  int64_t iterations = 0;
+  bool verifying = false;
+  /// --splat-input-value was given: the inputs are that value.
+  bool splat = false;
+  std::vector<HostTensor> inputs, outputs;
+};
+
 class Driver {
 public:
   Driver(MLIRContext &ctx, RuntimeSession &session, std::string target,
@@ -271,6 +283,24 @@ public:
 private:
   bool runOnce(const std::string &command, CommandRow &row,
                std::string &error);
+  /// Compiles the problem through the kernel cache, says how, and loads it.
+  bool compileAndLoad(const MIOpenProblem &problem, CommandRow &row,
+                      std::string &error);
+  /// Makes the inputs, runs the warm-up calls and prints a summary of each
+  /// output.
+  bool runFirstCalls(CommandRun &run, CommandRow &row, std::string &error);
+  /// Times `run.iterations` calls and prints the times and the rates.
+  bool timeCalls(const CommandRun &run, CommandRow &row, std::string &error);
+  /// Computes the float64 reference on the run's inputs (three times when
+  /// timing it for --reference-backend=reference) and reports it.
+  bool runFloat64Reference(const CommandRun &run, bool measure, CommandRow &row,
+                           std::vector<::boo::ref::Tensor> &expected,
+                           std::string &error);
+  /// --verify: the statistical checks (on random inputs) and the structured
+  /// check; prints each and fails the command when one fails.
+  bool verifyNumerics(CommandRun &run,
+                      std::vector<::boo::ref::Tensor> &expected,
+                      CommandRow &row, std::string &error);
   bool invoke(const std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, std::string &error);
 
@@ -305,22 +335,49 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
   FailureOr<MIOpenProblem> problem = parseMIOpenCommand(command, error);
   if (failed(problem))
     return false;
-  row.kind = drv::getProblemKind(*problem);
+  CommandRun run;
+  run.problem = std::move(*problem);
+  row.kind = drv::getProblemKind(run.problem);
   row.dtype = getElementTypeName(drv::getElementType(
-      std::visit([](const auto &p) { return p.dataType; }, *problem)));
-  row.flops = drv::getProblemFlops(*problem);
+      std::visit([](const auto &p) { return p.dataType; }, run.problem)));
+  row.flops = drv::getProblemFlops(run.problem);
   BenchmarkFlags flags = readBenchmarkFlags(command);
-  bool timing = timeAll || flags.time;
-  int64_t iterations = iterationsFlag > 0 ? iterationsFlag.getValue()
-                                          : flags.iterations;
-  if (timing && iterations < 1) {
+  run.timing = timeAll || flags.time;
+  run.iterations =
+      iterationsFlag > 0 ? iterationsFlag.getValue() : flags.iterations;
+  if (run.timing && run.iterations < 1) {
     error = "--iter must be at least 1";
     return false;
   }
 
-  // Compile (through the cache) and load.
+  if (!compileAndLoad(run.problem, row, error) ||
+      !runFirstCalls(run, row, error))
+    return false;
+  if (run.timing && !timeCalls(run, row, error))
+    return false;
+
+  // The reference backends, measured in the same run on the same inputs.
+  if (referenceBackend == "onednn")
+    runOneDNNBackend(run.problem, run.inputs, run.outputs,
+                     run.timing ? run.iterations : 1, row);
+
+  // The float64 reference: for --verify and --reference-backend=reference.
+  run.verifying = verify || flags.verify;
+  bool measureReference = referenceBackend == "reference";
+  if (!run.verifying && !measureReference)
+    return true;
+  std::vector<::boo::ref::Tensor> expected;
+  if (!runFloat64Reference(run, measureReference, row, expected, error))
+    return false;
+  if (!run.verifying)
+    return true;
+  return verifyNumerics(run, expected, row, error);
+}
+
+bool Driver::compileAndLoad(const MIOpenProblem &problem, CommandRow &row,
+                            std::string &error) {
   FailureOr<OwningOpRef<ModuleOp>> module =
-      buildMIOpenModule(&ctx, *problem, error);
+      buildMIOpenModule(&ctx, problem, error);
   if (failed(module))
     return false;
   ArtifactOptions options;
@@ -344,102 +401,105 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
                                  row.compileMs, row.cache.c_str());
   if (!compiled.cacheNote.empty())
     llvm::outs() << "boo-driver: warning: " << compiled.cacheNote << "\n";
-  if (!session.load(compiled.bytes, "", error))
-    return false;
+  return session.load(compiled.bytes, "", error);
+}
 
-  // Inputs, a first call, and the output summary.
-  std::vector<HostTensor> inputs, outputs;
-  bool splat = splatInputValue.getNumOccurrences() > 0;
-  if (failed(drv::makeInputs(
-          *problem, splat ? drv::InputFill::Splat : drv::InputFill::Random,
-          seed, splatInputValue, inputs, error)))
+bool Driver::runFirstCalls(CommandRun &run, CommandRow &row,
+                           std::string &error) {
+  run.splat = splatInputValue.getNumOccurrences() > 0;
+  if (failed(drv::makeInputs(run.problem,
+                             run.splat ? drv::InputFill::Splat
+                                       : drv::InputFill::Random,
+                             seed, splatInputValue, run.inputs, error)))
     return false;
-  if (!session.setInputs(inputs, error))
+  if (!session.setInputs(run.inputs, error))
     return false;
   double ms;
   for (int64_t i = 0; i < std::max<int64_t>(warmup, 1); ++i)
     if (!session.invoke(ms, error))
       return false;
-  if (!session.readResults(outputs, error))
+  if (!session.readResults(run.outputs, error))
     return false;
-  row.bytes = tensorBytes(inputs) + tensorBytes(outputs);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    llvm::outs() << "Output " << i << ": " << formatTensorSummary(outputs[i])
-                 << "\n";
+  row.bytes = tensorBytes(run.inputs) + tensorBytes(run.outputs);
+  for (size_t i = 0; i < run.outputs.size(); ++i)
+    llvm::outs() << "Output " << i << ": "
+                 << formatTensorSummary(run.outputs[i]) << "\n";
+  return true;
+}
 
-  if (timing) {
-    std::vector<double> times;
-    for (int64_t i = 0; i < iterations; ++i) {
-      if (!session.invoke(ms, error))
-        return false;
-      times.push_back(ms);
-    }
-    row.time = TimingStats::of(times);
-    const TimingStats &t = *row.time;
-    llvm::outs() << llvm::format(
-        "Boo Kernel Time %s: %lld iterations after %lld warm-up: min %.4f "
-        "ms, max %.4f ms, mean %.4f ms, median %.4f ms, stddev %.4f ms\n",
-        row.kind.c_str(), (long long)t.iterations,
-        (long long)std::max<int64_t>(warmup, 1), t.min, t.max, t.mean,
-        t.median, t.stddev);
-    llvm::outs() << "stats: name, dtype, flopCnt, bytes, GFLOP/s, GB/s, "
-                    "timeMs\n";
-    llvm::outs() << llvm::format("stats: %s, %s, %.0f, %.0f, %.2f, %.2f, "
-                                 "%.4f\n",
-                                 row.kind.c_str(), row.dtype.c_str(),
-                                 row.flops, row.bytes, row.gflops(),
-                                 row.gbps(), t.median);
+bool Driver::timeCalls(const CommandRun &run, CommandRow &row,
+                       std::string &error) {
+  std::vector<double> times;
+  double ms;
+  for (int64_t i = 0; i < run.iterations; ++i) {
+    if (!session.invoke(ms, error))
+      return false;
+    times.push_back(ms);
   }
+  row.time = TimingStats::of(times);
+  const TimingStats &t = *row.time;
+  llvm::outs() << llvm::format(
+      "Boo Kernel Time %s: %lld iterations after %lld warm-up: min %.4f "
+      "ms, max %.4f ms, mean %.4f ms, median %.4f ms, stddev %.4f ms\n",
+      row.kind.c_str(), (long long)t.iterations,
+      (long long)std::max<int64_t>(warmup, 1), t.min, t.max, t.mean, t.median,
+      t.stddev);
+  llvm::outs() << "stats: name, dtype, flopCnt, bytes, GFLOP/s, GB/s, "
+                  "timeMs\n";
+  llvm::outs() << llvm::format("stats: %s, %s, %.0f, %.0f, %.2f, %.2f, "
+                               "%.4f\n",
+                               row.kind.c_str(), row.dtype.c_str(), row.flops,
+                               row.bytes, row.gflops(), row.gbps(), t.median);
+  return true;
+}
 
-  // The reference backends, measured in the same run on the same inputs.
-  if (referenceBackend == "onednn")
-    runOneDNNBackend(*problem, inputs, outputs, timing ? iterations : 1, row);
-
-  // The float64 reference: for --verify and --reference-backend=reference.
-  bool verifying = verify || flags.verify;
-  bool measureReference = referenceBackend == "reference";
-  if (!verifying && !measureReference)
-    return true;
-  std::vector<::boo::ref::Tensor> expected;
+bool Driver::runFloat64Reference(const CommandRun &run, bool measure,
+                                 CommandRow &row,
+                                 std::vector<::boo::ref::Tensor> &expected,
+                                 std::string &error) {
   std::vector<double> referenceTimes;
-  int64_t referenceRuns = measureReference && timing ? 3 : 1;
+  int64_t referenceRuns = measure && run.timing ? 3 : 1;
   for (int64_t i = 0; i < referenceRuns; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (failed(drv::computeReference(*problem, inputs, expected, error)))
+    if (failed(drv::computeReference(run.problem, run.inputs, expected, error)))
       return false;
     referenceTimes.push_back(std::chrono::duration<double, std::milli>(
                                  std::chrono::steady_clock::now() - start)
                                  .count());
   }
-  if (measureReference)
+  if (measure)
     reportReference(row, "reference", "float64, 1 thread",
                     TimingStats::of(referenceTimes),
-                    drv::getMaxRelativeError(outputs, expected));
-  if (!verifying)
-    return true;
+                    drv::getMaxRelativeError(run.outputs, expected));
+  return true;
+}
 
+bool Driver::verifyNumerics(CommandRun &run,
+                            std::vector<::boo::ref::Tensor> &expected,
+                            CommandRow &row, std::string &error) {
+  const MIOpenProblem &problem = run.problem;
   // The statistics assume independent random inputs: with a splat, every
   // element's rounding is the same, so they get random inputs of their own.
-  if (splat) {
-    if (failed(drv::makeInputs(*problem, drv::InputFill::Random, seed, 0.0,
-                               inputs, error)) ||
-        !invoke(inputs, outputs, error) ||
-        failed(drv::computeReference(*problem, inputs, expected, error)))
+  if (run.splat) {
+    if (failed(drv::makeInputs(problem, drv::InputFill::Random, seed, 0.0,
+                               run.inputs, error)) ||
+        !invoke(run.inputs, run.outputs, error) ||
+        failed(drv::computeReference(problem, run.inputs, expected, error)))
       return false;
   }
   std::vector<drv::CheckResult> checks =
-      drv::checkStatistics(*problem, outputs, expected);
+      drv::checkStatistics(problem, run.outputs, expected);
   // The structured check: zeros but for one block of ones.
   std::vector<HostTensor> structuredInputs, structuredOutputs;
   std::vector<::boo::ref::Tensor> structuredExpected;
-  if (failed(drv::makeInputs(*problem, drv::InputFill::Structured, seed, 0.0,
+  if (failed(drv::makeInputs(problem, drv::InputFill::Structured, seed, 0.0,
                              structuredInputs, error)) ||
       !invoke(structuredInputs, structuredOutputs, error) ||
-      failed(drv::computeReference(*problem, structuredInputs,
+      failed(drv::computeReference(problem, structuredInputs,
                                    structuredExpected, error)))
     return false;
   checks.push_back(
-      drv::checkStructured(*problem, structuredOutputs, structuredExpected));
+      drv::checkStructured(problem, structuredOutputs, structuredExpected));
   bool passed = true;
   std::vector<std::string> details;
   for (const drv::CheckResult &check : checks) {
