@@ -334,16 +334,9 @@ FailureOr<std::string> getLayout(const FlagValues &flags, StringRef longName,
   return layout;
 }
 
-FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
-                                       ArrayRef<StringRef> args,
-                                       std::string &error) {
-  FlagValues flags(convFlags, "convolution", error);
-  if (failed(flags.parse(args)))
-    return failure();
-
-  MIOpenConvProblem problem;
-  problem.dataType = dataType;
-
+/// Reads --forw: one direction, 1 (forward), 2 (backward data), 4 (backward
+/// weight) or 6 (both backward ones).
+FailureOr<int64_t> getConvDirection(const FlagValues &flags) {
   FailureOr<int64_t> direction = flags.getInt("forw");
   if (failed(direction))
     return failure();
@@ -352,85 +345,90 @@ FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
   case 2:
   case 4:
   case 6:
-    break;
+    return *direction;
   case 0:
-    (void)flags.fail("forw",
-                     "0 (MIOpenDriver's default) runs forward, backward-data "
-                     "and backward-weight one after the other, i.e. three "
-                     "problems; import each with -F 1, 2 or 4 (or 6 for both "
-                     "backward ones)");
-    return failure();
+    return flags.fail("forw",
+                      "0 (MIOpenDriver's default) runs forward, backward-data "
+                      "and backward-weight one after the other, i.e. three "
+                      "problems; import each with -F 1, 2 or 4 (or 6 for both "
+                      "backward ones)");
   case 3:
   case 5:
   case 7:
-    (void)flags.fail("forw",
-                     llvm::formatv("{0} mixes forward and backward "
-                                   "convolutions; import them separately (-F 1 "
-                                   "and -F 2, 4 or 6)",
-                                   *direction));
-    return failure();
+    return flags.fail("forw",
+                      llvm::formatv("{0} mixes forward and backward "
+                                    "convolutions; import them separately (-F "
+                                    "1 and -F 2, 4 or 6)",
+                                    *direction));
   default:
-    (void)flags.fail("forw",
-                     llvm::formatv("expected 1 (forward), 2 (backward data), 4 "
-                                   "(backward weight) or 6 (backward data and "
-                                   "weight), got {0}",
-                                   *direction));
-    return failure();
+    return flags.fail("forw",
+                      llvm::formatv("expected 1 (forward), 2 (backward data), "
+                                    "4 (backward weight) or 6 (backward data "
+                                    "and weight), got {0}",
+                                    *direction));
   }
-  problem.direction = *direction;
+}
 
+/// Checks --mode: plain convolutions only.
+LogicalResult checkConvMode(const FlagValues &flags) {
   StringRef mode = flags.getString("mode");
-  if (mode == "trans") {
-    (void)flags.fail("mode", "transposed convolution ('trans') is not "
-                             "supported yet; only 'conv' is");
-    return failure();
-  }
-  if (mode != "conv") {
-    (void)flags.fail("mode", llvm::formatv("expected 'conv' or 'trans', got "
-                                           "'{0}'",
-                                           mode));
-    return failure();
-  }
+  if (mode == "trans")
+    return flags.fail("mode", "transposed convolution ('trans') is not "
+                              "supported yet; only 'conv' is");
+  if (mode != "conv")
+    return flags.fail("mode", llvm::formatv("expected 'conv' or 'trans', got "
+                                            "'{0}'",
+                                            mode));
+  return success();
+}
 
+/// Reads --spatial_dim: 2 or 3.
+FailureOr<int64_t> getSpatialRank(const FlagValues &flags) {
   FailureOr<int64_t> spatialRank = flags.getInt("spatial_dim");
   if (failed(spatialRank))
     return failure();
-  if (*spatialRank != 2 && *spatialRank != 3) {
-    (void)flags.fail("spatial_dim",
-                     llvm::formatv("expected 2 or 3, got {0} (MIOpenDriver "
-                                   "has 2-D and 3-D convolutions only)",
-                                   *spatialRank));
-    return failure();
-  }
-  ArrayRef<SpatialDim> dims =
-      *spatialRank == 2 ? ArrayRef(spatialDims2D) : ArrayRef(spatialDims3D);
+  if (*spatialRank != 2 && *spatialRank != 3)
+    return flags.fail("spatial_dim",
+                      llvm::formatv("expected 2 or 3, got {0} (MIOpenDriver "
+                                    "has 2-D and 3-D convolutions only)",
+                                    *spatialRank));
+  return *spatialRank;
+}
 
-  // Features MIOpenDriver has that would change the numerics or the data
-  // layout in ways Boo does not model.
+/// Rejects the features MIOpenDriver has that would change the numerics or
+/// the data layout in ways Boo does not model: int8 vectorized tensors and
+/// fp8 casts.
+LogicalResult checkUnsupportedConvFeatures(const FlagValues &flags) {
   if (FailureOr<int64_t> v = flags.getInt("tensor_vect"); failed(v))
     return failure();
-  else if (*v != 0) {
-    (void)flags.fail("tensor_vect", "vectorized (int8) tensors are not "
-                                    "supported; expected 0");
-    return failure();
-  }
+  else if (*v != 0)
+    return flags.fail("tensor_vect", "vectorized (int8) tensors are not "
+                                     "supported; expected 0");
   if (FailureOr<int64_t> v = flags.getInt("vector_length"); failed(v))
     return failure();
-  else if (*v != 1) {
-    (void)flags.fail("vector_length", "vectorized (int8) tensors are not "
-                                      "supported; expected 1");
-    return failure();
-  }
+  else if (*v != 1)
+    return flags.fail("vector_length", "vectorized (int8) tensors are not "
+                                       "supported; expected 1");
   for (StringRef cast : {"in_cast_type", "wei_cast_type", "out_cast_type"}) {
-    if (flags.getString(cast) != "-1") {
-      (void)flags.fail(cast, llvm::formatv("fp8 casts are not supported "
-                                           "(got '{0}'); omit the flag",
-                                           flags.getString(cast)));
-      return failure();
-    }
+    if (flags.getString(cast) != "-1")
+      return flags.fail(cast, llvm::formatv("fp8 casts are not supported "
+                                            "(got '{0}'); omit the flag",
+                                            flags.getString(cast)));
   }
+  return success();
+}
 
-  // Sizes.
+/// A convolution's sizes as the command gives them, before the layouts
+/// place them: per spatial dim (outermost first) the input and filter
+/// extents, stride, dilation and padding (both sides).
+struct ConvSizes {
+  int64_t batch = 0, inChannels = 0, outChannels = 0, groups = 0;
+  SmallVector<int64_t> inSpatial, filSpatial, strides, dilations, pads;
+};
+
+/// Reads the sizes; the groups must divide both channel counts.
+FailureOr<ConvSizes> getConvSizes(const FlagValues &flags,
+                                  ArrayRef<SpatialDim> dims) {
   FailureOr<int64_t> batch = flags.getIntAtLeast("batchsize", 1);
   FailureOr<int64_t> inChannels = flags.getIntAtLeast("in_channels", 1);
   FailureOr<int64_t> outChannels = flags.getIntAtLeast("out_channels", 1);
@@ -438,22 +436,22 @@ FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
   if (failed(batch) || failed(inChannels) || failed(outChannels) ||
       failed(groups))
     return failure();
-  if (*inChannels % *groups != 0) {
-    (void)flags.fail("group_count",
-                     llvm::formatv("{0} groups do not divide the {1} input "
-                                   "channels (--in_channels (-c))",
-                                   *groups, *inChannels));
-    return failure();
-  }
-  if (*outChannels % *groups != 0) {
-    (void)flags.fail("group_count",
-                     llvm::formatv("{0} groups do not divide the {1} output "
-                                   "channels (--out_channels (-k))",
-                                   *groups, *outChannels));
-    return failure();
-  }
+  if (*inChannels % *groups != 0)
+    return flags.fail("group_count",
+                      llvm::formatv("{0} groups do not divide the {1} input "
+                                    "channels (--in_channels (-c))",
+                                    *groups, *inChannels));
+  if (*outChannels % *groups != 0)
+    return flags.fail("group_count",
+                      llvm::formatv("{0} groups do not divide the {1} output "
+                                    "channels (--out_channels (-k))",
+                                    *groups, *outChannels));
 
-  SmallVector<int64_t> inSpatial, filSpatial, strides, dilations, pads;
+  ConvSizes sizes;
+  sizes.batch = *batch;
+  sizes.inChannels = *inChannels;
+  sizes.outChannels = *outChannels;
+  sizes.groups = *groups;
   for (const SpatialDim &d : dims) {
     FailureOr<int64_t> in = flags.getIntAtLeast(("in_" + d.suffix).str(), 1);
     FailureOr<int64_t> fil = flags.getIntAtLeast(("fil_" + d.suffix).str(), 1);
@@ -465,92 +463,107 @@ FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
     if (failed(in) || failed(fil) || failed(stride) || failed(dilation) ||
         failed(pad))
       return failure();
-    inSpatial.push_back(*in);
-    filSpatial.push_back(*fil);
-    strides.push_back(*stride);
-    dilations.push_back(*dilation);
-    pads.push_back(*pad);
+    sizes.inSpatial.push_back(*in);
+    sizes.filSpatial.push_back(*fil);
+    sizes.strides.push_back(*stride);
+    sizes.dilations.push_back(*dilation);
+    sizes.pads.push_back(*pad);
   }
+  return sizes;
+}
 
-  // --pad_mode, exactly as MIOpenDriver applies it
-  // (SetConvDescriptorFromCmdLineArgs): only for plain convolutions whose
-  // dilations are all 1 or whose filter is 1x1(x1); otherwise the explicit
-  // padding stays. "same" pads symmetrically by half of what TensorFlow's
-  // SAME would need in total, rounded down.
+/// Applies --pad_mode to the paddings, exactly as MIOpenDriver does
+/// (SetConvDescriptorFromCmdLineArgs): only for plain convolutions whose
+/// dilations are all 1 or whose filter is 1x1(x1); otherwise the explicit
+/// padding stays. "same" pads symmetrically by half of what TensorFlow's
+/// SAME would need in total, rounded down.
+LogicalResult applyPadMode(const FlagValues &flags, ConvSizes &sizes) {
   StringRef padMode = flags.getString("pad_mode");
-  if (padMode != "default" && padMode != "same" && padMode != "valid") {
-    (void)flags.fail("pad_mode", llvm::formatv("expected 'default', 'same' or "
-                                               "'valid', got '{0}'",
-                                               padMode));
-    return failure();
-  }
-  bool unitDilation = llvm::all_of(dilations, [](int64_t v) { return v == 1; });
-  bool unitFilter = llvm::all_of(filSpatial, [](int64_t v) { return v == 1; });
-  if (unitDilation || unitFilter) {
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (padMode == "valid") {
-        pads[i] = 0;
-      } else if (padMode == "same") {
-        int64_t rem = inSpatial[i] % strides[i];
-        int64_t total = rem == 0
-                            ? std::max<int64_t>(filSpatial[i] - strides[i], 0)
-                            : std::max<int64_t>(filSpatial[i] - rem, 0);
-        pads[i] = total / 2;
-      }
+  if (padMode != "default" && padMode != "same" && padMode != "valid")
+    return flags.fail("pad_mode", llvm::formatv("expected 'default', 'same' "
+                                                "or 'valid', got '{0}'",
+                                                padMode));
+  auto isOne = [](int64_t v) { return v == 1; };
+  if (!llvm::all_of(sizes.dilations, isOne) &&
+      !llvm::all_of(sizes.filSpatial, isOne))
+    return success();
+  for (size_t i = 0; i < sizes.pads.size(); ++i) {
+    if (padMode == "valid") {
+      sizes.pads[i] = 0;
+    } else if (padMode == "same") {
+      int64_t stride = sizes.strides[i], filter = sizes.filSpatial[i];
+      int64_t rem = sizes.inSpatial[i] % stride;
+      int64_t total = rem == 0 ? std::max<int64_t>(filter - stride, 0)
+                               : std::max<int64_t>(filter - rem, 0);
+      sizes.pads[i] = total / 2;
     }
   }
+  return success();
+}
 
-  // Every output extent must be at least 1.
+/// Checks that every output extent is at least 1.
+LogicalResult checkOutputExtents(const FlagValues &flags,
+                                 ArrayRef<SpatialDim> dims,
+                                 const ConvSizes &sizes, std::string &error) {
   for (auto [i, d] : llvm::enumerate(dims)) {
-    int64_t window = dilations[i] * (filSpatial[i] - 1) + 1;
-    if (inSpatial[i] + 2 * pads[i] < window) {
+    int64_t window = sizes.dilations[i] * (sizes.filSpatial[i] - 1) + 1;
+    if (sizes.inSpatial[i] + 2 * sizes.pads[i] < window) {
       error = llvm::formatv(
           "the output {0} would be empty: {1} = {2} plus twice the padding "
           "{3} is smaller than the dilated filter {0} {4} ({5} = {6}, {7} = "
           "{8})",
-          d.word, flags.name(("in_" + d.suffix).str()), inSpatial[i], pads[i],
-          window, flags.name(("fil_" + d.suffix).str()), filSpatial[i],
-          flags.name(("dilation_" + d.suffix).str()), dilations[i]);
+          d.word, flags.name(("in_" + d.suffix).str()), sizes.inSpatial[i],
+          sizes.pads[i], window, flags.name(("fil_" + d.suffix).str()),
+          sizes.filSpatial[i], flags.name(("dilation_" + d.suffix).str()),
+          sizes.dilations[i]);
       return failure();
     }
   }
+  return success();
+}
 
-  FailureOr<int64_t> bias = flags.getInt("bias");
-  if (failed(bias))
-    return failure();
-  problem.bias = *bias != 0;
-
+/// Reads the three layouts into `problem`.
+LogicalResult getConvLayouts(const FlagValues &flags, int64_t spatialRank,
+                             MIOpenConvProblem &problem) {
   FailureOr<std::string> inLayout =
-      getLayout(flags, "in_layout", LayoutKind::Activation, *spatialRank);
+      getLayout(flags, "in_layout", LayoutKind::Activation, spatialRank);
   if (failed(inLayout))
     return failure();
   FailureOr<std::string> filLayout =
-      getLayout(flags, "fil_layout", LayoutKind::Filter, *spatialRank);
+      getLayout(flags, "fil_layout", LayoutKind::Filter, spatialRank);
   if (failed(filLayout))
     return failure();
   FailureOr<std::string> outLayout =
-      getLayout(flags, "out_layout", LayoutKind::Activation, *spatialRank);
+      getLayout(flags, "out_layout", LayoutKind::Activation, spatialRank);
   if (failed(outLayout))
     return failure();
   problem.inputLayout = *inLayout;
   problem.filterLayout = *filLayout;
   problem.outputLayout = *outLayout;
+  return success();
+}
 
-  // Shapes in the command's layouts; ConvGeometry derives the rest (and
-  // re-checks everything, so a gap in the checks above cannot slip through).
+/// Builds `problem.geometry` from the sizes and the problem's layouts:
+/// shapes in the command's layouts, from which ConvGeometry derives the rest
+/// (and re-checks everything, so a gap in the checks above cannot slip
+/// through).
+LogicalResult buildConvGeometry(const ConvSizes &sizes, int64_t spatialRank,
+                                MIOpenConvProblem &problem,
+                                std::string &error) {
   std::string geometryError;
-  auto inPerm = parseLayout(*inLayout, LayoutKind::Activation, *spatialRank,
-                            geometryError);
-  auto filPerm =
-      parseLayout(*filLayout, LayoutKind::Filter, *spatialRank, geometryError);
+  auto inPerm = parseLayout(problem.inputLayout, LayoutKind::Activation,
+                            spatialRank, geometryError);
+  auto filPerm = parseLayout(problem.filterLayout, LayoutKind::Filter,
+                             spatialRank, geometryError);
   if (failed(inPerm) || failed(filPerm)) {
     error = geometryError;
     return failure();
   }
-  SmallVector<int64_t> inCanonical = {*batch, *inChannels};
-  SmallVector<int64_t> filCanonical = {*outChannels, *inChannels / *groups};
-  llvm::append_range(inCanonical, inSpatial);
-  llvm::append_range(filCanonical, filSpatial);
+  SmallVector<int64_t> inCanonical = {sizes.batch, sizes.inChannels};
+  SmallVector<int64_t> filCanonical = {sizes.outChannels,
+                                       sizes.inChannels / sizes.groups};
+  llvm::append_range(inCanonical, sizes.inSpatial);
+  llvm::append_range(filCanonical, sizes.filSpatial);
   SmallVector<int64_t> inShape(inCanonical.size()),
       filShape(filCanonical.size());
   for (size_t i = 0; i < inCanonical.size(); ++i) {
@@ -558,13 +571,47 @@ FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
     filShape[(*filPerm)[i]] = filCanonical[i];
   }
   FailureOr<ConvGeometry> geometry = ConvGeometry::get(
-      inShape, filShape, strides, dilations, pads, pads, *groups, *inLayout,
-      *filLayout, *outLayout, geometryError);
+      inShape, filShape, sizes.strides, sizes.dilations, sizes.pads, sizes.pads,
+      sizes.groups, problem.inputLayout, problem.filterLayout,
+      problem.outputLayout, geometryError);
   if (failed(geometry)) {
     error = "invalid convolution: " + geometryError;
     return failure();
   }
   problem.geometry = std::move(*geometry);
+  return success();
+}
+
+FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
+                                       ArrayRef<StringRef> args,
+                                       std::string &error) {
+  FlagValues flags(convFlags, "convolution", error);
+  if (failed(flags.parse(args)))
+    return failure();
+
+  MIOpenConvProblem problem;
+  problem.dataType = dataType;
+  FailureOr<int64_t> direction = getConvDirection(flags);
+  if (failed(direction) || failed(checkConvMode(flags)))
+    return failure();
+  problem.direction = *direction;
+  FailureOr<int64_t> spatialRank = getSpatialRank(flags);
+  if (failed(spatialRank) || failed(checkUnsupportedConvFeatures(flags)))
+    return failure();
+  ArrayRef<SpatialDim> dims =
+      *spatialRank == 2 ? ArrayRef(spatialDims2D) : ArrayRef(spatialDims3D);
+
+  FailureOr<ConvSizes> sizes = getConvSizes(flags, dims);
+  if (failed(sizes) || failed(applyPadMode(flags, *sizes)) ||
+      failed(checkOutputExtents(flags, dims, *sizes, error)))
+    return failure();
+  FailureOr<int64_t> bias = flags.getInt("bias");
+  if (failed(bias))
+    return failure();
+  problem.bias = *bias != 0;
+  if (failed(getConvLayouts(flags, *spatialRank, problem)) ||
+      failed(buildConvGeometry(*sizes, *spatialRank, problem, error)))
+    return failure();
   return problem;
 }
 

@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+// ReportCsv.cpp: the rows and their CSV; ReportRoofline.cpp: the host's
+// roofline; ReportPlot.cpp: the SVG plot; ReportProgress.cpp: progress.
+
 namespace mlir::boo::driver {
 
 /// Timing statistics of repeated calls, in milliseconds.
@@ -92,6 +95,16 @@ private:
   bool enabled, terminal;
   std::chrono::steady_clock::time_point start;
 };
+
+/// `v` printed with the printf format `format` (the CSV's numbers, the
+/// roofline's description).
+std::string formatNumber(double v, const char *format = "%.6g");
+
+/// Seconds from `start` to now.
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 } // namespace mlir::boo::driver
 

@@ -13,6 +13,7 @@
 //
 //   boo-driver [driver options] <MIOpenDriver command>
 //   boo-driver [driver options] --commands-file FILE
+//   boo-driver --commands-file FILE -t 1 --iter 100   (IREE BOO's flags)
 //   boo-driver --preload --commands-file FILE --chips gfx942,gfx1100
 //
 //===----------------------------------------------------------------------===//
@@ -87,19 +88,34 @@ llvm::cl::opt<bool> verify(
                    "statistical checks on random inputs and an exact "
                    "structured check (also a command's own -V 1)"),
     llvm::cl::cat(driverCategory));
+llvm::cl::alias
+    verifyNumerics("verify-numerics",
+                   llvm::cl::desc("Alias for --verify (IREE BOO's spelling)"),
+                   llvm::cl::aliasopt(verify), llvm::cl::NotHidden,
+                   llvm::cl::cat(driverCategory));
 llvm::cl::opt<std::string> referenceBackend(
     "reference-backend",
     llvm::cl::desc("Also run a reference implementation and report the "
                    "ratios: none, reference (the independent float64 "
                    "reference on the host), onednn (oneDNN on the host)"),
     llvm::cl::init("none"), llvm::cl::cat(driverCategory));
-llvm::cl::opt<bool> timeAll(
-    "time", llvm::cl::desc("Time every command (as each command's -t 1)"),
+llvm::cl::opt<bool>
+    timeAll("time",
+            llvm::cl::desc("Time every command that has no -t of its own (IREE "
+                           "BOO's -t/--time 0|1; -t only before the command)"),
+            llvm::cl::cat(driverCategory));
+llvm::cl::opt<int64_t> iterDefault(
+    "iter",
+    llvm::cl::desc("Timed iterations of every command that has no --iter of "
+                   "its own (IREE BOO's --iter; default 10). Only before the "
+                   "command: after it, --iter is the command's"),
+    llvm::cl::value_desc("N"), llvm::cl::init(0),
     llvm::cl::cat(driverCategory));
 llvm::cl::opt<int64_t> iterationsFlag(
     "iterations",
     llvm::cl::desc("Timed iterations of every command (default: a "
-                   "command's own --iter, else 10)"),
+                   "command's own --iter, else the driver's --iter, else "
+                   "10)"),
     llvm::cl::init(0), llvm::cl::cat(driverCategory));
 llvm::cl::opt<int64_t> warmup("warmup",
                               llvm::cl::desc("Untimed calls before timing"),
@@ -154,11 +170,12 @@ bool isDriverFlag(llvm::StringRef arg, bool &takesValue) {
 }
 
 /// The benchmark flags of an MIOpenDriver command (the importer accepts and
-/// ignores them): -t/--time, -i/--iter, -V/--verify.
+/// ignores them): -t/--time, -i/--iter, -V/--verify; unset where the command
+/// does not give them.
 struct BenchmarkFlags {
-  bool time = false;
-  int64_t iterations = 10;
-  bool verify = false;
+  std::optional<bool> time;
+  std::optional<int64_t> iterations;
+  std::optional<bool> verify;
 };
 
 BenchmarkFlags readBenchmarkFlags(llvm::StringRef command) {
@@ -259,6 +276,34 @@ void runOneDNNBackend(const MIOpenProblem &problem,
                   drv::getMaxRelativeError(outputs, results));
 }
 
+/// One command as it runs: its problem, its benchmark settings and the
+/// tensors of its first call, shared by the steps of Driver::runOnce.
+struct CommandRun {
+  MIOpenProblem problem;
+  bool timing = false;
+  int64_t iterations = 0;
+  bool verifying = false;
+  /// --splat-input-value was given: the inputs are that value.
+  bool splat = false;
+  std::vector<HostTensor> inputs, outputs;
+};
+
+/// Sets what `run` does from the command's own benchmark flags, else the
+/// driver-level ones (IREE BOO's -t/--time and --iter: as if every command
+/// carried them), else MIOpenDriver's defaults. --iterations overrides every
+/// --iter; --verify verifies every command.
+void applyBenchmarkFlags(const BenchmarkFlags &own, CommandRun &run) {
+  run.timing = own.time.value_or(timeAll);
+  if (iterationsFlag > 0)
+    run.iterations = iterationsFlag.getValue();
+  else if (own.iterations)
+    run.iterations = *own.iterations;
+  else
+    run.iterations =
+        iterDefault.getNumOccurrences() ? iterDefault.getValue() : 10;
+  run.verifying = verify || own.verify.value_or(false);
+}
+
 class Driver {
 public:
   Driver(MLIRContext &ctx, RuntimeSession &session, std::string target,
@@ -271,6 +316,24 @@ public:
 private:
   bool runOnce(const std::string &command, CommandRow &row,
                std::string &error);
+  /// Compiles the problem through the kernel cache, says how, and loads it.
+  bool compileAndLoad(const MIOpenProblem &problem, CommandRow &row,
+                      std::string &error);
+  /// Makes the inputs, runs the warm-up calls and prints a summary of each
+  /// output.
+  bool runFirstCalls(CommandRun &run, CommandRow &row, std::string &error);
+  /// Times `run.iterations` calls and prints the times and the rates.
+  bool timeCalls(const CommandRun &run, CommandRow &row, std::string &error);
+  /// Computes the float64 reference on the run's inputs (three times when
+  /// timing it for --reference-backend=reference) and reports it.
+  bool runFloat64Reference(const CommandRun &run, bool measure, CommandRow &row,
+                           std::vector<::boo::ref::Tensor> &expected,
+                           std::string &error);
+  /// --verify: the statistical checks (on random inputs) and the structured
+  /// check; prints each and fails the command when one fails.
+  bool verifyNumerics(CommandRun &run,
+                      std::vector<::boo::ref::Tensor> &expected,
+                      CommandRow &row, std::string &error);
   bool invoke(const std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, std::string &error);
 
@@ -305,22 +368,45 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
   FailureOr<MIOpenProblem> problem = parseMIOpenCommand(command, error);
   if (failed(problem))
     return false;
-  row.kind = drv::getProblemKind(*problem);
+  CommandRun run;
+  run.problem = std::move(*problem);
+  row.kind = drv::getProblemKind(run.problem);
   row.dtype = getElementTypeName(drv::getElementType(
-      std::visit([](const auto &p) { return p.dataType; }, *problem)));
-  row.flops = drv::getProblemFlops(*problem);
-  BenchmarkFlags flags = readBenchmarkFlags(command);
-  bool timing = timeAll || flags.time;
-  int64_t iterations = iterationsFlag > 0 ? iterationsFlag.getValue()
-                                          : flags.iterations;
-  if (timing && iterations < 1) {
+      std::visit([](const auto &p) { return p.dataType; }, run.problem)));
+  row.flops = drv::getProblemFlops(run.problem);
+  applyBenchmarkFlags(readBenchmarkFlags(command), run);
+  if (run.timing && run.iterations < 1) {
     error = "--iter must be at least 1";
     return false;
   }
 
-  // Compile (through the cache) and load.
+  if (!compileAndLoad(run.problem, row, error) ||
+      !runFirstCalls(run, row, error))
+    return false;
+  if (run.timing && !timeCalls(run, row, error))
+    return false;
+
+  // The reference backends, measured in the same run on the same inputs.
+  if (referenceBackend == "onednn")
+    runOneDNNBackend(run.problem, run.inputs, run.outputs,
+                     run.timing ? run.iterations : 1, row);
+
+  // The float64 reference: for --verify and --reference-backend=reference.
+  bool measureReference = referenceBackend == "reference";
+  if (!run.verifying && !measureReference)
+    return true;
+  std::vector<::boo::ref::Tensor> expected;
+  if (!runFloat64Reference(run, measureReference, row, expected, error))
+    return false;
+  if (!run.verifying)
+    return true;
+  return verifyNumerics(run, expected, row, error);
+}
+
+bool Driver::compileAndLoad(const MIOpenProblem &problem, CommandRow &row,
+                            std::string &error) {
   FailureOr<OwningOpRef<ModuleOp>> module =
-      buildMIOpenModule(&ctx, *problem, error);
+      buildMIOpenModule(&ctx, problem, error);
   if (failed(module))
     return false;
   ArtifactOptions options;
@@ -344,102 +430,105 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
                                  row.compileMs, row.cache.c_str());
   if (!compiled.cacheNote.empty())
     llvm::outs() << "boo-driver: warning: " << compiled.cacheNote << "\n";
-  if (!session.load(compiled.bytes, "", error))
-    return false;
+  return session.load(compiled.bytes, "", error);
+}
 
-  // Inputs, a first call, and the output summary.
-  std::vector<HostTensor> inputs, outputs;
-  bool splat = splatInputValue.getNumOccurrences() > 0;
-  if (failed(drv::makeInputs(
-          *problem, splat ? drv::InputFill::Splat : drv::InputFill::Random,
-          seed, splatInputValue, inputs, error)))
+bool Driver::runFirstCalls(CommandRun &run, CommandRow &row,
+                           std::string &error) {
+  run.splat = splatInputValue.getNumOccurrences() > 0;
+  if (failed(drv::makeInputs(run.problem,
+                             run.splat ? drv::InputFill::Splat
+                                       : drv::InputFill::Random,
+                             seed, splatInputValue, run.inputs, error)))
     return false;
-  if (!session.setInputs(inputs, error))
+  if (!session.setInputs(run.inputs, error))
     return false;
   double ms;
   for (int64_t i = 0; i < std::max<int64_t>(warmup, 1); ++i)
     if (!session.invoke(ms, error))
       return false;
-  if (!session.readResults(outputs, error))
+  if (!session.readResults(run.outputs, error))
     return false;
-  row.bytes = tensorBytes(inputs) + tensorBytes(outputs);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    llvm::outs() << "Output " << i << ": " << formatTensorSummary(outputs[i])
-                 << "\n";
+  row.bytes = tensorBytes(run.inputs) + tensorBytes(run.outputs);
+  for (size_t i = 0; i < run.outputs.size(); ++i)
+    llvm::outs() << "Output " << i << ": "
+                 << formatTensorSummary(run.outputs[i]) << "\n";
+  return true;
+}
 
-  if (timing) {
-    std::vector<double> times;
-    for (int64_t i = 0; i < iterations; ++i) {
-      if (!session.invoke(ms, error))
-        return false;
-      times.push_back(ms);
-    }
-    row.time = TimingStats::of(times);
-    const TimingStats &t = *row.time;
-    llvm::outs() << llvm::format(
-        "Boo Kernel Time %s: %lld iterations after %lld warm-up: min %.4f "
-        "ms, max %.4f ms, mean %.4f ms, median %.4f ms, stddev %.4f ms\n",
-        row.kind.c_str(), (long long)t.iterations,
-        (long long)std::max<int64_t>(warmup, 1), t.min, t.max, t.mean,
-        t.median, t.stddev);
-    llvm::outs() << "stats: name, dtype, flopCnt, bytes, GFLOP/s, GB/s, "
-                    "timeMs\n";
-    llvm::outs() << llvm::format("stats: %s, %s, %.0f, %.0f, %.2f, %.2f, "
-                                 "%.4f\n",
-                                 row.kind.c_str(), row.dtype.c_str(),
-                                 row.flops, row.bytes, row.gflops(),
-                                 row.gbps(), t.median);
+bool Driver::timeCalls(const CommandRun &run, CommandRow &row,
+                       std::string &error) {
+  std::vector<double> times;
+  double ms;
+  for (int64_t i = 0; i < run.iterations; ++i) {
+    if (!session.invoke(ms, error))
+      return false;
+    times.push_back(ms);
   }
+  row.time = TimingStats::of(times);
+  const TimingStats &t = *row.time;
+  llvm::outs() << llvm::format(
+      "Boo Kernel Time %s: %lld iterations after %lld warm-up: min %.4f "
+      "ms, max %.4f ms, mean %.4f ms, median %.4f ms, stddev %.4f ms\n",
+      row.kind.c_str(), (long long)t.iterations,
+      (long long)std::max<int64_t>(warmup, 1), t.min, t.max, t.mean, t.median,
+      t.stddev);
+  llvm::outs() << "stats: name, dtype, flopCnt, bytes, GFLOP/s, GB/s, "
+                  "timeMs\n";
+  llvm::outs() << llvm::format("stats: %s, %s, %.0f, %.0f, %.2f, %.2f, "
+                               "%.4f\n",
+                               row.kind.c_str(), row.dtype.c_str(), row.flops,
+                               row.bytes, row.gflops(), row.gbps(), t.median);
+  return true;
+}
 
-  // The reference backends, measured in the same run on the same inputs.
-  if (referenceBackend == "onednn")
-    runOneDNNBackend(*problem, inputs, outputs, timing ? iterations : 1, row);
-
-  // The float64 reference: for --verify and --reference-backend=reference.
-  bool verifying = verify || flags.verify;
-  bool measureReference = referenceBackend == "reference";
-  if (!verifying && !measureReference)
-    return true;
-  std::vector<::boo::ref::Tensor> expected;
+bool Driver::runFloat64Reference(const CommandRun &run, bool measure,
+                                 CommandRow &row,
+                                 std::vector<::boo::ref::Tensor> &expected,
+                                 std::string &error) {
   std::vector<double> referenceTimes;
-  int64_t referenceRuns = measureReference && timing ? 3 : 1;
+  int64_t referenceRuns = measure && run.timing ? 3 : 1;
   for (int64_t i = 0; i < referenceRuns; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (failed(drv::computeReference(*problem, inputs, expected, error)))
+    if (failed(drv::computeReference(run.problem, run.inputs, expected, error)))
       return false;
     referenceTimes.push_back(std::chrono::duration<double, std::milli>(
                                  std::chrono::steady_clock::now() - start)
                                  .count());
   }
-  if (measureReference)
+  if (measure)
     reportReference(row, "reference", "float64, 1 thread",
                     TimingStats::of(referenceTimes),
-                    drv::getMaxRelativeError(outputs, expected));
-  if (!verifying)
-    return true;
+                    drv::getMaxRelativeError(run.outputs, expected));
+  return true;
+}
 
+bool Driver::verifyNumerics(CommandRun &run,
+                            std::vector<::boo::ref::Tensor> &expected,
+                            CommandRow &row, std::string &error) {
+  const MIOpenProblem &problem = run.problem;
   // The statistics assume independent random inputs: with a splat, every
   // element's rounding is the same, so they get random inputs of their own.
-  if (splat) {
-    if (failed(drv::makeInputs(*problem, drv::InputFill::Random, seed, 0.0,
-                               inputs, error)) ||
-        !invoke(inputs, outputs, error) ||
-        failed(drv::computeReference(*problem, inputs, expected, error)))
+  if (run.splat) {
+    if (failed(drv::makeInputs(problem, drv::InputFill::Random, seed, 0.0,
+                               run.inputs, error)) ||
+        !invoke(run.inputs, run.outputs, error) ||
+        failed(drv::computeReference(problem, run.inputs, expected, error)))
       return false;
   }
   std::vector<drv::CheckResult> checks =
-      drv::checkStatistics(*problem, outputs, expected);
+      drv::checkStatistics(problem, run.outputs, expected);
   // The structured check: zeros but for one block of ones.
   std::vector<HostTensor> structuredInputs, structuredOutputs;
   std::vector<::boo::ref::Tensor> structuredExpected;
-  if (failed(drv::makeInputs(*problem, drv::InputFill::Structured, seed, 0.0,
+  if (failed(drv::makeInputs(problem, drv::InputFill::Structured, seed, 0.0,
                              structuredInputs, error)) ||
       !invoke(structuredInputs, structuredOutputs, error) ||
-      failed(drv::computeReference(*problem, structuredInputs,
+      failed(drv::computeReference(problem, structuredInputs,
                                    structuredExpected, error)))
     return false;
   checks.push_back(
-      drv::checkStructured(*problem, structuredOutputs, structuredExpected));
+      drv::checkStructured(problem, structuredOutputs, structuredExpected));
   bool passed = true;
   std::vector<std::string> details;
   for (const drv::CheckResult &check : checks) {
@@ -502,6 +591,9 @@ int runDriver(const std::string &command) {
       referenceBackend != "onednn")
     return fail("--reference-backend=" + referenceBackend +
                 ": expected none, reference or onednn");
+  if (iterDefault.getNumOccurrences() && iterDefault < 1)
+    return fail("--iter=" + std::to_string(iterDefault.getValue()) +
+                ": the timed iterations must be at least 1");
   if (referenceBackend == "onednn" && !drv::isOneDNNAvailable())
     return fail("--reference-backend=onednn: boo-driver was built without "
                 "oneDNN (install libdnnl-dev and reconfigure)");
@@ -592,41 +684,88 @@ int runDriver(const std::string &command) {
   return failures ? 1 : 0;
 }
 
+/// boo-driver's command line in two: its own flags, for llvm::cl, and the
+/// words of the MIOpenDriver command.
+struct CommandLineParts {
+  std::vector<const char *> driverArgs;
+  std::vector<std::string> commandWords;
+  std::deque<std::string> spelled; // stable storage for rewritten flags
+};
+
+/// Passes `flag` with the value `value` (0 or 1) to llvm::cl as
+/// "--<name>=<value>": MIOpenDriver's and IREE BOO's "-t 1", "--time 1",
+/// "--verify 1" spellings. False, with `error` naming the flag, for another
+/// number.
+bool spellBooleanFlag(llvm::StringRef flag, llvm::StringRef name,
+                      llvm::StringRef value, CommandLineParts &parts,
+                      std::string &error) {
+  if (value != "0" && value != "1") {
+    error = flag.str() + (value.empty() ? "" : " " + value.str()) +
+            ": expected 0 or 1";
+    return false;
+  }
+  parts.spelled.push_back("--" + name.str() + "=" + value.str());
+  parts.driverArgs.push_back(parts.spelled.back().c_str());
+  return true;
+}
+
+/// Splits argv: boo-driver's flags (the `--` options of driverCategory,
+/// anywhere) go to llvm::cl, the rest is the MIOpenDriver command (its first
+/// word may be MIOpenDriver itself). Before the command's first word,
+/// IREE BOO's -t N and --iter N are boo-driver's too; after it they are the
+/// command's own, as MIOpenDriver spells them.
+bool splitCommandLine(int argc, char **argv, CommandLineParts &parts,
+                      std::string &error) {
+  parts.driverArgs = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    llvm::StringRef next = i + 1 < argc ? argv[i + 1] : "";
+    bool beforeCommand = parts.commandWords.empty();
+    if (beforeCommand && arg == "-t") {
+      if (!spellBooleanFlag(arg, "time", next, parts, error))
+        return false;
+      ++i;
+      continue;
+    }
+    bool takesValue = false;
+    bool commandsIter = !beforeCommand && arg.split('=').first == "--iter";
+    if (commandsIter || !isDriverFlag(arg, takesValue)) {
+      parts.commandWords.push_back(argv[i]);
+      continue;
+    }
+    // "--time 1", "--verify 0": a number after a 0/1 flag is its value.
+    int64_t number;
+    if ((arg == "--time" || arg == "--verify" || arg == "--verify-numerics") &&
+        !next.getAsInteger(10, number)) {
+      if (!spellBooleanFlag(arg, arg.drop_front(2), next, parts, error))
+        return false;
+      ++i;
+      continue;
+    }
+    parts.driverArgs.push_back(argv[i]);
+    if (takesValue && i + 1 < argc)
+      parts.driverArgs.push_back(argv[++i]);
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  // Split the command line: boo-driver's flags go to llvm::cl, the rest is
-  // the MIOpenDriver command (its first word may be MIOpenDriver itself).
-  std::vector<const char *> driverArgs = {argv[0]};
-  std::vector<std::string> commandWords;
-  std::deque<std::string> spelled; // stable storage for rewritten flags
-  for (int i = 1; i < argc; ++i) {
-    bool takesValue = false;
-    if (isDriverFlag(argv[i], takesValue)) {
-      // MIOpenDriver's own "--verify 1" and "--time 1" spellings.
-      llvm::StringRef arg(argv[i]);
-      if ((arg == "--verify" || arg == "--time") && i + 1 < argc &&
-          (llvm::StringRef(argv[i + 1]) == "0" ||
-           llvm::StringRef(argv[i + 1]) == "1")) {
-        spelled.push_back(arg.str() + "=" + argv[++i]);
-        driverArgs.push_back(spelled.back().c_str());
-        continue;
-      }
-      driverArgs.push_back(argv[i]);
-      if (takesValue && i + 1 < argc)
-        driverArgs.push_back(argv[++i]);
-      continue;
-    }
-    commandWords.push_back(argv[i]);
-  }
+  CommandLineParts parts;
+  std::string error;
+  if (!splitCommandLine(argc, argv, parts, error))
+    return fail(error);
   llvm::cl::HideUnrelatedOptions(driverCategory);
   llvm::cl::ParseCommandLineOptions(
-      static_cast<int>(driverArgs.size()), driverArgs.data(),
+      static_cast<int>(parts.driverArgs.size()), parts.driverArgs.data(),
       "boo-driver: MIOpenDriver-compatible benchmarking with Boo\n\n"
       "  boo-driver [options] convbfp16 -n 128 -c 128 -H 24 -W 48 ... -t 1\n"
       "  boo-driver [options] --commands-file FILE\n"
+      "  boo-driver [options] --commands-file FILE -t 1 --iter 100\n"
       "  boo-driver --preload --commands-file FILE --chips gfx942,gfx1100\n");
-  std::string command = drv::normalizeCommand(llvm::join(commandWords, " "));
+  std::string command =
+      drv::normalizeCommand(llvm::join(parts.commandWords, " "));
   return runDriver(command);
 }

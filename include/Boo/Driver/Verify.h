@@ -17,7 +17,7 @@
 //    result's type and an f32 accumulation explain ("stddev"). These catch
 //    what element-wise tolerances miss (a kernel that is slightly but
 //    consistently off, or one that accumulates in bf16) and need no
-//    per-element bound. Verify.cpp has the derivation of the limits.
+//    per-element bound. VerifyChecks.cpp has the derivation of the limits.
 //  * Structured inputs (zeros with one block of ones): convolutions then
 //    compute small integers that every type represents, so the results must
 //    match exactly (checkStructured); a wrong index shows up as a wrong

@@ -1,4 +1,4 @@
-//===- Verify.cpp - Reference results and checks for a driver -------------===//
+//===- VerifyChecks.cpp - --verify's checks of a device's results ---------===//
 //
 // Part of the Boo project.
 //
@@ -52,19 +52,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Driver/Verify.h"
+#include "VerifyInternal.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::boo;
 using namespace mlir::boo::driver;
-namespace ref = ::boo::ref;
-using ref::DType;
-using ref::Tensor;
+using namespace mlir::boo::driver::detail;
 
 namespace {
 
@@ -73,37 +69,6 @@ constexpr int64_t kMinSamples = 1000;
 /// Extra f32 roundings per term (see the top of the file).
 constexpr int64_t kConvExtraRoundings = 1;
 constexpr int64_t kLayerNormExtraRoundings = 16;
-
-//===----------------------------------------------------------------------===//
-// Types, shapes and the reference's codec
-//===----------------------------------------------------------------------===//
-
-/// The reference type of a host tensor type; only f32, f16 and bf16 occur.
-FailureOr<DType> toRefType(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-    return DType::F32;
-  case ElementType::F16:
-    return DType::F16;
-  case ElementType::BF16:
-    return DType::BF16;
-  default:
-    return failure();
-  }
-}
-
-DType refTypeOf(const HostTensor &t) { return *toRefType(t.type); }
-
-std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
-  return std::vector<int64_t>(values.begin(), values.end());
-}
-
-std::string formatShape(const std::vector<int64_t> &shape) {
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s.empty() ? "scalar" : s;
-}
 
 /// "(0, 2, 1)": the coordinates of row-major index `index`.
 std::string formatCoordinates(const std::vector<int64_t> &shape,
@@ -119,37 +84,6 @@ std::string formatCoordinates(const std::vector<int64_t> &shape,
   return s + ")";
 }
 
-std::string formatDouble(double v, const char *format = "%.3g") {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
-
-/// Element `i` of `t` decoded with the reference's codec, not HostTensor's,
-/// so that a codec bug shared with the runner cannot cancel out.
-double readElement(const HostTensor &t, DType type, int64_t i) {
-  int64_t bytes = ref::dtypeBytes(type);
-  uint32_t bits = 0;
-  for (int64_t b = 0; b < bytes; ++b)
-    bits |= static_cast<uint32_t>(t.data[i * bytes + b]) << (8 * b);
-  return ref::decode(bits, type);
-}
-
-void writeElement(HostTensor &t, DType type, int64_t i, double v) {
-  int64_t bytes = ref::dtypeBytes(type);
-  uint32_t bits = ref::encode(ref::roundTo(v, type), type);
-  for (int64_t b = 0; b < bytes; ++b)
-    t.data[i * bytes + b] = static_cast<uint8_t>(bits >> (8 * b));
-}
-
-Tensor decodeTensor(const HostTensor &t) {
-  Tensor result(t.shape);
-  DType type = refTypeOf(t);
-  for (int64_t i = 0; i < result.size(); ++i)
-    result.data[i] = readElement(t, type, i);
-  return result;
-}
-
 /// The spacing of `type` at |v|: 2u * 2^floor(log2 |v|), at least the
 /// subnormal spacing.
 double ulpOf(double v, DType type) {
@@ -161,387 +95,6 @@ double ulpOf(double v, DType type) {
   std::frexp(a, &exp); // a = m 2^exp, 0.5 <= m < 1
   return std::max(std::ldexp(2 * ref::unitRoundoff(type), exp - 1), minSpacing);
 }
-
-//===----------------------------------------------------------------------===//
-// Signatures (docs/MIOpenImport.md)
-//===----------------------------------------------------------------------===//
-
-std::vector<TensorSpec> getConvArguments(const MIOpenConvProblem &p) {
-  ElementType t = getElementType(p.dataType);
-  const ConvGeometry &g = p.geometry;
-  TensorSpec input{"input", toVector(g.inputShape()), t};
-  TensorSpec filter{"filter", toVector(g.filterShape()), t};
-  if (p.direction == 1) {
-    std::vector<TensorSpec> args = {input, filter};
-    if (p.bias)
-      args.push_back({"bias", {g.outChannels}, t});
-    return args;
-  }
-  std::vector<TensorSpec> args = {
-      {"grad_output", toVector(g.outputShape()), t}};
-  if (p.direction & 4)
-    args.push_back(input);
-  if (p.direction & 2)
-    args.push_back(filter);
-  return args;
-}
-
-std::vector<TensorSpec> getConvResults(const MIOpenConvProblem &p) {
-  ElementType t = getElementType(p.dataType);
-  const ConvGeometry &g = p.geometry;
-  if (p.direction == 1)
-    return {{"output", toVector(g.outputShape()), t}};
-  std::vector<TensorSpec> results;
-  if (p.direction & 2)
-    results.push_back({"grad_input", toVector(g.inputShape()), t});
-  if (p.direction & 4)
-    results.push_back({"grad_filter", toVector(g.filterShape()), t});
-  if (p.bias)
-    results.push_back({"grad_bias", {g.outChannels}, t});
-  return results;
-}
-
-/// The layer norm's shapes: x, the statistics (leading dims) and the
-/// parameters (normalized dims).
-struct LayerNormShapes {
-  std::vector<int64_t> x, stat, param;
-  int64_t rows, rowSize;
-};
-
-LayerNormShapes getShapes(const MIOpenLayerNormProblem &p) {
-  LayerNormShapes s;
-  s.x = toVector(p.shape);
-  s.stat.assign(s.x.begin(), s.x.begin() + p.normalizedDim);
-  s.param.assign(s.x.begin() + p.normalizedDim, s.x.end());
-  s.rows = ref::product(s.stat);
-  s.rowSize = ref::product(s.param);
-  return s;
-}
-
-bool hasWeightArgument(const MIOpenLayerNormProblem &p) {
-  return p.weightAndBias && (p.direction == 2 || p.direction == 14);
-}
-
-std::vector<TensorSpec> getLayerNormArguments(const MIOpenLayerNormProblem &p) {
-  ElementType t = getElementType(p.dataType);
-  LayerNormShapes s = getShapes(p);
-  TensorSpec weight{"weight", s.param, t}, bias{"bias", s.param, t};
-  if (p.direction == 1) {
-    std::vector<TensorSpec> args = {{"x", s.x, t}};
-    if (p.weightAndBias)
-      args.insert(args.end(), {weight, bias});
-    return args;
-  }
-  std::vector<TensorSpec> args = {{"dy", s.x, t}};
-  if (p.direction == 8)
-    return args;
-  args.push_back({"x", s.x, t});
-  if (hasWeightArgument(p))
-    args.push_back(weight);
-  if (p.weightAndBias && p.direction == 14)
-    args.push_back(bias);
-  args.push_back({"mean", s.stat, ElementType::F32});
-  args.push_back({"rstd", s.stat, ElementType::F32});
-  return args;
-}
-
-std::vector<TensorSpec> getLayerNormResults(const MIOpenLayerNormProblem &p) {
-  ElementType t = getElementType(p.dataType);
-  LayerNormShapes s = getShapes(p);
-  if (p.direction == 1)
-    return {{"y", s.x, t},
-            {"mean", s.stat, ElementType::F32},
-            {"rstd", s.stat, ElementType::F32}};
-  std::vector<TensorSpec> results;
-  if (p.direction & 2)
-    results.push_back({"dx", s.x, t});
-  if (p.direction == 4 || (p.direction == 14 && p.weightAndBias))
-    results.push_back({"dweight", s.param, t});
-  if (p.direction == 8 || (p.direction == 14 && p.weightAndBias))
-    results.push_back({"dbias", s.param, t});
-  return results;
-}
-
-/// Finds the argument named `name`, or null.
-const Tensor *findArgument(const std::vector<TensorSpec> &specs,
-                           const std::vector<Tensor> &args, StringRef name) {
-  for (size_t i = 0; i < specs.size(); ++i)
-    if (specs[i].name == name)
-      return &args[i];
-  return nullptr;
-}
-
-//===----------------------------------------------------------------------===//
-// Reference computations
-//===----------------------------------------------------------------------===//
-
-/// The reference's view of the problem: sizes from the parse, layouts as
-/// the command spells them (the reference parses them itself).
-LogicalResult getRefConvProblem(const MIOpenConvProblem &p,
-                                ref::ConvProblem &rp, std::string &error) {
-  const ConvGeometry &g = p.geometry;
-  rp.spatialRank = static_cast<int>(g.spatialRank);
-  rp.batch = g.batch;
-  rp.inChannels = g.inChannels;
-  rp.outChannels = g.outChannels;
-  rp.groups = g.groups;
-  rp.inSpatial = toVector(g.inSpatial);
-  rp.filterSpatial = toVector(g.filterSpatial);
-  rp.strides = toVector(g.strides);
-  rp.dilations = toVector(g.dilations);
-  rp.padLow = toVector(g.padLow);
-  rp.padHigh = toVector(g.padHigh);
-  rp.inputLayout = p.inputLayout;
-  rp.filterLayout = p.filterLayout;
-  rp.outputLayout = p.outputLayout;
-  if (!rp.validate(error)) {
-    error = "the reference rejects the convolution: " + error;
-    return failure();
-  }
-  // The importer and the reference lay out the tensors independently.
-  auto check = [&](const char *what, const std::vector<int64_t> &refShape,
-                   ArrayRef<int64_t> importShape) {
-    if (refShape == toVector(importShape))
-      return true;
-    error = std::string("the reference and the importer disagree on the ") +
-            what + " shape: " + formatShape(refShape) + " vs " +
-            formatShape(toVector(importShape));
-    return false;
-  };
-  if (!check("input", rp.inputShape(), g.inputShape()) ||
-      !check("filter", rp.filterShape(), g.filterShape()) ||
-      !check("output", rp.outputShape(), g.outputShape()))
-    return failure();
-  return success();
-}
-
-LogicalResult computeConv(const MIOpenConvProblem &p,
-                          const std::vector<Tensor> &args,
-                          std::vector<Tensor> &results, std::string &error) {
-  ref::ConvProblem rp;
-  if (failed(getRefConvProblem(p, rp, error)))
-    return failure();
-  if (p.direction == 1) {
-    results.push_back(
-        ref::convForward(rp, args[0], args[1], p.bias ? &args[2] : nullptr));
-    return success();
-  }
-  const Tensor &gradOutput = args[0];
-  if (p.direction & 2)
-    results.push_back(ref::convBackwardData(rp, gradOutput, args.back()));
-  if (p.direction & 4)
-    results.push_back(ref::convBackwardWeight(rp, gradOutput, args[1]));
-  if (p.bias) {
-    std::vector<int> perm;
-    if (!ref::parseLayout(rp.outputLayout, ref::LayoutRole::Activation,
-                          rp.spatialRank, perm, error))
-      return failure();
-    results.push_back(ref::convBackwardBias(gradOutput, perm[1]));
-  }
-  return success();
-}
-
-void computeLayerNorm(const MIOpenLayerNormProblem &p,
-                      const std::vector<TensorSpec> &specs,
-                      const std::vector<Tensor> &args,
-                      std::vector<Tensor> &results) {
-  int normalizedRank = static_cast<int>(p.getNormalizedRank());
-  const Tensor *weight = findArgument(specs, args, "weight");
-  if (p.direction == 1) {
-    ref::LayerNormResult r =
-        ref::layerNormForward(args[0], normalizedRank, weight,
-                              findArgument(specs, args, "bias"), p.epsilon);
-    results = {r.y, r.mean, r.rstd};
-    return;
-  }
-  // The backward reads weight only for dx (-F 2 and 14 with -m 1).
-  if (!hasWeightArgument(p))
-    weight = nullptr;
-  ref::LayerNormGrads g;
-  if (p.direction == 8) {
-    // dbias sums dy over the rows; x and the statistics do not enter.
-    LayerNormShapes s = getShapes(p);
-    g = ref::layerNormBackward(args[0], Tensor(s.x), Tensor(s.stat),
-                               Tensor(s.stat, 1.0), nullptr, normalizedRank);
-  } else {
-    g = ref::layerNormBackward(args[0], args[1], args[args.size() - 2],
-                               args.back(), weight, normalizedRank);
-  }
-  for (const TensorSpec &spec : getLayerNormResults(p))
-    results.push_back(spec.name == "dx"        ? g.dx
-                      : spec.name == "dweight" ? g.dweight
-                                               : g.dbias);
-}
-
-/// Empty if `t` has the shape and type of `spec` (and the bytes for them),
-/// else what is wrong.
-std::string describeMismatch(const TensorSpec &spec, const HostTensor &t) {
-  if (t.shape == spec.shape && t.type == spec.type &&
-      static_cast<int64_t>(t.data.size()) ==
-          t.numElements() * getElementSize(t.type))
-    return "";
-  return "expected " + formatTensorType(spec.shape, spec.type) + ", got " +
-         t.getTypeString() + " (" + std::to_string(t.data.size()) + " bytes)";
-}
-
-//===----------------------------------------------------------------------===//
-// Inputs
-//===----------------------------------------------------------------------===//
-
-uint64_t splitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-/// Whether every coordinate of row-major `index` lies in the leading half
-/// (rounded up) of its dim.
-bool isInBlock(const std::vector<int64_t> &shape, int64_t index) {
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    if (index % shape[d] >= (shape[d] + 1) / 2)
-      return false;
-    index /= shape[d];
-  }
-  return true;
-}
-
-} // namespace
-
-std::vector<TensorSpec>
-mlir::boo::driver::getArgumentSpecs(const MIOpenProblem &problem) {
-  if (auto *conv = std::get_if<MIOpenConvProblem>(&problem))
-    return getConvArguments(*conv);
-  return getLayerNormArguments(std::get<MIOpenLayerNormProblem>(problem));
-}
-
-std::vector<TensorSpec>
-mlir::boo::driver::getResultSpecs(const MIOpenProblem &problem) {
-  if (auto *conv = std::get_if<MIOpenConvProblem>(&problem))
-    return getConvResults(*conv);
-  return getLayerNormResults(std::get<MIOpenLayerNormProblem>(problem));
-}
-
-LogicalResult mlir::boo::driver::makeInputs(const MIOpenProblem &problem,
-                                            InputFill fill, uint64_t seed,
-                                            double splatValue,
-                                            std::vector<HostTensor> &inputs,
-                                            std::string &error) {
-  std::vector<TensorSpec> specs = getArgumentSpecs(problem);
-  inputs.clear();
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const TensorSpec &spec = specs[i];
-    DType type = *toRefType(spec.type);
-    HostTensor t = HostTensor::zeros(spec.shape, spec.type);
-    int64_t n = t.numElements();
-    switch (fill) {
-    case InputFill::Random: {
-      std::mt19937_64 rng(splitMix64(seed + (i + 1) * 0x9E3779B97F4A7C15ull));
-      for (int64_t j = 0; j < n; ++j) {
-        // 53 random bits: uniform in [0, 1), the same on every platform
-        // (std::uniform_real_distribution is not).
-        double unit = static_cast<double>(rng() >> 11) * 0x1p-53;
-        writeElement(t, type, j, 2 * unit - 1);
-      }
-      break;
-    }
-    case InputFill::Splat:
-      if (!std::isfinite(ref::roundTo(splatValue, type))) {
-        error = "splat value " + formatDouble(splatValue) +
-                " is not finite in " + ref::dtypeName(type);
-        return failure();
-      }
-      for (int64_t j = 0; j < n; ++j)
-        writeElement(t, type, j, splatValue);
-      break;
-    case InputFill::Structured:
-      for (int64_t j = 0; j < n; ++j)
-        writeElement(t, type, j, isInBlock(spec.shape, j) ? 1.0 : 0.0);
-      break;
-    }
-    inputs.push_back(std::move(t));
-  }
-
-  // A layer-norm backward reads the statistics of its x, as a forward run
-  // has stored them (f32).
-  auto *norm = std::get_if<MIOpenLayerNormProblem>(&problem);
-  if (!norm || norm->direction == 1 || norm->direction == 8)
-    return success();
-  ref::LayerNormResult fwd = ref::layerNormForward(
-      decodeTensor(inputs[1]), static_cast<int>(norm->getNormalizedRank()),
-      nullptr, nullptr, norm->epsilon);
-  HostTensor &mean = inputs[inputs.size() - 2], &rstd = inputs.back();
-  for (int64_t j = 0; j < fwd.mean.size(); ++j) {
-    writeElement(mean, DType::F32, j, fwd.mean.data[j]);
-    writeElement(rstd, DType::F32, j, fwd.rstd.data[j]);
-  }
-  return success();
-}
-
-LogicalResult mlir::boo::driver::computeReference(
-    const MIOpenProblem &problem, const std::vector<HostTensor> &inputs,
-    std::vector<Tensor> &results, std::string &error) {
-  std::vector<TensorSpec> specs = getArgumentSpecs(problem);
-  if (inputs.size() != specs.size()) {
-    error = "expected " + std::to_string(specs.size()) + " inputs, got " +
-            std::to_string(inputs.size());
-    return failure();
-  }
-  for (size_t i = 0; i < specs.size(); ++i) {
-    std::string mismatch = describeMismatch(specs[i], inputs[i]);
-    if (!mismatch.empty()) {
-      error = "input " + std::to_string(i) + " (" + specs[i].name +
-              "): " + mismatch;
-      return failure();
-    }
-  }
-  std::vector<Tensor> args;
-  for (const HostTensor &t : inputs)
-    args.push_back(decodeTensor(t));
-  results.clear();
-  if (auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
-    if (failed(computeConv(*conv, args, results, error)))
-      return failure();
-  } else {
-    computeLayerNorm(std::get<MIOpenLayerNormProblem>(problem), specs, args,
-                     results);
-  }
-  std::vector<TensorSpec> resultSpecs = getResultSpecs(problem);
-  for (size_t i = 0; i < results.size(); ++i)
-    if (i >= resultSpecs.size() || results[i].shape != resultSpecs[i].shape) {
-      error = "internal error: reference result " + std::to_string(i) +
-              " does not match the function's results";
-      return failure();
-    }
-  return success();
-}
-
-int64_t mlir::boo::driver::getReductionLength(const MIOpenProblem &problem,
-                                              unsigned resultIndex) {
-  std::vector<TensorSpec> specs = getResultSpecs(problem);
-  if (resultIndex >= specs.size())
-    return 0;
-  const std::string &name = specs[resultIndex].name;
-  if (auto *norm = std::get_if<MIOpenLayerNormProblem>(&problem)) {
-    LayerNormShapes s = getShapes(*norm);
-    return name == "dweight" || name == "dbias" ? s.rows : s.rowSize;
-  }
-  const auto &p = std::get<MIOpenConvProblem>(problem);
-  const ConvGeometry &g = p.geometry;
-  int64_t filterSize = ref::product(toVector(g.filterSpatial));
-  if (name == "output")
-    return g.inChannelsPerGroup() * filterSize + (p.bias ? 1 : 0);
-  if (name == "grad_input")
-    return g.outChannelsPerGroup() * filterSize;
-  // grad_filter and grad_bias sum over the batch and the output positions.
-  return g.batch * ref::product(toVector(g.outSpatial));
-}
-
-//===----------------------------------------------------------------------===//
-// Statistical checks
-//===----------------------------------------------------------------------===//
-
-namespace {
 
 /// Empty if the results' count, shapes and types are right, else a failing
 /// check that says what is wrong.
@@ -857,8 +410,9 @@ mlir::boo::driver::checkStructured(const MIOpenProblem &problem,
   return check;
 }
 
-double mlir::boo::driver::getMaxRelativeError(
-    const std::vector<HostTensor> &actual, const std::vector<Tensor> &expected) {
+double
+mlir::boo::driver::getMaxRelativeError(const std::vector<HostTensor> &actual,
+                                       const std::vector<Tensor> &expected) {
   double worst = 0;
   for (size_t r = 0; r < actual.size() && r < expected.size(); ++r) {
     double squares = 0;
@@ -877,16 +431,4 @@ double mlir::boo::driver::getMaxRelativeError(
     }
   }
   return worst;
-}
-
-ElementType mlir::boo::driver::getElementType(MIOpenDataType type) {
-  switch (type) {
-  case MIOpenDataType::F16:
-    return ElementType::F16;
-  case MIOpenDataType::BF16:
-    return ElementType::BF16;
-  case MIOpenDataType::F32:
-    return ElementType::F32;
-  }
-  return ElementType::F32;
 }

@@ -1,0 +1,99 @@
+//===- VerifyInputs.cpp - The inputs of --verify's checks -----------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// makeInputs: random (seeded, the same on every platform), splat and
+// structured inputs in the function's argument order, written with the
+// reference's codec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyInternal.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::boo;
+using namespace mlir::boo::driver;
+using namespace mlir::boo::driver::detail;
+
+namespace {
+
+uint64_t splitMix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// Whether every coordinate of row-major `index` lies in the leading half
+/// (rounded up) of its dim.
+bool isInBlock(const std::vector<int64_t> &shape, int64_t index) {
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (index % shape[d] >= (shape[d] + 1) / 2)
+      return false;
+    index /= shape[d];
+  }
+  return true;
+}
+
+} // namespace
+
+LogicalResult mlir::boo::driver::makeInputs(const MIOpenProblem &problem,
+                                            InputFill fill, uint64_t seed,
+                                            double splatValue,
+                                            std::vector<HostTensor> &inputs,
+                                            std::string &error) {
+  std::vector<TensorSpec> specs = getArgumentSpecs(problem);
+  inputs.clear();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const TensorSpec &spec = specs[i];
+    DType type = *toRefType(spec.type);
+    HostTensor t = HostTensor::zeros(spec.shape, spec.type);
+    int64_t n = t.numElements();
+    switch (fill) {
+    case InputFill::Random: {
+      std::mt19937_64 rng(splitMix64(seed + (i + 1) * 0x9E3779B97F4A7C15ull));
+      for (int64_t j = 0; j < n; ++j) {
+        // 53 random bits: uniform in [0, 1), the same on every platform
+        // (std::uniform_real_distribution is not).
+        double unit = static_cast<double>(rng() >> 11) * 0x1p-53;
+        writeElement(t, type, j, 2 * unit - 1);
+      }
+      break;
+    }
+    case InputFill::Splat:
+      if (!std::isfinite(ref::roundTo(splatValue, type))) {
+        error = "splat value " + formatDouble(splatValue) +
+                " is not finite in " + ref::dtypeName(type);
+        return failure();
+      }
+      for (int64_t j = 0; j < n; ++j)
+        writeElement(t, type, j, splatValue);
+      break;
+    case InputFill::Structured:
+      for (int64_t j = 0; j < n; ++j)
+        writeElement(t, type, j, isInBlock(spec.shape, j) ? 1.0 : 0.0);
+      break;
+    }
+    inputs.push_back(std::move(t));
+  }
+
+  // A layer-norm backward reads the statistics of its x, as a forward run
+  // has stored them (f32).
+  auto *norm = std::get_if<MIOpenLayerNormProblem>(&problem);
+  if (!norm || norm->direction == 1 || norm->direction == 8)
+    return success();
+  ref::LayerNormResult fwd = ref::layerNormForward(
+      decodeTensor(inputs[1]), static_cast<int>(norm->getNormalizedRank()),
+      nullptr, nullptr, norm->epsilon);
+  HostTensor &mean = inputs[inputs.size() - 2], &rstd = inputs.back();
+  for (int64_t j = 0; j < fwd.mean.size(); ++j) {
+    writeElement(mean, DType::F32, j, fwd.mean.data[j]);
+    writeElement(rstd, DType::F32, j, fwd.rstd.data[j]);
+  }
+  return success();
+}

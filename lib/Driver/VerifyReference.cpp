@@ -1,0 +1,161 @@
+//===- VerifyReference.cpp - The float64 reference of a problem -----------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// computeReference: a problem's results for given inputs, computed in
+// double by the independent reference (Boo/Reference/Reference.h), which
+// gets its own view of the problem (sizes from the parse, layouts as the
+// command spells them) and whose shapes are checked against the importer's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyInternal.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+using namespace mlir::boo::driver;
+using namespace mlir::boo::driver::detail;
+
+namespace {
+
+/// The reference's view of the problem: sizes from the parse, layouts as
+/// the command spells them (the reference parses them itself).
+LogicalResult getRefConvProblem(const MIOpenConvProblem &p,
+                                ref::ConvProblem &rp, std::string &error) {
+  const ConvGeometry &g = p.geometry;
+  rp.spatialRank = static_cast<int>(g.spatialRank);
+  rp.batch = g.batch;
+  rp.inChannels = g.inChannels;
+  rp.outChannels = g.outChannels;
+  rp.groups = g.groups;
+  rp.inSpatial = toVector(g.inSpatial);
+  rp.filterSpatial = toVector(g.filterSpatial);
+  rp.strides = toVector(g.strides);
+  rp.dilations = toVector(g.dilations);
+  rp.padLow = toVector(g.padLow);
+  rp.padHigh = toVector(g.padHigh);
+  rp.inputLayout = p.inputLayout;
+  rp.filterLayout = p.filterLayout;
+  rp.outputLayout = p.outputLayout;
+  if (!rp.validate(error)) {
+    error = "the reference rejects the convolution: " + error;
+    return failure();
+  }
+  // The importer and the reference lay out the tensors independently.
+  auto check = [&](const char *what, const std::vector<int64_t> &refShape,
+                   ArrayRef<int64_t> importShape) {
+    if (refShape == toVector(importShape))
+      return true;
+    error = std::string("the reference and the importer disagree on the ") +
+            what + " shape: " + formatShape(refShape) + " vs " +
+            formatShape(toVector(importShape));
+    return false;
+  };
+  if (!check("input", rp.inputShape(), g.inputShape()) ||
+      !check("filter", rp.filterShape(), g.filterShape()) ||
+      !check("output", rp.outputShape(), g.outputShape()))
+    return failure();
+  return success();
+}
+
+LogicalResult computeConv(const MIOpenConvProblem &p,
+                          const std::vector<Tensor> &args,
+                          std::vector<Tensor> &results, std::string &error) {
+  ref::ConvProblem rp;
+  if (failed(getRefConvProblem(p, rp, error)))
+    return failure();
+  if (p.direction == 1) {
+    results.push_back(
+        ref::convForward(rp, args[0], args[1], p.bias ? &args[2] : nullptr));
+    return success();
+  }
+  const Tensor &gradOutput = args[0];
+  if (p.direction & 2)
+    results.push_back(ref::convBackwardData(rp, gradOutput, args.back()));
+  if (p.direction & 4)
+    results.push_back(ref::convBackwardWeight(rp, gradOutput, args[1]));
+  if (p.bias) {
+    std::vector<int> perm;
+    if (!ref::parseLayout(rp.outputLayout, ref::LayoutRole::Activation,
+                          rp.spatialRank, perm, error))
+      return failure();
+    results.push_back(ref::convBackwardBias(gradOutput, perm[1]));
+  }
+  return success();
+}
+
+void computeLayerNorm(const MIOpenLayerNormProblem &p,
+                      const std::vector<TensorSpec> &specs,
+                      const std::vector<Tensor> &args,
+                      std::vector<Tensor> &results) {
+  int normalizedRank = static_cast<int>(p.getNormalizedRank());
+  const Tensor *weight = findArgument(specs, args, "weight");
+  if (p.direction == 1) {
+    ref::LayerNormResult r =
+        ref::layerNormForward(args[0], normalizedRank, weight,
+                              findArgument(specs, args, "bias"), p.epsilon);
+    results = {r.y, r.mean, r.rstd};
+    return;
+  }
+  // The backward reads weight only for dx (-F 2 and 14 with -m 1).
+  if (!hasWeightArgument(p))
+    weight = nullptr;
+  ref::LayerNormGrads g;
+  if (p.direction == 8) {
+    // dbias sums dy over the rows; x and the statistics do not enter.
+    LayerNormShapes s = getShapes(p);
+    g = ref::layerNormBackward(args[0], Tensor(s.x), Tensor(s.stat),
+                               Tensor(s.stat, 1.0), nullptr, normalizedRank);
+  } else {
+    g = ref::layerNormBackward(args[0], args[1], args[args.size() - 2],
+                               args.back(), weight, normalizedRank);
+  }
+  for (const TensorSpec &spec : getLayerNormResults(p))
+    results.push_back(spec.name == "dx"        ? g.dx
+                      : spec.name == "dweight" ? g.dweight
+                                               : g.dbias);
+}
+
+/// Empty if `t` has the shape and type of `spec` (and the bytes for them),
+
+} // namespace
+
+LogicalResult mlir::boo::driver::computeReference(
+    const MIOpenProblem &problem, const std::vector<HostTensor> &inputs,
+    std::vector<Tensor> &results, std::string &error) {
+  std::vector<TensorSpec> specs = getArgumentSpecs(problem);
+  if (inputs.size() != specs.size()) {
+    error = "expected " + std::to_string(specs.size()) + " inputs, got " +
+            std::to_string(inputs.size());
+    return failure();
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    std::string mismatch = describeMismatch(specs[i], inputs[i]);
+    if (!mismatch.empty()) {
+      error = "input " + std::to_string(i) + " (" + specs[i].name +
+              "): " + mismatch;
+      return failure();
+    }
+  }
+  std::vector<Tensor> args;
+  for (const HostTensor &t : inputs)
+    args.push_back(decodeTensor(t));
+  results.clear();
+  if (auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
+    if (failed(computeConv(*conv, args, results, error)))
+      return failure();
+  } else {
+    computeLayerNorm(std::get<MIOpenLayerNormProblem>(problem), specs, args,
+                     results);
+  }
+  std::vector<TensorSpec> resultSpecs = getResultSpecs(problem);
+  for (size_t i = 0; i < results.size(); ++i)
+    if (i >= resultSpecs.size() || results[i].shape != resultSpecs[i].shape) {
+      error = "internal error: reference result " + std::to_string(i) +
+              " does not match the function's results";
+      return failure();
+    }
+  return success();
+}
