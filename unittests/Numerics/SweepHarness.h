@@ -21,7 +21,7 @@
 //                           in one case (default 120)
 //   BOO_SWEEP_DEVICE=emu:<chip>  run on the SIMT emulator of a chip
 //                           (boo-to-emu, the GPU kernels) instead of the
-//                           CPU JIT (default "cpu")
+//                           runtime's cpu device (default "cpu")
 //   BOO_SWEEP_DEFAULT_CASES_PERCENT=<p>  p% of each sweep's default case
 //                           count (at least 1), for the emulator's CI runs
 //   BOO_SWEEP_VECTORIZE=0|1, BOO_SWEEP_FORM_FUSIONS=0|1
@@ -149,7 +149,7 @@ struct SweepOptions {
   int64_t caseTimeoutSeconds;
   /// -1: each case's own choice; 0/1: forced for every case.
   int forceVectorize, forceFormFusions;
-  /// "cpu" (the JIT) or "emu:<chip>" (the runtime's emulator device).
+  /// "cpu" (the runtime's cpu device) or "emu:<chip>" (its emulator).
   std::string device;
 };
 SweepOptions getSweepOptions(int64_t defaultCases);

@@ -10,7 +10,7 @@
 // (docs/ModuleFormat.md, "Code objects"):
 //
 //   dispatch(body, ctx, n)   when the loader set the hook,
-//   body(ctx, 0, n)          when it is null (the JIT, a plain dlopen),
+//   body(ctx, 0, n)          when it is null (a plain dlopen),
 //
 // where `n` is the forall's iteration count, `ctx` a stack struct holding
 // the values the loop uses from above, and `body` an outlined function
