@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // boo-to-llvm-cpu, a `boo_entry_<f>(void **args)` wrapper per function, LLVM
-// -O3 for this host and `ld.lld -shared`: one ELF shared object, which the
+// -O3 for this host and `ld -shared`: one ELF shared object, which the
 // runtime loads from memory (docs/ModuleFormat.md). The emulator's kernels
 // become a host shared object the same way (compileHostSharedObject).
 //
@@ -27,6 +27,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -67,6 +68,21 @@ LogicalResult checkExternalSymbols(ModuleOp module, std::string &error) {
           "module nor in the C and math libraries: " +
           missing;
   return failure();
+}
+
+/// The linker of host shared objects: the system's GNU ld (binutils, which
+/// clang-22 depends on) when there is one, else LLVM's ld.lld. Both produce
+/// the same loadable object from LLVM's PIC output; GNU ld starts in about
+/// 1 ms where ld.lld, which loads libLLVM, takes about 40 ms, and a
+/// one-shot run or a numerics sweep links once per module.
+std::string getHostLinker() {
+  static const std::string linker = [] {
+    for (StringRef name : {"ld.bfd", "ld"})
+      if (llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName(name))
+        return *path;
+    return findDefaultLLD();
+  }();
+  return linker;
 }
 
 std::string getEntrySymbol(StringRef function) {
@@ -198,7 +214,7 @@ mlir::boo::compileHostSharedObject(ModuleOp module, StringRef what,
     codegen.run(*llvmModule);
   }
   std::optional<SmallVector<char, 0>> sharedObject =
-      linkSharedObject(findDefaultLLD(), object, {}, error);
+      linkSharedObject(getHostLinker(), object, {}, error);
   if (!sharedObject)
     error = what.str() + ": " + error;
   return sharedObject;

@@ -1,6 +1,6 @@
 // RUN: boo-opt %s -split-input-file --boo-to-rocdl=chip=gfx90a | FileCheck %s
-// RUN: boo-translate --emit-isa --chip=gfx90a %s | FileCheck %s --check-prefix=ISA
-// RUN: rm -rf %t && boo-translate --emit-hsaco=%t --chip=gfx90a %s
+// RUN: boo-translate --emit-isa --targets=gfx90a %s | FileCheck %s --check-prefix=ISA
+// RUN: rm -rf %t && boo-translate --emit-hsaco=%t --targets=gfx90a %s
 // RUN: llvm-readelf -h %t/conv_bias_relu_k0.hsaco | FileCheck %s --check-prefix=ELF
 // RUN: llvm-readelf -h %t/layer_norm_k0.hsaco | FileCheck %s --check-prefix=ELF
 

@@ -1,6 +1,6 @@
 // RUN: boo-opt %s -split-input-file --boo-to-rocdl=chip=gfx942 | FileCheck %s
-// RUN: boo-translate --emit-isa --chip=gfx942 %s | FileCheck %s --check-prefix=ISA
-// RUN: rm -rf %t && boo-translate --emit-hsaco=%t --chip=gfx942 %s
+// RUN: boo-translate --emit-isa --targets=gfx942 %s | FileCheck %s --check-prefix=ISA
+// RUN: rm -rf %t && boo-translate --emit-hsaco=%t --targets=gfx942 %s
 // RUN: llvm-readelf -h %t/conv_bias_relu_k0.hsaco | FileCheck %s --check-prefix=ELF
 // RUN: llvm-readelf -h %t/layer_norm_k0.hsaco | FileCheck %s --check-prefix=ELF
 

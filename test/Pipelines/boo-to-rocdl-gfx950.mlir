@@ -1,6 +1,6 @@
 // RUN: boo-opt %s -split-input-file --boo-to-rocdl=chip=gfx950 | FileCheck %s
-// RUN: boo-translate --emit-isa --chip=gfx950 %s | FileCheck %s --check-prefix=ISA
-// RUN: rm -rf %t && boo-translate --emit-hsaco=%t --chip=gfx950 %s
+// RUN: boo-translate --emit-isa --targets=gfx950 %s | FileCheck %s --check-prefix=ISA
+// RUN: rm -rf %t && boo-translate --emit-hsaco=%t --targets=gfx950 %s
 // RUN: llvm-readelf -h %t/conv_bias_relu_k0.hsaco | FileCheck %s --check-prefix=ELF
 // RUN: llvm-readelf -h %t/layer_norm_k0.hsaco | FileCheck %s --check-prefix=ELF
 

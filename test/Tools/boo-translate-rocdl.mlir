@@ -1,9 +1,13 @@
 // From the source module: boo-translate runs boo-to-rocdl and keeps each
 // kernel's ISA (as the compiler wrote it, with the .amdhsa directives) and
 // optimized LLVM IR.
-// RUN: boo-translate --emit-isa --chip=gfx1100 %s | FileCheck %s --check-prefix=ISA
-// RUN: boo-translate --emit-llvmir --chip=gfx942 %s -o %t.ll
+// RUN: boo-translate --emit-isa --targets=gfx1100 %s | FileCheck %s --check-prefix=ISA
+// RUN: boo-translate --emit-llvmir --targets=gfx942 %s -o %t.ll
 // RUN: FileCheck %s --check-prefix=LLVMIR < %t.ll
+// --chip is the old spelling of --targets; these outputs take one chip.
+// RUN: boo-translate --emit-isa --chip=gfx1100 %s | FileCheck %s --check-prefix=ISA
+// RUN: not boo-translate --emit-isa --targets=gfx942,gfx1100 %s 2>&1 | FileCheck %s --check-prefix=TWO
+// TWO: boo-translate: error: --targets: --emit-hsaco, --emit-isa and --emit-llvmir compile for one AMD GPU chip, got 2 targets (--emit-module takes several)
 
 // From a compiled module (boo-opt --boo-to-rocdl output): the code objects,
 // and the ISA by disassembling them.

@@ -78,7 +78,7 @@ int mlir::boo::driver::runPreload(const std::vector<drv::CommandLine> &commands,
   std::vector<std::string> known = getArtifactTargetNames();
   for (const std::string &target : options.targets) {
     if (!llvm::is_contained(known, target)) {
-      llvm::errs() << "boo-driver: error: --chips: unknown target '" << target
+      llvm::errs() << "boo-driver: error: --targets: unknown target '" << target
                    << "'; known: " << llvm::join(known, ", ") << "\n";
       return 2;
     }

@@ -14,7 +14,7 @@
 //   boo-driver [driver options] <MIOpenDriver command>
 //   boo-driver [driver options] --commands-file FILE
 //   boo-driver --commands-file FILE -t 1 --iter 100   (IREE BOO's flags)
-//   boo-driver --preload --commands-file FILE --chips gfx942,gfx1100
+//   boo-driver --preload --commands-file FILE --targets gfx942,gfx1100
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,13 +129,16 @@ llvm::cl::opt<std::string> tuningSpec(
 llvm::cl::opt<bool> preload(
     "preload",
     llvm::cl::desc("Compile every command of --commands-file for every "
-                   "--chips target into the cache, in parallel; run nothing"),
+                   "--targets target into the cache, in parallel; run nothing"),
     llvm::cl::cat(driverCategory));
-llvm::cl::opt<std::string> chips(
-    "chips",
+llvm::cl::opt<std::string> targets(
+    "targets",
     llvm::cl::desc("--preload targets: chips (gfx942), emu:CHIP or cpu, "
-                   "comma-separated"),
+                   "comma-separated (as boo-translate --emit-module's)"),
     llvm::cl::cat(driverCategory));
+llvm::cl::alias chipsAlias("chips", llvm::cl::aliasopt(targets),
+                           llvm::cl::desc("Old spelling of --targets"),
+                           llvm::cl::Hidden, llvm::cl::cat(driverCategory));
 llvm::cl::opt<unsigned> jobs(
     "jobs", llvm::cl::desc("--preload threads (default: all cores)"),
     llvm::cl::init(0), llvm::cl::cat(driverCategory));
@@ -618,11 +621,11 @@ int runDriver(const std::string &command) {
   KernelCache cache(cacheOptions);
 
   if (preload) {
-    if (chips.empty())
-      return fail("--preload needs --chips (e.g. gfx942,gfx1100,emu:gfx942)");
+    if (targets.empty())
+      return fail("--preload needs --targets (e.g. gfx942,gfx1100,emu:gfx942)");
     PreloadOptions options;
     llvm::SmallVector<llvm::StringRef> chipList;
-    llvm::StringRef(chips).split(chipList, ',', -1, false);
+    llvm::StringRef(targets).split(chipList, ',', -1, false);
     for (llvm::StringRef chip : chipList)
       options.targets.push_back(chip.trim().str());
     options.tuningSpec = tuningSpec;
@@ -764,7 +767,7 @@ int main(int argc, char **argv) {
       "  boo-driver [options] convbfp16 -n 128 -c 128 -H 24 -W 48 ... -t 1\n"
       "  boo-driver [options] --commands-file FILE\n"
       "  boo-driver [options] --commands-file FILE -t 1 --iter 100\n"
-      "  boo-driver --preload --commands-file FILE --chips gfx942,gfx1100\n");
+      "  boo-driver --preload --commands-file FILE --targets gfx942,gfx1100\n");
   std::string command =
       drv::normalizeCommand(llvm::join(parts.commandWords, " "));
   return runDriver(command);

@@ -19,9 +19,9 @@
 //   boo-translate --mlir-to-llvmir in.mlir [-o out.ll]
 //     Any translation registered with mlirTranslateMain (file in, file out).
 //
-//   boo-translate --emit-hsaco=<dir|file.hsaco> [--chip=gfx942] in.mlir
-//   boo-translate --emit-isa    [--chip=gfx942] in.mlir [-o out.s]
-//   boo-translate --emit-llvmir [--chip=gfx942] in.mlir [-o out.ll]
+//   boo-translate --emit-hsaco=<dir|file.hsaco> [--targets=gfx942] in.mlir
+//   boo-translate --emit-isa    [--targets=gfx942] in.mlir [-o out.s]
+//   boo-translate --emit-llvmir [--targets=gfx942] in.mlir [-o out.ll]
 //     The AMD GPU outputs of a module (docs/GPUPipeline.md). A module that
 //     boo-to-rocdl has compiled (it holds gpu.binary ops) gives its code
 //     objects, and its ISA by disassembly. Any other module (Boo ops, linalg)
@@ -161,9 +161,17 @@ int emitMain(int argc, char **argv) {
       llvm::cl::desc("Print each kernel's optimized LLVM IR (needs a module "
                      "that is not compiled yet)"),
       llvm::cl::cat(category));
-  llvm::cl::opt<std::string> chip(
-      "chip", llvm::cl::desc("Target chip when compiling (boo-to-rocdl chip=)"),
-      llvm::cl::init("gfx942"), llvm::cl::cat(category));
+  // --targets, as for --emit-module (one AMD GPU chip here); --chip is the
+  // old spelling.
+  llvm::cl::list<std::string> targets(
+      "targets",
+      llvm::cl::desc("The AMD GPU chip to compile for (boo-to-rocdl "
+                     "chip=; default gfx942)"),
+      llvm::cl::CommaSeparated, llvm::cl::value_desc("gfx942"),
+      llvm::cl::cat(category));
+  llvm::cl::alias chipAlias("chip", llvm::cl::aliasopt(targets),
+                            llvm::cl::desc("Old spelling of --targets"),
+                            llvm::cl::Hidden);
   llvm::cl::opt<int64_t> optLevel(
       "opt-level", llvm::cl::desc("LLVM optimization level when compiling"),
       llvm::cl::init(3), llvm::cl::cat(category));
@@ -183,11 +191,17 @@ int emitMain(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "Boo translation driver: AMD GPU code objects, ISA and LLVM IR\n\n"
-      "  boo-translate --emit-hsaco=out/ --chip=gfx942 conv.mlir\n"
+      "  boo-translate --emit-hsaco=out/ --targets=gfx942 conv.mlir\n"
       "  boo-opt conv.mlir --boo-to-rocdl | boo-translate --emit-isa\n");
   if (emitIsa && emitLLVMIR)
     return reportError("--emit-isa and --emit-llvmir print to the same "
                        "output; pass one of them");
+  if (targets.size() > 1)
+    return reportError("--targets: --emit-hsaco, --emit-isa and --emit-llvmir "
+                       "compile for one AMD GPU chip, got " +
+                       std::to_string(targets.size()) +
+                       " targets (--emit-module takes several)");
+  std::string chip = targets.empty() ? "gfx942" : targets.front();
 
   DialectRegistry registry;
   boo::registerAllDialects(registry);
@@ -344,7 +358,7 @@ int main(int argc, char **argv) {
       "      imports one MIOpenDriver command line (see "
       "docs/MIOpenImport.md)\n"
       "  boo-translate --emit-hsaco=<dir> | --emit-isa | --emit-llvmir "
-      "[--chip=gfx942] <input>\n"
+      "[--targets=gfx942] <input>\n"
       "      AMD GPU code objects, ISA or LLVM IR (see docs/GPUPipeline.md)\n"
       "  boo-translate --emit-module [--targets=cpu,gfx942] <input> -o "
       "m.boomod\n"
