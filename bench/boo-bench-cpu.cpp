@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/InitAll.h"
 #include "Boo/Artifact/ModuleArtifact.h"
+#include "Boo/InitAll.h"
 #include "Boo/Runner/RuntimeSession.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -120,9 +120,8 @@ double bestOf(RuntimeSession &session, int repetitions) {
 
 /// Loads the compiled module on `device` with random inputs and runs it
 /// once (warm-up).
-std::unique_ptr<RuntimeSession> load(const std::string &device,
-                                     const std::string &bytes,
-                                     std::string &error) {
+std::unique_ptr<RuntimeSession>
+load(const std::string &device, const std::string &bytes, std::string &error) {
   std::unique_ptr<RuntimeSession> session = RuntimeSession::open(device, error);
   if (!session || !session->load(bytes, "f", error))
     return nullptr;
@@ -136,8 +135,7 @@ std::unique_ptr<RuntimeSession> load(const std::string &device,
     args.push_back(std::move(t));
   }
   double milliseconds = 0;
-  if (!session->setInputs(args, error) ||
-      !session->invoke(milliseconds, error))
+  if (!session->setInputs(args, error) || !session->invoke(milliseconds, error))
     return nullptr;
   return session;
 }

@@ -9,14 +9,14 @@
 // (ResNet-50, VGG, depthwise/grouped, 1x1, 7x7 stride 2, 3-D, backward,
 // layer norm), per chip, and prints min / median / max per kernel.
 //
-//   boo-bench-rocdl-compile [--chips=gfx942,gfx1100] [--reps=N]
+//   boo-bench-rocdl-compile [--targets=gfx942,gfx1100] [--reps=N]
 //
 //===----------------------------------------------------------------------===//
 
+#include "Boo/Codegen/GPU/Pipelines.h"
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 #include "Boo/Target/ChipInfo.h"
-#include "Boo/Codegen/GPU/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
@@ -39,8 +39,11 @@ using namespace mlir::boo;
 
 namespace {
 llvm::cl::opt<std::string>
-    chips("chips", llvm::cl::desc("Comma-separated chips (default: all)"),
+    chips("targets", llvm::cl::desc("Comma-separated chips (default: all)"),
           llvm::cl::init(""));
+llvm::cl::alias chipsAlias("chips", llvm::cl::aliasopt(chips),
+                           llvm::cl::desc("Old spelling of --targets"),
+                           llvm::cl::Hidden);
 llvm::cl::opt<int> reps("reps", llvm::cl::desc("Compiles per problem (the "
                                                "fastest counts)"),
                         llvm::cl::init(1));

@@ -1,4 +1,4 @@
-//===- ArtifactTargets.h - One compiled module, target by target -*- C++ -*-===//
+//===- ArtifactTargets.h - A compiled module, target by target --*- C++ -*-===//
 //
 // Part of the Boo project.
 //

@@ -43,8 +43,8 @@ namespace {
 
 /// The instruction-set features the runtime checks before loading host code
 /// (docs/ModuleFormat.md), as LLVM names them.
-constexpr StringLiteral kCheckedCPUFeatures[] = {"sse4.2", "avx", "avx2",
-                                                 "fma", "avx512f"};
+constexpr StringLiteral kCheckedCPUFeatures[] = {"sse4.2", "avx", "avx2", "fma",
+                                                 "avx512f"};
 
 /// Host code may call only what every process has (libc, libm: the loader
 /// resolves them when the runtime loads the code object); anything else
@@ -109,15 +109,14 @@ LogicalResult addEntryWrapper(ModuleOp module, StringRef function,
   Block *body = entry.addEntryBlock(b);
   b.setInsertionPointToStart(body);
   SmallVector<Value> args;
-  for (auto [i, type] :
-       llvm::enumerate(callee.getFunctionType().getParams())) {
+  for (auto [i, type] : llvm::enumerate(callee.getFunctionType().getParams())) {
     if (!isa<LLVM::LLVMPointerType>(type)) {
       error = "@" + ciface + " takes a non-pointer argument";
       return failure();
     }
-    Value slot = LLVM::GEPOp::create(
-        b, loc, ptrType, ptrType, body->getArgument(0),
-        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    Value slot =
+        LLVM::GEPOp::create(b, loc, ptrType, ptrType, body->getArgument(0),
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
     args.push_back(LLVM::LoadOp::create(b, loc, ptrType, slot));
   }
   LLVM::CallOp::create(b, loc, callee, args);
@@ -127,8 +126,7 @@ LogicalResult addEntryWrapper(ModuleOp module, StringRef function,
 
 /// A TargetMachine for this host (its triple, CPU and features), -O3, for
 /// position-independent code in a shared object.
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createHostTargetMachine() {
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
   llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string error;
   const llvm::Target *target =
@@ -173,8 +171,8 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm) {
 
 std::optional<SmallVector<char, 0>>
 mlir::boo::compileHostSharedObject(ModuleOp module, StringRef what,
-                        std::unique_ptr<llvm::TargetMachine> &tm,
-                        std::string &error) {
+                                   std::unique_ptr<llvm::TargetMachine> &tm,
+                                   std::string &error) {
   static std::once_flag initLLVM;
   std::call_once(initLLVM, [] {
     llvm::InitializeNativeTarget();
@@ -221,9 +219,10 @@ mlir::boo::compileHostSharedObject(ModuleOp module, StringRef what,
 }
 
 LogicalResult mlir::boo::compileForCPU(ModuleOp source,
-                            ArrayRef<FunctionSignature> signatures,
-                            const ArtifactOptions &options,
-                            rt::ModuleDesc &desc, std::string &error) {
+                                       ArrayRef<FunctionSignature> signatures,
+                                       const ArtifactOptions &options,
+                                       rt::ModuleDesc &desc,
+                                       std::string &error) {
   MLIRContext *ctx = source.getContext();
   OwningOpRef<ModuleOp> module = source.clone();
   // The runtime ABI: inputs are read-only, one descriptor pointer per memref

@@ -18,9 +18,10 @@ using namespace mlir::boo;
 /// one work-item (runtime/include/boo/EmuABI.h), in one shared object; the
 /// launches are read from the host functions as for a GPU.
 LogicalResult mlir::boo::compileForEmu(ModuleOp source, StringRef chip,
-                            ArrayRef<FunctionSignature> signatures,
-                            const ArtifactOptions &options,
-                            rt::ModuleDesc &desc, std::string &error) {
+                                       ArrayRef<FunctionSignature> signatures,
+                                       const ArtifactOptions &options,
+                                       rt::ModuleDesc &desc,
+                                       std::string &error) {
   MLIRContext *ctx = source.getContext();
   std::string what = ("emu:" + chip).str();
   OwningOpRef<ModuleOp> module = source.clone();
@@ -29,7 +30,8 @@ LogicalResult mlir::boo::compileForEmu(ModuleOp source, StringRef chip,
   kernelStages.addPass(createSymbolDCEPass());
   addGPUKernelStages(kernelStages, chip, options.tuningSpec);
   if (failed(runPipeline(kernelStages, *module,
-                         what + ": boo-to-emu (kernels) failed", options, error)))
+                         what + ": boo-to-emu (kernels) failed", options,
+                         error)))
     return failure();
 
   rt::TargetDesc target;
@@ -62,7 +64,8 @@ LogicalResult mlir::boo::compileForEmu(ModuleOp source, StringRef chip,
   emuOptions.plantBug = options.emuPlantBug;
   addEmuKernelStages(lowerKernels, emuOptions);
   if (failed(runPipeline(lowerKernels, *module,
-                         what + ": boo-emu-lower-kernels failed", options, error)))
+                         what + ": boo-emu-lower-kernels failed", options,
+                         error)))
     return failure();
   // All of an emulated kernel's LDS comes from the runtime: the manifest's
   // LDS bytes are the kernel's total (docs/ModuleFormat.md).
@@ -84,7 +87,8 @@ LogicalResult mlir::boo::compileForEmu(ModuleOp source, StringRef chip,
   PassManager hostLowering(ctx);
   addEmuHostLoweringStages(hostLowering);
   if (failed(runPipeline(hostLowering, *module,
-                         what + ": boo-to-emu (host lowering) failed", options, error)))
+                         what + ": boo-to-emu (host lowering) failed", options,
+                         error)))
     return failure();
   std::unique_ptr<llvm::TargetMachine> tm;
   std::optional<SmallVector<char, 0>> sharedObject =

@@ -103,8 +103,8 @@ private:
         return fail(op, "has a dynamic offset", error);
       // Offsets are in elements of the underlying buffer, relative to its
       // base; the descriptor's base pointer stays the root's.
-      ref.offset += (resultOffset - sourceOffset) *
-                    result.getElementTypeBitWidth() / 8;
+      ref.offset +=
+          (resultOffset - sourceOffset) * result.getElementTypeBitWidth() / 8;
       buffers[op->getResult(0)] = ref;
       return success();
     }
@@ -113,14 +113,14 @@ private:
     return fail(op, "is not a kernel launch, allocation or view", error);
   }
 
-  LogicalResult readLaunch(gpu::LaunchFuncOp launchOp, rt::FunctionImpl &functionImpl,
-                           std::string &error) {
+  LogicalResult readLaunch(gpu::LaunchFuncOp launchOp,
+                           rt::FunctionImpl &functionImpl, std::string &error) {
     rt::Launch launch;
     if (emuCodeObject) {
       launch.codeObject = *emuCodeObject;
-      launch.kernel = getEmuKernelSymbol(
-          launchOp.getKernelModuleName().getValue(),
-          launchOp.getKernelName().getValue());
+      launch.kernel =
+          getEmuKernelSymbol(launchOp.getKernelModuleName().getValue(),
+                             launchOp.getKernelName().getValue());
     } else {
       auto codeObject = codeObjects.find(launchOp.getKernelModuleName());
       if (codeObject == codeObjects.end())
@@ -165,16 +165,15 @@ private:
                            : operand.getType().getIntOrFloatBitWidth();
       if (!value || (width != 64 && width != 32))
         return fail(launchOp, "passes a non-constant scalar argument", error);
-      launch.args.push_back({width == 64 ? rt::ArgKind::Imm64
-                                         : rt::ArgKind::Imm32,
-                             0, static_cast<uint64_t>(*value)});
+      launch.args.push_back(
+          {width == 64 ? rt::ArgKind::Imm64 : rt::ArgKind::Imm32, 0,
+           static_cast<uint64_t>(*value)});
     }
     functionImpl.launches.push_back(std::move(launch));
     return success();
   }
 
-  LogicalResult fail(Operation *op, const Twine &message,
-                     std::string &error) {
+  LogicalResult fail(Operation *op, const Twine &message, std::string &error) {
     error = "@" + signature.name + ": '" + op->getName().getStringRef().str() +
             "' " + message.str();
     return failure();

@@ -39,7 +39,8 @@ namespace {
 /// Collects diagnostics as "file:line:col: error: message" lines.
 class DiagnosticCollector : public ScopedDiagnosticHandler {
 public:
-  explicit DiagnosticCollector(MLIRContext *ctx) : ScopedDiagnosticHandler(ctx) {
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : ScopedDiagnosticHandler(ctx) {
     setHandler([this](Diagnostic &diag) {
       append(diag);
       for (Diagnostic &note : diag.getNotes())
@@ -159,14 +160,15 @@ LogicalResult getSignatures(ModuleOp module,
 
 /// Runs `pm` (configured by `options.configurePassManager`) on `module`; on
 /// failure sets `error` to `what` and the diagnostics.
-LogicalResult mlir::boo::runPipeline(PassManager &pm, ModuleOp module, const Twine &what,
-                          const ArtifactOptions &options, std::string &error) {
+LogicalResult mlir::boo::runPipeline(PassManager &pm, ModuleOp module,
+                                     const Twine &what,
+                                     const ArtifactOptions &options,
+                                     std::string &error) {
   MLIRContext *ctx = module.getContext();
   DiagnosticCollector diagnostics(ctx);
   if (options.configurePassManager &&
       failed(options.configurePassManager(pm))) {
-    error = what.str() + ": invalid pass manager options\n" +
-            diagnostics.str();
+    error = what.str() + ": invalid pass manager options\n" + diagnostics.str();
     return failure();
   }
   // A failing pass's "see current operation" note can hold the whole module.

@@ -16,9 +16,10 @@ using namespace mlir;
 using namespace mlir::boo;
 
 LogicalResult mlir::boo::compileForChip(ModuleOp source, StringRef chip,
-                             ArrayRef<FunctionSignature> signatures,
-                             const ArtifactOptions &options,
-                             rt::ModuleDesc &desc, std::string &error) {
+                                        ArrayRef<FunctionSignature> signatures,
+                                        const ArtifactOptions &options,
+                                        rt::ModuleDesc &desc,
+                                        std::string &error) {
   MLIRContext *ctx = source.getContext();
   DialectRegistry registry;
   registerROCDLSerializationInterfaces(registry);
@@ -35,7 +36,8 @@ LogicalResult mlir::boo::compileForChip(ModuleOp source, StringRef chip,
   pipelineOptions.tuningSpec = options.tuningSpec;
   pipelineOptions.optLevel = options.gpuOptLevel;
   buildROCDLPipeline(pm, pipelineOptions);
-  if (failed(runPipeline(pm, *module, chip + ": boo-to-rocdl failed", options, error)))
+  if (failed(runPipeline(pm, *module, chip + ": boo-to-rocdl failed", options,
+                         error)))
     return failure();
 
   rt::TargetDesc target;
@@ -48,9 +50,8 @@ LogicalResult mlir::boo::compileForChip(ModuleOp source, StringRef chip,
   for (auto binary : module->getOps<gpu::BinaryOp>()) {
     for (Attribute attr : binary.getObjects()) {
       auto object = dyn_cast<gpu::ObjectAttr>(attr);
-      auto rocdl =
-          object ? dyn_cast<ROCDL::ROCDLTargetAttr>(object.getTarget())
-                 : nullptr;
+      auto rocdl = object ? dyn_cast<ROCDL::ROCDLTargetAttr>(object.getTarget())
+                          : nullptr;
       if (!rocdl || rocdl.getChip() != chip ||
           object.getFormat() != gpu::CompilationTarget::Binary)
         continue;
@@ -67,8 +68,8 @@ LogicalResult mlir::boo::compileForChip(ModuleOp source, StringRef chip,
     }
     rt::FunctionImpl functionImpl;
     functionImpl.target = targetIndex;
-    if (failed(readHostFunction(func, signature, codeObjects,
-                                std::nullopt, functionImpl, error))) {
+    if (failed(readHostFunction(func, signature, codeObjects, std::nullopt,
+                                functionImpl, error))) {
       error = chip.str() + ": " + error;
       return failure();
     }

@@ -114,9 +114,9 @@ bool RuntimeSession::setInputs(const std::vector<HostTensor> &args,
   }
   for (size_t i = 0; i < args.size(); ++i) {
     const TensorSignature &signature = inputs[i];
-    std::string what = "input " + std::to_string(i) +
-                       (signature.name.empty() ? "" : " (" + signature.name +
-                                                          ")");
+    std::string what =
+        "input " + std::to_string(i) +
+        (signature.name.empty() ? "" : " (" + signature.name + ")");
     if (args[i].shape != signature.shape || args[i].type != signature.type) {
       error = what + ": expected " + signature.toString() + ", got " +
               args[i].getTypeString();

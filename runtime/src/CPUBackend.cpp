@@ -75,9 +75,9 @@ boo_status_t CPUExecutable::load(uint32_t targetIndex) {
             memcpy(slot, &dispatcher, sizeof(dispatcher));
           }
         };
-        if (boo_status_t status = objects.lookup(
-                module.functions[f], launch, "entry symbol", entry,
-                setDispatcher))
+        if (boo_status_t status =
+                objects.lookup(module.functions[f], launch, "entry symbol",
+                               entry, setDispatcher))
           return status;
         entries[f].push_back(reinterpret_cast<EntryFunction>(entry));
         return boo_status_t(nullptr);

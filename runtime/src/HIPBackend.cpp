@@ -127,8 +127,7 @@ boo_status_t HIPExecutable::load(uint32_t targetIndex) {
   kernels.resize(module.functions.size());
   scratch.resize(module.functions.size());
   return forEachLaunch(
-      module, targetIndex,
-      [&](size_t f, const Launch &launch) -> boo_status_t {
+      module, targetIndex, [&](size_t f, const Launch &launch) -> boo_status_t {
         std::string what = "code object " + std::to_string(launch.codeObject);
         hipModule_t &loaded = modules[launch.codeObject];
         if (!loaded) {

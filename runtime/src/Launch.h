@@ -1,4 +1,4 @@
-//===- Launch.h - What every backend does with a module's launches -*- C++ -*-===//
+//===- Launch.h - Launches, as every backend walks them ---------*- C++ -*-===//
 //
 // Part of the Boo project.
 //
@@ -27,17 +27,17 @@ namespace runtime {
 /// Calls `visit(functionIndex, launch)` for every launch of every function's
 /// implementation for target `targetIndex`, in module order; stops at and
 /// returns the first error.
-boo_status_t forEachLaunch(
-    const ModuleDesc &module, uint32_t targetIndex,
-    const std::function<boo_status_t(size_t, const Launch &)> &visit);
+boo_status_t
+forEachLaunch(const ModuleDesc &module, uint32_t targetIndex,
+              const std::function<boo_status_t(size_t, const Launch &)> &visit);
 
 /// The values of a launch's arguments and a pointer to each: pointers into
 /// the input, result and scratch buffers (plus the argument's byte offset)
 /// and 32- or 64-bit immediates.
 class LaunchParams {
 public:
-  LaunchParams(const Launch &launch, void *const *inputs,
-               void *const *results, const std::vector<void *> &scratch);
+  LaunchParams(const Launch &launch, void *const *inputs, void *const *results,
+               const std::vector<void *> &scratch);
   /// params[i] points to the value of argument i.
   void **get() { return pointers.data(); }
 

@@ -154,9 +154,8 @@ HostCodeObjects::lookup(const FunctionDesc &function, const Launch &launch,
                         const std::function<void(SharedObject &)> &onLoad) {
   std::unique_ptr<SharedObject> &object = objects[launch.codeObject];
   if (!object) {
-    if (boo_status_t status =
-            SharedObject::load(module.codeObjects[launch.codeObject],
-                               launch.codeObject, object))
+    if (boo_status_t status = SharedObject::load(
+            module.codeObjects[launch.codeObject], launch.codeObject, object))
       return status;
     if (onLoad)
       onLoad(*object);

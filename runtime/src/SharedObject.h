@@ -1,4 +1,4 @@
-//===- SharedObject.h - Load host ELF shared objects from memory -*- C++ -*-===//
+//===- SharedObject.h - Host shared objects loaded from memory --*- C++ -*-===//
 //
 // Part of the Boo project.
 //

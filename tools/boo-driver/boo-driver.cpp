@@ -1,4 +1,5 @@
-//===- boo-driver.cpp - MIOpenDriver-compatible benchmarking ---------------===//
+//===- boo-driver.cpp - MIOpenDriver-compatible benchmarking
+//---------------===//
 //
 // Part of the Boo project.
 //

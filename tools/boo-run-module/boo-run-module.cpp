@@ -22,11 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/InitAll.h"
-#include "Boo/Runner/TensorIO.h"
 #include "Boo/Artifact/ModuleArtifact.h"
-#include "Boo/Target/ROCDL/ROCDLSerialize.h"
+#include "Boo/InitAll.h"
 #include "Boo/Runner/RuntimeSession.h"
+#include "Boo/Runner/TensorIO.h"
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
 #include "boo/ModuleFormat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -219,12 +219,11 @@ LogicalResult compileForDevice(ModuleOp mlir, RuntimeSession &session,
   if (!compileModuleArtifact(mlir, options, compiled, error))
     return failure();
   if (printTiming)
-    llvm::errs() << llvm::format(
-        "boo-run-module: compiled for %s in %.1f ms\n",
-        options.targets.front().c_str(),
-        std::chrono::duration<double, std::milli>(
-            std::chrono::steady_clock::now() - start)
-            .count());
+    llvm::errs() << llvm::format("boo-run-module: compiled for %s in %.1f ms\n",
+                                 options.targets.front().c_str(),
+                                 std::chrono::duration<double, std::milli>(
+                                     std::chrono::steady_clock::now() - start)
+                                     .count());
   return success();
 }
 

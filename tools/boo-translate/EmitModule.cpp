@@ -14,8 +14,8 @@
 
 #include "EmitModule.h"
 
-#include "Boo/InitAll.h"
 #include "Boo/Artifact/ModuleArtifact.h"
+#include "Boo/InitAll.h"
 #include "Boo/Target/ROCDL/ROCDLSerialize.h"
 
 #include "mlir/IR/MLIRContext.h"

@@ -32,10 +32,10 @@
 
 #include "EmitModule.h"
 
+#include "Boo/Codegen/GPU/Pipelines.h"
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 #include "Boo/Target/ROCDL/ROCDLSerialize.h"
-#include "Boo/Codegen/GPU/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"

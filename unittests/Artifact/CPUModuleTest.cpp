@@ -409,8 +409,7 @@ func.func @conv(%x: tensor<2x8x8x16xf32>, %w: tensor<16x3x3x16xf32>)
   auto sequential = compile(source, "", true, "cpu:1");
   ASSERT_TRUE(sequential) << compileError;
   // The code calls its parallel loops through the hook the runtime sets.
-  EXPECT_NE(parallel->getBytes().find("__boo_parallel_for"),
-            std::string::npos);
+  EXPECT_NE(parallel->getBytes().find("__boo_parallel_for"), std::string::npos);
   std::mt19937 rng(11);
   HostTensor x = random({2, 8, 8, 16}, ElementType::F32, rng);
   HostTensor w = random({16, 3, 3, 16}, ElementType::F32, rng);

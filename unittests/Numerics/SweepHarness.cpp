@@ -7,12 +7,12 @@
 #include "SweepHarness.h"
 
 #include "Boo/Artifact/ModuleArtifact.h"
+#include "Boo/Codegen/Common/Passes.h"
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
+#include "Boo/Dialect/Boo/Transforms/Passes.h"
 #include "Boo/InitAll.h"
 #include "Boo/Runner/HostTensor.h"
 #include "Boo/Runner/RuntimeSession.h"
-#include "Boo/Codegen/Common/Passes.h"
-#include "Boo/Dialect/Boo/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -206,16 +206,15 @@ SweepStats &currentStats() {
 
 void printSweepSummary(const std::string &name, const SweepOptions &options) {
   const SweepStats &s = currentStats();
-  std::printf("[ sweep    ] %s on %s: %lld cases (%lld skipped draws, %lld "
-              "not supported by the device's code generator), %lld failed; "
-              "reference %.2fs, parse %.2fs, compile %.2fs, run %.2fs; max "
-              "|err|/bound %.3g\n",
-              name.c_str(), options.device.c_str(),
-              static_cast<long long>(s.cases),
-              static_cast<long long>(s.skipped),
-              static_cast<long long>(s.unsupported),
-              static_cast<long long>(s.failures), s.referenceSeconds,
-              s.parseSeconds, s.compileSeconds, s.runSeconds, s.maxErrorRatio);
+  std::printf(
+      "[ sweep    ] %s on %s: %lld cases (%lld skipped draws, %lld "
+      "not supported by the device's code generator), %lld failed; "
+      "reference %.2fs, parse %.2fs, compile %.2fs, run %.2fs; max "
+      "|err|/bound %.3g\n",
+      name.c_str(), options.device.c_str(), static_cast<long long>(s.cases),
+      static_cast<long long>(s.skipped), static_cast<long long>(s.unsupported),
+      static_cast<long long>(s.failures), s.referenceSeconds, s.parseSeconds,
+      s.compileSeconds, s.runSeconds, s.maxErrorRatio);
   std::fflush(stdout);
 }
 

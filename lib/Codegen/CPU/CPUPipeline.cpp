@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Codegen/CPU/Pipelines.h"
 #include "Boo/Codegen/CPU/Passes.h"
+#include "Boo/Codegen/CPU/Pipelines.h"
 #include "Boo/Codegen/Common/PipelineStages.h"
 #include "Boo/Dialect/Boo/Transforms/Passes.h"
 
@@ -51,7 +51,8 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   //    boo-opt --eliminate-empty-tensors --one-shot-bufferize="
   //      bufferize-function-boundaries
   //      function-boundary-type-conversion=identity-layout-map"
-  //      --cse --canonicalize --buffer-results-to-out-params="hoist-static-allocs
+  //      --cse --canonicalize
+  //      --buffer-results-to-out-params="hoist-static-allocs
   //      modify-public-functions" --canonicalize --buffer-deallocation-pipeline
   //      --convert-bufferization-to-memref
   addBufferizationStage(pm, /*deallocate=*/true);

@@ -104,9 +104,10 @@ static int64_t largestDivisor(int64_t n, int64_t limit) {
 }
 
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.
-static FailureOr<SmallVector<int64_t>>
-chooseTileSizes(linalg::GenericOp op, int64_t vectorTile, int64_t rowTile,
-                int64_t reductionTile) {
+static FailureOr<SmallVector<int64_t>> chooseTileSizes(linalg::GenericOp op,
+                                                       int64_t vectorTile,
+                                                       int64_t rowTile,
+                                                       int64_t reductionTile) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.empty())
     return failure();
@@ -240,8 +241,7 @@ static LogicalResult removeWindows(RewriterBase &rewriter,
       resultShape.push_back(ranges[live->first]);
     }
     (void)type;
-    auto sliceType = RankedTensorType::get(resultShape,
-                                           type.getElementType());
+    auto sliceType = RankedTensorType::get(resultShape, type.getElementType());
     Value slice = tensor::ExtractSliceOp::create(
         rewriter, op.getLoc(), sliceType, source, offsets, sizes, strides);
     newInputs.push_back(slice);
@@ -292,10 +292,9 @@ static void makeVectorDimContiguous(RewriterBase &rewriter,
     rewriter.setInsertionPoint(op);
     Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
                                          type.getElementType());
-    Value transposed =
-        linalg::TransposeOp::create(rewriter, op.getLoc(), operand->get(),
-                                    init, perm)
-            ->getResult(0);
+    Value transposed = linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                                   operand->get(), init, perm)
+                           ->getResult(0);
     rewriter.modifyOpInPlace(op, [&]() { operand->set(transposed); });
     maps[operand->getOperandNumber()] =
         AffineMap::get(map.getNumDims(), 0, results, op.getContext());
@@ -331,8 +330,9 @@ static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op) {
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     Value promoted =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{init.getType()}, ValueRange{operand->get()},
-            ValueRange{init}, ArrayRef<AffineMap>{id, id},
+            rewriter, loc, TypeRange{init.getType()},
+            ValueRange{operand->get()}, ValueRange{init},
+            ArrayRef<AffineMap>{id, id},
             SmallVector<utils::IteratorType>(rank,
                                              utils::IteratorType::parallel),
             [&](OpBuilder &b, Location l, ValueRange args) {
@@ -395,8 +395,7 @@ static FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter,
 }
 
 struct BooCPUTileAndVectorizePass
-    : public boo::impl::BooCPUTileAndVectorizeBase<
-          BooCPUTileAndVectorizePass> {
+    : public boo::impl::BooCPUTileAndVectorizeBase<BooCPUTileAndVectorizePass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -407,8 +406,8 @@ struct BooCPUTileAndVectorizePass
 
     SmallVector<linalg::GenericOp> tiled;
     for (linalg::GenericOp op : candidates) {
-      FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(
-          op, 4 * vectorWidth, rowTile, reductionTile);
+      FailureOr<SmallVector<int64_t>> tiles =
+          chooseTileSizes(op, 4 * vectorWidth, rowTile, reductionTile);
       if (failed(tiles))
         continue;
       if (vectorize && op.getNumReductionLoops() > 0) {

@@ -95,8 +95,7 @@ Tiles distributeInnermostOut(const KernelLoopNest &nest, const ChipInfo &chip) {
     // cooperative row kernel.
     return t;
   }
-  int64_t vec =
-      nest.loops[innermost].extent >= kVectorWidth ? kVectorWidth : 1;
+  int64_t vec = nest.loops[innermost].extent >= kVectorWidth ? kVectorWidth : 1;
   int64_t total = 1;
   for (const KernelLoop &l : nest.loops)
     if (!l.isReduction)

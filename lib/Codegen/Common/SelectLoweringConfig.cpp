@@ -16,12 +16,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelConfigHeuristics.h"
 #include "Boo/Dialect/Boo/TransformOps/TuningSpec.h"
+#include "KernelConfigHeuristics.h"
 
+#include "Boo/Codegen/Common/Passes.h"
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Dialect/Boo/IR/BooOps.h"
-#include "Boo/Codegen/Common/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

@@ -13,11 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Boo/Codegen/Common/Passes.h"
 #include "Boo/Codegen/Common/PipelineStages.h"
 #include "Boo/Codegen/Emu/Passes.h"
-#include "Boo/Codegen/GPU/Passes.h"
-#include "Boo/Codegen/Common/Passes.h"
 #include "Boo/Codegen/Emu/Pipelines.h"
+#include "Boo/Codegen/GPU/Passes.h"
 #include "Boo/Codegen/GPU/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -66,9 +66,9 @@ bool shiftStores(gpu::GPUFuncOp kernel) {
     OpBuilder b(store);
     Location loc = store.getLoc();
     unsigned last = store.getIndices().size() - 1;
-    Value shifted = arith::AddIOp::create(
-        b, loc, store.getIndices()[last],
-        arith::ConstantIndexOp::create(b, loc, 1));
+    Value shifted =
+        arith::AddIOp::create(b, loc, store.getIndices()[last],
+                              arith::ConstantIndexOp::create(b, loc, 1));
     store.getIndicesMutable()[last].set(shifted);
   }
   return !stores.empty();
@@ -88,8 +88,8 @@ bool reverseMmaA(gpu::GPUFuncOp kernel) {
     SmallVector<int64_t> reversed;
     for (int64_t i = type.getNumElements() - 1; i >= 0; --i)
       reversed.push_back(i);
-    op->setOperand(0, vector::ShuffleOp::create(b, op->getLoc(), a, a,
-                                                reversed));
+    op->setOperand(0,
+                   vector::ShuffleOp::create(b, op->getLoc(), a, a, reversed));
     changed = true;
   });
   return changed;

@@ -341,8 +341,7 @@ struct BooGPUForallToLaunchPass
 
     Value threadId = launch.getThreadIds().x;
     for (auto [inner, counts] : llvm::zip(threadLoops, threadCounts))
-      if (failed(lowerThreadLoop(rewriter, inner, threadId, counts,
-                                  blockSize)))
+      if (failed(lowerThreadLoop(rewriter, inner, threadId, counts, blockSize)))
         return failure();
 
     moveWorkgroupBuffersToAttributions(rewriter, launch);

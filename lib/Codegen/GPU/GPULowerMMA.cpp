@@ -15,8 +15,8 @@
 
 #include "Boo/Codegen/GPU/MMALayout.h"
 
-#include "Boo/Target/ChipInfo.h"
 #include "Boo/Codegen/GPU/Passes.h"
+#include "Boo/Target/ChipInfo.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -65,8 +65,8 @@ FailureOr<ContractionDims> matchContraction(linalg::GenericOp op) {
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
   if (!add)
     return failure();
-  Value other = add.getLhs() == body->getArgument(2) ? add.getRhs()
-                                                     : add.getLhs();
+  Value other =
+      add.getLhs() == body->getArgument(2) ? add.getRhs() : add.getLhs();
   auto mul = other.getDefiningOp<arith::MulFOp>();
   if (!mul)
     return failure();
@@ -181,9 +181,8 @@ struct LowerMMAContraction : public OpRewritePattern<linalg::GenericOp> {
       SmallVector<AffineExpr> cs =
           coords(dims->m, dims->n, layout->cCoord(l, i));
       Value v = vector::ExtractOp::create(rewriter, loc, fd, i);
-      memref::StoreOp::create(
-          rewriter, loc, v, c,
-          operandIndices(rewriter, loc, maps[2], cs, lane));
+      memref::StoreOp::create(rewriter, loc, v, c,
+                              operandIndices(rewriter, loc, maps[2], cs, lane));
     }
     rewriter.eraseOp(op);
     return success();

@@ -23,19 +23,13 @@ using namespace mlir::boo;
 namespace {
 const MMAIntrinsicLayout kLayouts[] = {
     // name, kind, wmma gen, m, n, k, wave, aItems, bItems, cItems, bf16
-    {"MFMA_F32_16x16x16_F16", MMAKind::MFMA, 0, 16, 16, 16, 64, 4, 4, 4,
-     false},
-    {"MFMA_F32_16x16x16_BF16", MMAKind::MFMA, 0, 16, 16, 16, 64, 4, 4, 4,
-     true},
-    {"MFMA_F32_32x32x8_F16", MMAKind::MFMA, 0, 32, 32, 8, 64, 4, 4, 16,
-     false},
-    {"MFMA_F32_32x32x8_BF16", MMAKind::MFMA, 0, 32, 32, 8, 64, 4, 4, 16,
-     true},
+    {"MFMA_F32_16x16x16_F16", MMAKind::MFMA, 0, 16, 16, 16, 64, 4, 4, 4, false},
+    {"MFMA_F32_16x16x16_BF16", MMAKind::MFMA, 0, 16, 16, 16, 64, 4, 4, 4, true},
+    {"MFMA_F32_32x32x8_F16", MMAKind::MFMA, 0, 32, 32, 8, 64, 4, 4, 16, false},
+    {"MFMA_F32_32x32x8_BF16", MMAKind::MFMA, 0, 32, 32, 8, 64, 4, 4, 16, true},
     // gfx950 (CDNA4): twice the K per instruction, 8 inputs per lane.
-    {"MFMA_F32_16x16x32_F16", MMAKind::MFMA, 0, 16, 16, 32, 64, 8, 8, 4,
-     false},
-    {"MFMA_F32_16x16x32_BF16", MMAKind::MFMA, 0, 16, 16, 32, 64, 8, 8, 4,
-     true},
+    {"MFMA_F32_16x16x32_F16", MMAKind::MFMA, 0, 16, 16, 32, 64, 8, 8, 4, false},
+    {"MFMA_F32_16x16x32_BF16", MMAKind::MFMA, 0, 16, 16, 32, 64, 8, 8, 4, true},
     {"MFMA_F32_32x32x16_F16", MMAKind::MFMA, 0, 32, 32, 16, 64, 8, 8, 16,
      false},
     {"MFMA_F32_32x32x16_BF16", MMAKind::MFMA, 0, 32, 32, 16, 64, 8, 8, 16,

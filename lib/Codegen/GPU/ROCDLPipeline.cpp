@@ -11,14 +11,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Target/ChipInfo.h"
-#include "Boo/Target/ROCDL/ROCDLSerialize.h"
 #include "Boo/Codegen/Common/Passes.h"
 #include "Boo/Codegen/Common/PipelineStages.h"
 #include "Boo/Codegen/GPU/Passes.h"
 #include "Boo/Codegen/GPU/Pipelines.h"
 #include "Boo/Dialect/Boo/Transforms/Passes.h"
+#include "Boo/Target/ChipInfo.h"
 #include "Boo/Target/ROCDL/Passes.h"
+#include "Boo/Target/ROCDL/ROCDLSerialize.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"

@@ -41,9 +41,9 @@ std::pair<Value, Value> StridePhase::buildFirstTap(OpBuilder &b, Location loc,
       b, loc, arith::SubIOp::create(b, loc, cst(c), i), cst(stride));
   Value exists;
   if (gcd > 1) {
-    exists = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, t, cst(gcd)), cst(0));
+    exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   arith::RemUIOp::create(b, loc, t, cst(gcd)),
+                                   cst(0));
     t = arith::DivUIOp::create(b, loc, t, cst(gcd));
   }
   if (tapStep == 1)
@@ -157,9 +157,8 @@ linalg::GenericOp mlir::boo::skipStuffedTaps(RewriterBase &rewriter,
     Value f = arith::AddIOp::create(
         rewriter, loc, first,
         arith::MulIOp::create(rewriter, loc, u, cst(p.tapStep)));
-    Value inside = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::ult, f,
-                                         cst(ranges[p.tapLoop]));
+    Value inside = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, f, cst(ranges[p.tapLoop]));
     valid = both(valid, both(exists, inside));
     tapValues[p.tapLoop] = f;
   }
@@ -173,8 +172,8 @@ linalg::GenericOp mlir::boo::skipStuffedTaps(RewriterBase &rewriter,
   Operation *yield = body->getTerminator();
   rewriter.setInsertionPoint(yield);
   Value out = body->getArgument(op.getNumDpsInputs());
-  Value kept = arith::SelectOp::create(rewriter, loc, valid,
-                                       yield->getOperand(0), out);
+  Value kept =
+      arith::SelectOp::create(rewriter, loc, valid, yield->getOperand(0), out);
   rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(0, kept); });
   rewriter.modifyOpInPlace(op, [&] {
     bounds->set(newBounds);

@@ -56,8 +56,7 @@ SmallVector<StridePhase> getStridePhases(Operation *op);
 /// accumulator unchanged where f is past the filter or no tap exists.
 /// Returns the new generic, or `op` unchanged when a tap loop is read by an
 /// operand map (nothing to gain without inlined reads).
-linalg::GenericOp skipStuffedTaps(RewriterBase &rewriter,
-                                  linalg::GenericOp op);
+linalg::GenericOp skipStuffedTaps(RewriterBase &rewriter, linalg::GenericOp op);
 
 } // namespace mlir::boo
 

@@ -265,10 +265,10 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
     dxC.push_back({i[j]});
   }
   linalg::GenericOp generic;
-  Value acc = contract(
-      lb, loops, g.groups, {dy, g.outputPerm, dyC, g.outputPerm[1]},
-      {filter, g.filterPerm, filC, g.filterPerm[0]}, g.inputShape(),
-      {Value(), g.inputPerm, dxC, g.inputPerm[1]}, &generic);
+  Value acc =
+      contract(lb, loops, g.groups, {dy, g.outputPerm, dyC, g.outputPerm[1]},
+               {filter, g.filterPerm, filC, g.filterPerm[0]}, g.inputShape(),
+               {Value(), g.inputPerm, dxC, g.inputPerm[1]}, &generic);
   // Which taps read stuffed zeros, for the code generators: the product at
   // (i, f) reads dyp[i + f*dil] = stuffed[i + f*dil - lo], non-zero only
   // where that index is a multiple of the stride.
@@ -280,8 +280,8 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
       offsets.push_back(lo[g.outputPerm[2 + j]]);
     }
     generic->setAttr(kStridePhasesAttrName,
-                     StridePhasesAttr::get(ctx, inputLoops, tapLoops,
-                                           g.strides, g.dilations, offsets));
+                     StridePhasesAttr::get(ctx, inputLoops, tapLoops, g.strides,
+                                           g.dilations, offsets));
   }
   return lb.convertElements(
       acc, keepF32 ? lb.f32() : op.getGradInput().getType().getElementType());

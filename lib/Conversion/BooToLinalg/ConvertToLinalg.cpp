@@ -13,9 +13,9 @@
 
 #include "LinalgBuilder.h"
 
+#include "Boo/Conversion/BooToLinalg/Passes.h"
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Dialect/Boo/IR/BooOps.h"
-#include "Boo/Conversion/BooToLinalg/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -46,8 +46,8 @@ Value applyActivation(LinalgBuilder &lb, OpBuilder &b, Location l,
   };
   auto half = [&](Value v, Value t) { // 0.5 * v * (1 + t)
     Value onePlus = arith::AddFOp::create(b, l, c(1.0), t);
-    return arith::MulFOp::create(
-        b, l, arith::MulFOp::create(b, l, c(0.5), v), onePlus);
+    return arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, c(0.5), v),
+                                 onePlus);
   };
   switch (op.getKind()) {
   case ActivationKind::relu:
@@ -62,8 +62,8 @@ Value applyActivation(LinalgBuilder &lb, OpBuilder &b, Location l,
   }
   case ActivationKind::gelu_tanh: {
     // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
-    Value x3 = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, x, x),
-                                     x);
+    Value x3 =
+        arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, x, x), x);
     Value inner = arith::AddFOp::create(
         b, l, x, arith::MulFOp::create(b, l, c(0.044715), x3));
     Value arg = arith::MulFOp::create(b, l, c(0.7978845608028654), inner);
@@ -72,15 +72,15 @@ Value applyActivation(LinalgBuilder &lb, OpBuilder &b, Location l,
   case ActivationKind::silu:
     return arith::MulFOp::create(b, l, x, sigmoid(x));
   case ActivationKind::leaky_relu: {
-    Value scaled = arith::MulFOp::create(
-        b, l, c(op.getAlpha()->convertToDouble()), x);
-    Value pos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, x,
-                                      c(0.0));
+    Value scaled =
+        arith::MulFOp::create(b, l, c(op.getAlpha()->convertToDouble()), x);
+    Value pos =
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, x, c(0.0));
     return arith::SelectOp::create(b, l, pos, x, scaled);
   }
   case ActivationKind::clamp: {
-    Value lo = arith::MaximumFOp::create(
-        b, l, x, c(op.getMin()->convertToDouble()));
+    Value lo =
+        arith::MaximumFOp::create(b, l, x, c(op.getMin()->convertToDouble()));
     return arith::MinimumFOp::create(b, l, lo,
                                      c(op.getMax()->convertToDouble()));
   }
@@ -111,7 +111,7 @@ Value lowerBinary(LinalgBuilder &lb, OpTy op, ValueRange operands,
   auto type = cast<RankedTensorType>(op.getType());
   Type elem = resultElement(lb, op.getOutput(), keepF32);
   SmallVector<std::optional<SmallVector<AffineExpr>>> exprs = {std::nullopt,
-                                                              std::nullopt};
+                                                               std::nullopt};
   if (std::optional<int64_t> dim = op.getChannelDim())
     exprs[1] = SmallVector<AffineExpr>{lb.getBuilder().getAffineDimExpr(*dim)};
   return lb.elementwise(
@@ -158,8 +158,8 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
 /// but with the roles swapped) get boo-gpu-distribute's default tiles.
 void transferLoweringConfig(Operation *kernel, Block::iterator first,
                             Block::iterator end) {
-  auto config = kernel->getAttrOfType<LoweringConfigAttr>(
-      kLoweringConfigAttrName);
+  auto config =
+      kernel->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
   if (!config)
     return;
   FailureOr<KernelLoopNest> nest = getKernelLoopNest(kernel);
@@ -197,7 +197,8 @@ struct LowerBooOpPattern : public RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa_and_nonnull<BooDialect>(op->getDialect()) || isa<FusionOp, YieldOp>(op) ||
+    if (!isa_and_nonnull<BooDialect>(op->getDialect()) ||
+        isa<FusionOp, YieldOp>(op) ||
         isa_and_nonnull<FusionOp>(op->getParentOp()))
       return failure();
     LinalgBuilder lb(rewriter, op->getLoc());
@@ -257,8 +258,8 @@ struct BooConvertToLinalgPass
     populateBooToLinalgPatterns(patterns);
     GreedyRewriteConfig config;
     config.enableFolding(false);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     WalkResult leftover = getOperation().walk([](Operation *op) {
       if (isa_and_nonnull<BooDialect>(op->getDialect())) {

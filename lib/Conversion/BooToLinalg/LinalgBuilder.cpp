@@ -145,8 +145,8 @@ Value LinalgBuilder::generic(unsigned numDims, ArrayRef<Value> ins,
     maps.push_back(AffineMap::get(numDims, 0, e, b.getContext()));
   maps.push_back(AffineMap::get(numDims, 0, outExprs, b.getContext()));
   auto op = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
         linalg::YieldOp::create(nb, l, body(nb, l, args));
       });
   return op.getResult(0);
@@ -160,14 +160,13 @@ Value LinalgBuilder::elementwise(
   SmallVector<AffineExpr> identity = dims(rank);
   SmallVector<SmallVector<AffineExpr>> exprs;
   for (size_t i = 0; i < ins.size(); ++i)
-    exprs.push_back(i < inExprs.size() && inExprs[i] ? *inExprs[i]
-                                                     : identity);
+    exprs.push_back(i < inExprs.size() && inExprs[i] ? *inExprs[i] : identity);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   return generic(rank, ins, exprs, init, identity, iters, body);
 }
 
 SmallVector<Value> LinalgBuilder::convertElements(ArrayRef<Value> ts,
-                                                 ArrayRef<Type> elems) {
+                                                  ArrayRef<Type> elems) {
   SmallVector<Value> result(ts.begin(), ts.end());
   // Shape -> positions of the tensors of that shape that need converting.
   llvm::MapVector<ArrayRef<int64_t>, SmallVector<size_t>> groups;

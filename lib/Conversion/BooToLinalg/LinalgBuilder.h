@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Private to lib/Conversion/BooToLinalg: the small vocabulary the Boo-to-linalg lowering
-// is written in (f32 casts, zero-filled accumulators, pad-or-crop, group
-// splits, generic ops from affine expressions).
+// Private to lib/Conversion/BooToLinalg: the small vocabulary the Boo-to-linalg
+// lowering is written in (f32 casts, zero-filled accumulators, pad-or-crop,
+// group splits, generic ops from affine expressions).
 //
 //===----------------------------------------------------------------------===//
 

@@ -74,23 +74,23 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, LayerNormOp op,
   double invM = 1.0 / static_cast<double>(rows.rowSize);
   float eps = op.getEpsilon().convertToFloat();
 
-  Value sum = lb.generic(rows.rank, {x}, {rows.all},
-                         lb.zeros(rows.outerShape, lb.f32()), rows.outer,
-                         rows.reduceInner,
-                         [&](OpBuilder &b, Location l, ValueRange a) {
-                           return add(b, l, a[1], lb.toF32(b, l, a[0]));
-                         });
+  Value sum =
+      lb.generic(rows.rank, {x}, {rows.all},
+                 lb.zeros(rows.outerShape, lb.f32()), rows.outer,
+                 rows.reduceInner, [&](OpBuilder &b, Location l, ValueRange a) {
+                   return add(b, l, a[1], lb.toF32(b, l, a[0]));
+                 });
   Value mean = lb.elementwise({sum}, {}, lb.empty(rows.outerShape, lb.f32()),
                               [&](OpBuilder &b, Location l, ValueRange a) {
                                 return mul(b, l, a[0], lb.f32Const(b, l, invM));
                               });
-  Value sq = lb.generic(
-      rows.rank, {x, mean}, {rows.all, rows.outer},
-      lb.zeros(rows.outerShape, lb.f32()), rows.outer, rows.reduceInner,
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        Value d = sub(b, l, lb.toF32(b, l, a[0]), a[1]);
-        return add(b, l, a[2], mul(b, l, d, d));
-      });
+  Value sq =
+      lb.generic(rows.rank, {x, mean}, {rows.all, rows.outer},
+                 lb.zeros(rows.outerShape, lb.f32()), rows.outer,
+                 rows.reduceInner, [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value d = sub(b, l, lb.toF32(b, l, a[0]), a[1]);
+                   return add(b, l, a[2], mul(b, l, d, d));
+                 });
   Value rstd = lb.elementwise(
       {sq}, {}, lb.empty(rows.outerShape, lb.f32()),
       [&](OpBuilder &b, Location l, ValueRange a) {
@@ -158,13 +158,13 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
     rowExprs.push_back(rows.inner);
   }
   // Row sums of g and of g * xhat.
-  Value sumG = lb.generic(
-      rows.rank, rowIns, rowExprs, lb.zeros(rows.outerShape, lb.f32()),
-      rows.outer, rows.reduceInner,
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        Value g = gradScaled(b, l, a[0], weight ? a[4] : Value());
-        return add(b, l, a.back(), g);
-      });
+  Value sumG =
+      lb.generic(rows.rank, rowIns, rowExprs,
+                 lb.zeros(rows.outerShape, lb.f32()), rows.outer,
+                 rows.reduceInner, [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value g = gradScaled(b, l, a[0], weight ? a[4] : Value());
+                   return add(b, l, a.back(), g);
+                 });
   Value sumGX = lb.generic(
       rows.rank, rowIns, rowExprs, lb.zeros(rows.outerShape, lb.f32()),
       rows.outer, rows.reduceInner,
@@ -207,8 +207,7 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
       b, loc, TypeRange{sumW.getType(), sumB.getType()},
       ValueRange{dy, x, mean, rstd}, ValueRange{sumW, sumB},
       SmallVector<AffineMap>{map(rows.all), map(rows.all), map(rows.outer),
-                             map(rows.outer), map(rows.inner),
-                             map(rows.inner)},
+                             map(rows.outer), map(rows.inner), map(rows.inner)},
       rows.reduceOuter, [&](OpBuilder &nb, Location l, ValueRange a) {
         Value g = lb.toF32(nb, l, a[0]);
         Value gx = mul(nb, l, g, xhat(nb, l, a[1], a[2], a[3]));
@@ -226,9 +225,8 @@ FailureOr<SmallVector<Value>>
 mlir::boo::detail::lowerNormOp(LinalgBuilder &lb, Operation *op,
                                ValueRange operands, bool keepF32) {
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
-      .Case([&](LayerNormOp o) {
-        return lowerForward(lb, o, operands, keepF32);
-      })
+      .Case(
+          [&](LayerNormOp o) { return lowerForward(lb, o, operands, keepF32); })
       .Case([&](LayerNormBwdOp o) {
         return lowerBackward(lb, o, operands, keepF32);
       })

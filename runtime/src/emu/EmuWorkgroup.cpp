@@ -335,8 +335,8 @@ void Runner::switchAway(WorkItem &self) {
     // all-reduce shuffles the subgroup partials in a branch only the first
     // lanes take). Such a shuffle runs with the lanes that reached it.
     for (Wave &wave : waves) {
-      if (wave.arrived == 0 || wave.arrived + waitingAtBarrier(wave) !=
-                                   wave.live)
+      if (wave.arrived == 0 ||
+          wave.arrived + waitingAtBarrier(wave) != wave.live)
         continue;
       const WorkItem &lane = items[firstAtWaveOp(wave)];
       if (lane.opKind != WaveOpKind::Shuffle)

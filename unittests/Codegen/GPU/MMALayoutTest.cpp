@@ -27,8 +27,8 @@ namespace {
 using Coord = std::pair<int64_t, int64_t>;
 
 std::map<Coord, int> coverage(const MMAIntrinsicLayout &l, int64_t items,
-                              Coord (MMAIntrinsicLayout::*fn)(int64_t,
-                                                              int64_t) const) {
+                              Coord (MMAIntrinsicLayout::*fn)(int64_t, int64_t)
+                                  const) {
   std::map<Coord, int> hits;
   for (int64_t lane = 0; lane < l.waveSize; ++lane)
     for (int64_t i = 0; i < items; ++i)
@@ -36,9 +36,8 @@ std::map<Coord, int> coverage(const MMAIntrinsicLayout &l, int64_t items,
   return hits;
 }
 
-void expectCovers(const std::map<Coord, int> &hits, int64_t rows,
-                  int64_t cols, int times, const char *what,
-                  const MMAIntrinsicLayout &l) {
+void expectCovers(const std::map<Coord, int> &hits, int64_t rows, int64_t cols,
+                  int times, const char *what, const MMAIntrinsicLayout &l) {
   EXPECT_EQ(static_cast<int64_t>(hits.size()), rows * cols)
       << l.name.str() << " gen " << l.wmmaGeneration << ": " << what;
   for (const auto &[coord, n] : hits) {

@@ -15,8 +15,7 @@
 namespace mlir::boo {
 
 /// Options of the `boo-to-rocdl` pipeline.
-struct ROCDLPipelineOptions
-    : public PassPipelineOptions<ROCDLPipelineOptions> {
+struct ROCDLPipelineOptions : public PassPipelineOptions<ROCDLPipelineOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("Target chip, e.g. gfx942"),
                            llvm::cl::init("gfx942")};
@@ -32,8 +31,7 @@ struct ROCDLPipelineOptions
 
 /// Boo to gpu.binary ops holding HSACO code objects for `chip`; ends with
 /// boo-verify-rocdl-contract.
-void buildROCDLPipeline(OpPassManager &pm,
-                        const ROCDLPipelineOptions &options);
+void buildROCDLPipeline(OpPassManager &pm, const ROCDLPipelineOptions &options);
 
 /// `boo-to-rocdl` whose serializer reports each kernel through `hooks`.
 void buildROCDLPipeline(OpPassManager &pm, const ROCDLPipelineOptions &options,

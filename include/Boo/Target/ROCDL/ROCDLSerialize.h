@@ -75,8 +75,7 @@ std::string findDefaultLLD();
 /// output). HSACO code objects and the CPU's shared objects are linked so.
 std::optional<llvm::SmallVector<char, 0>>
 linkSharedObject(llvm::StringRef lld, llvm::ArrayRef<char> object,
-                 llvm::ArrayRef<llvm::StringRef> extraArgs,
-                 std::string &error);
+                 llvm::ArrayRef<llvm::StringRef> extraArgs, std::string &error);
 
 } // namespace boo
 } // namespace mlir
