@@ -144,6 +144,32 @@ LogicalResult writeFile(StringRef path, StringRef contents) {
   return success();
 }
 
+/// Runs boo-to-rocdl for `chip` on `module`, keeping each kernel's LLVM IR
+/// and ISA in `kernels` on the way.
+LogicalResult compileKeepingKernels(ModuleOp module, StringRef chip,
+                                    int64_t optLevel, StringRef tuningSpec,
+                                    std::vector<KernelOutput> &kernels) {
+  boo::ROCDLPipelineOptions options;
+  options.chip = chip.str();
+  options.optLevel = optLevel;
+  options.tuningSpec = tuningSpec.str();
+  boo::ROCDLSerializeHooks hooks;
+  auto kernelFor = [&](StringRef name) -> KernelOutput & {
+    if (kernels.empty() || kernels.back().module != name)
+      kernels.push_back({name.str(), chip.str(), "", "", ""});
+    return kernels.back();
+  };
+  hooks.onLLVMIR = [&](StringRef name, StringRef, StringRef ir) {
+    kernelFor(name).llvmIR = ir.str();
+  };
+  hooks.onISA = [&](StringRef name, StringRef, StringRef isa) {
+    kernelFor(name).isa = isa.str();
+  };
+  PassManager pm(module.getContext());
+  boo::buildROCDLPipeline(pm, options, hooks);
+  return pm.run(module);
+}
+
 /// `boo-translate --emit-{hsaco,isa,llvmir}`.
 int emitMain(int argc, char **argv) {
   llvm::cl::OptionCategory category("AMD GPU output options");
@@ -223,25 +249,8 @@ int emitMain(int argc, char **argv) {
   std::vector<KernelOutput> kernels;
   bool compiled = !module->getOps<gpu::BinaryOp>().empty();
   if (!compiled) {
-    boo::ROCDLPipelineOptions options;
-    options.chip = chip;
-    options.optLevel = optLevel;
-    options.tuningSpec = tuningSpec;
-    boo::ROCDLSerializeHooks hooks;
-    auto kernelFor = [&](StringRef name) -> KernelOutput & {
-      if (kernels.empty() || kernels.back().module != name)
-        kernels.push_back({name.str(), chip, "", "", ""});
-      return kernels.back();
-    };
-    hooks.onLLVMIR = [&](StringRef name, StringRef, StringRef ir) {
-      kernelFor(name).llvmIR = ir.str();
-    };
-    hooks.onISA = [&](StringRef name, StringRef, StringRef isa) {
-      kernelFor(name).isa = isa.str();
-    };
-    PassManager pm(&context);
-    boo::buildROCDLPipeline(pm, options, hooks);
-    if (failed(pm.run(*module)))
+    if (failed(compileKeepingKernels(*module, chip, optLevel, tuningSpec,
+                                     kernels)))
       return 1;
   } else if (emitLLVMIR) {
     return reportError("the module is already compiled (it holds "
