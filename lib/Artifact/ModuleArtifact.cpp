@@ -6,12 +6,17 @@
 //
 // Each target compiles its own clone of the module:
 //
-//   cpu     boo-to-llvm-cpu, an entry wrapper per function
-//           (`void boo_entry_<f>(void **args)`), LLVM IR at -O3 for the host
-//           CPU, an object file, `ld.lld -shared` -> one shared object;
-//   gfxNNN  boo-to-rocdl -> gpu.binary code objects (one per kernel) and
-//           host functions made of gpu.alloc, views and gpu.launch_func,
-//           which become the manifest's scratch buffers and launches.
+//   cpu         boo-to-llvm-cpu, an entry wrapper per function
+//               (`void boo_entry_<f>(void **args)`), LLVM IR at -O3 for the
+//               host CPU, an object file, `ld -shared` -> one shared object
+//               (CPUTarget.cpp);
+//   gfxNNN      boo-to-rocdl -> gpu.binary code objects (one per kernel) and
+//               host functions made of gpu.alloc, views and gpu.launch_func,
+//               which become the manifest's scratch buffers and launches
+//               (ROCDLTarget.cpp, HostFunctionReader.cpp);
+//   emu:gfxNNN  boo-to-rocdl's kernels as host functions of one work-item,
+//               one shared object, launches read as for gfxNNN
+//               (EmuTarget.cpp).
 //
 // The code objects and the manifest are written with the runtime's own
 // serializer (runtime/include/boo/ModuleFormat.h).
