@@ -47,8 +47,8 @@ LogicalResult runPipeline(PassManager &pm, ModuleOp module, const Twine &what,
                           const ArtifactOptions &options, std::string &error);
 
 /// LLVM dialect `module` to an ELF shared object for the host (-O3, linked
-/// with `ld.lld -shared`); `what` prefixes errors. Sets `tm` to the target
-/// machine used.
+/// with `ld -shared`: GNU ld, else ld.lld); `what` prefixes errors. Sets `tm`
+/// to the target machine used.
 std::optional<SmallVector<char, 0>>
 compileHostSharedObject(ModuleOp module, StringRef what,
                         std::unique_ptr<llvm::TargetMachine> &tm,
