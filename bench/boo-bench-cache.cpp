@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Cache/KernelCache.h"
-#include "Boo/Driver/CachedCompile.h"
+#include "Boo/Harness/CachedCompile.h"
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 #include "Boo/Runner/RuntimeSession.h"
@@ -128,10 +128,10 @@ int main(int argc, char **argv) {
       llvm::errs() << c.command << ": " << error << "\n";
       return 1;
     }
-    driver::CompileResult compiled;
-    if (!driver::compileCached(**module, artifactOptions, &cache, compiled,
-                               error) ||
-        compiled.outcome != driver::CacheOutcome::Miss) {
+    harness::CompileResult compiled;
+    if (!harness::compileCached(**module, artifactOptions, &cache, compiled,
+                                error) ||
+        compiled.outcome != harness::CacheOutcome::Miss) {
       llvm::errs() << c.command << ": cold compile failed: " << error << "\n";
       return 1;
     }
@@ -152,9 +152,8 @@ int main(int argc, char **argv) {
           importMIOpenCommand(&ctx, c.command, error);
       auto t1 = Clock::now();
       std::string key;
-      if (failed(again) ||
-          !driver::computeArtifactCacheKey(**again, artifactOptions, key,
-                                           error)) {
+      if (failed(again) || !harness::computeArtifactCacheKey(
+                               **again, artifactOptions, key, error)) {
         llvm::errs() << c.command << ": " << error << "\n";
         return 1;
       }

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArtifactTargets.h"
+#include "Boo/Dialect/Boo/IR/ElementTypes.h"
 #include "Boo/Target/ChipInfo.h"
 #include "boo/ModuleFormat.h"
 
@@ -81,28 +82,12 @@ private:
   std::string text;
 };
 
-std::optional<rt::DType> getDType(Type type) {
-  if (type.isF32())
-    return rt::DType::F32;
-  if (type.isF16())
-    return rt::DType::F16;
-  if (type.isBF16())
-    return rt::DType::BF16;
-  if (type.isF64())
-    return rt::DType::F64;
-  if (type.isSignlessInteger(32))
-    return rt::DType::I32;
-  if (type.isSignlessInteger(8))
-    return rt::DType::I8;
-  return std::nullopt;
-}
-
 LogicalResult getTensorDesc(Type type, std::string name, const Twine &what,
                             rt::TensorDesc &desc, std::string &error) {
   auto tensorType = dyn_cast<RankedTensorType>(type);
-  std::optional<rt::DType> dtype;
+  std::optional<ElementType> dtype;
   if (tensorType)
-    dtype = getDType(tensorType.getElementType());
+    dtype = getElementTypeOf(tensorType.getElementType());
   if (!tensorType || !tensorType.hasStaticShape() || !dtype ||
       tensorType.getEncoding()) {
     std::string typeText;

@@ -582,9 +582,8 @@ LogicalResult buildConvGeometry(const ConvSizes &sizes, int64_t spatialRank,
   return success();
 }
 
-FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
-                                       ArrayRef<StringRef> args,
-                                       std::string &error) {
+FailureOr<MIOpenConvProblem>
+parseConv(ElementType dataType, ArrayRef<StringRef> args, std::string &error) {
   FlagValues flags(convFlags, "convolution", error);
   if (failed(flags.parse(args)))
     return failure();
@@ -619,7 +618,7 @@ FailureOr<MIOpenConvProblem> parseConv(MIOpenDataType dataType,
 // Layer norm
 //===----------------------------------------------------------------------===//
 
-FailureOr<MIOpenLayerNormProblem> parseLayerNorm(MIOpenDataType dataType,
+FailureOr<MIOpenLayerNormProblem> parseLayerNorm(ElementType dataType,
                                                  ArrayRef<StringRef> args,
                                                  std::string &error) {
   FlagValues flags(layerNormFlags, "layer norm", error);
@@ -736,15 +735,15 @@ FailureOr<MIOpenProblem> mlir::boo::parseMIOpenCommand(StringRef command,
   struct BaseArg {
     StringLiteral name;
     bool isConv;
-    MIOpenDataType dataType;
+    ElementType dataType;
   };
   static const BaseArg baseArgs[] = {
-      {"conv", true, MIOpenDataType::F32},
-      {"convfp16", true, MIOpenDataType::F16},
-      {"convbfp16", true, MIOpenDataType::BF16},
-      {"layernorm", false, MIOpenDataType::F32},
-      {"layernormfp16", false, MIOpenDataType::F16},
-      {"layernormbfp16", false, MIOpenDataType::BF16},
+      {"conv", true, ElementType::F32},
+      {"convfp16", true, ElementType::F16},
+      {"convbfp16", true, ElementType::BF16},
+      {"layernorm", false, ElementType::F32},
+      {"layernormfp16", false, ElementType::F16},
+      {"layernormbfp16", false, ElementType::BF16},
   };
   for (const BaseArg &b : baseArgs) {
     if (b.name != base)

@@ -7,6 +7,7 @@
 #include "Boo/Reference/Reference.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,20 +41,6 @@ Tensor::Tensor(std::vector<int64_t> shape, double fill)
   data.assign(product(this->shape), fill);
 }
 
-const char *dtypeName(DType type) {
-  switch (type) {
-  case DType::F32:
-    return "f32";
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  }
-  return "?";
-}
-
-int64_t dtypeBytes(DType type) { return type == DType::F32 ? 4 : 2; }
-
 /// Significand bits (including the implicit one) and the exponent of the
 /// smallest normal number.
 namespace {
@@ -64,28 +51,34 @@ struct FloatFormat {
 };
 } // namespace
 
-static FloatFormat getFormat(DType type) {
+static FloatFormat getFormat(ElementType type) {
   switch (type) {
-  case DType::F32:
+  case ElementType::F32:
     return {24, -126, 127};
-  case DType::F16:
+  case ElementType::F16:
     return {11, -14, 15};
-  case DType::BF16:
+  case ElementType::BF16:
     return {8, -126, 127};
+  case ElementType::F64:
+    return {53, -1022, 1023};
+  case ElementType::I32:
+  case ElementType::I8:
+    break;
   }
+  assert(false && "the reference's storage types are float types");
   return {24, -126, 127};
 }
 
-double unitRoundoff(DType type) {
+double unitRoundoff(ElementType type) {
   return std::ldexp(1.0, -getFormat(type).precision);
 }
 
-double subnormalHalfSpacing(DType type) {
+double subnormalHalfSpacing(ElementType type) {
   FloatFormat f = getFormat(type);
   return std::ldexp(1.0, f.minExponent - (f.precision - 1) - 1);
 }
 
-double roundTo(double v, DType type) {
+double roundTo(double v, ElementType type) {
   if (!std::isfinite(v) || v == 0.0)
     return v;
   FloatFormat f = getFormat(type);
@@ -105,12 +98,14 @@ double roundTo(double v, DType type) {
   return r;
 }
 
-uint32_t encode(double v, DType type) {
-  if (type == DType::F32 || type == DType::BF16) {
+uint32_t encode(double v, ElementType type) {
+  assert(isFloatType(type) && getElementSize(type) <= 4 &&
+         "encode takes f32, f16 and bf16");
+  if (type == ElementType::F32 || type == ElementType::BF16) {
     float f = static_cast<float>(v);
     uint32_t bits;
     std::memcpy(&bits, &f, 4);
-    return type == DType::F32 ? bits : bits >> 16;
+    return type == ElementType::F32 ? bits : bits >> 16;
   }
   // f16: 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits.
   uint32_t sign = std::signbit(v) ? 0x8000u : 0u;
@@ -131,9 +126,11 @@ uint32_t encode(double v, DType type) {
   return sign | (static_cast<uint32_t>(leading + 15) << 10) | mantissa;
 }
 
-double decode(uint32_t bits, DType type) {
-  if (type == DType::F32 || type == DType::BF16) {
-    uint32_t b = type == DType::F32 ? bits : bits << 16;
+double decode(uint32_t bits, ElementType type) {
+  assert(isFloatType(type) && getElementSize(type) <= 4 &&
+         "decode takes f32, f16 and bf16");
+  if (type == ElementType::F32 || type == ElementType::BF16) {
+    uint32_t b = type == ElementType::F32 ? bits : bits << 16;
     float f;
     std::memcpy(&f, &b, 4);
     return f;

@@ -13,44 +13,6 @@
 
 using namespace mlir::boo;
 
-int64_t mlir::boo::getElementSize(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-  case ElementType::I32:
-    return 4;
-  case ElementType::F16:
-  case ElementType::BF16:
-    return 2;
-  case ElementType::F64:
-    return 8;
-  case ElementType::I8:
-    return 1;
-  }
-  return 0;
-}
-
-const char *mlir::boo::getElementTypeName(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-    return "f32";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::BF16:
-    return "bf16";
-  case ElementType::F64:
-    return "f64";
-  case ElementType::I32:
-    return "i32";
-  case ElementType::I8:
-    return "i8";
-  }
-  return "?";
-}
-
-bool mlir::boo::isFloatType(ElementType type) {
-  return type != ElementType::I32 && type != ElementType::I8;
-}
-
 std::string mlir::boo::formatTensorType(const std::vector<int64_t> &shape,
                                         ElementType type) {
   std::string result;

@@ -30,17 +30,6 @@ using namespace mlir::boo;
 /// shape should be an error, not an allocation failure).
 static constexpr int64_t kMaxTensorBytes = int64_t(1) << 36;
 
-std::optional<ElementType> mlir::boo::parseElementType(StringRef name) {
-  return llvm::StringSwitch<std::optional<ElementType>>(name)
-      .Case("f32", ElementType::F32)
-      .Case("f16", ElementType::F16)
-      .Case("bf16", ElementType::BF16)
-      .Case("f64", ElementType::F64)
-      .Case("i32", ElementType::I32)
-      .Case("i8", ElementType::I8)
-      .Default(std::nullopt);
-}
-
 LogicalResult mlir::boo::parseTensorType(StringRef text,
                                          std::vector<int64_t> &shape,
                                          ElementType &type,

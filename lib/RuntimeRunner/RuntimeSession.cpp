@@ -9,7 +9,8 @@
 using namespace mlir::boo;
 
 namespace {
-/// boo_dtype_t and ElementType list the same types in the same order.
+/// boo_dtype_t is the C spelling of ElementType (Runtime.cpp asserts that
+/// their values agree).
 ElementType toElementType(boo_dtype_t dtype) {
   return static_cast<ElementType>(static_cast<int>(dtype));
 }

@@ -23,8 +23,8 @@ using llvm::StringRef;
 
 namespace {
 constexpr int64_t kKiB = 1024;
-constexpr auto kF16 = MmaElementType::F16;
-constexpr auto kBF16 = MmaElementType::BF16;
+constexpr auto kF16 = ElementType::F16;
+constexpr auto kBF16 = ElementType::BF16;
 constexpr auto kMFMA = MmaKind::MFMA;
 constexpr auto kWMMA = MmaKind::WMMA;
 
@@ -91,7 +91,7 @@ std::string MmaIntrinsic::getShapeString() const {
 }
 
 StringRef MmaIntrinsic::getInputTypeName() const {
-  return inputType == MmaElementType::F16 ? "f16" : "bf16";
+  return getElementTypeName(inputType);
 }
 
 const MmaIntrinsic *ChipInfo::lookupMma(StringRef mmaName) const {

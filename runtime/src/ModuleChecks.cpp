@@ -9,13 +9,14 @@
 #include <limits>
 #include <set>
 
+using namespace boo;
 using namespace boo::runtime;
 
 std::string boo::runtime::describeTensor(const TensorDesc &tensor) {
   std::string text;
   for (int64_t dim : tensor.dims)
     text += std::to_string(dim) + "x";
-  return text + getDTypeName(tensor.dtype);
+  return text + getElementTypeName(tensor.dtype);
 }
 
 std::string boo::runtime::checkString(const std::string &value,
@@ -42,9 +43,9 @@ std::string boo::runtime::checkTensor(const TensorDesc &tensor) {
   if (std::string problem = checkString(tensor.name, "name", true);
       !problem.empty())
     return problem;
-  if (static_cast<uint8_t>(tensor.dtype) > kMaxDType)
+  if (static_cast<uint8_t>(tensor.dtype) > kMaxElementType)
     return "dtype " + std::to_string(static_cast<unsigned>(tensor.dtype)) +
-           " is unknown (0-" + std::to_string(kMaxDType) + ")";
+           " is unknown (0-" + std::to_string(kMaxElementType) + ")";
   if (tensor.dims.size() > kMaxRank)
     return "rank " + std::to_string(tensor.dims.size()) +
            " exceeds the limit of " + std::to_string(kMaxRank);

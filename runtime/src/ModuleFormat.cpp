@@ -21,6 +21,7 @@
 #include <cstring>
 #include <limits>
 
+using namespace boo;
 using namespace boo::runtime;
 
 namespace {
@@ -163,7 +164,7 @@ bool parseTensor(ManifestReader &reader, TensorDesc &tensor,
                        "rank " + std::to_string(rank) +
                            " exceeds the limit of " + std::to_string(kMaxRank),
                        reader.offset() - 4);
-  tensor.dtype = static_cast<DType>(dtype);
+  tensor.dtype = static_cast<ElementType>(dtype);
   tensor.dims.resize(rank);
   for (uint32_t i = 0; i < rank; ++i) {
     uint64_t dim;
@@ -507,42 +508,8 @@ struct CRCTables {
 // Public functions
 //===----------------------------------------------------------------------===//
 
-const char *boo::runtime::getDTypeName(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "f32";
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  case DType::F64:
-    return "f64";
-  case DType::I32:
-    return "i32";
-  case DType::I8:
-    return "i8";
-  }
-  return "unknown";
-}
-
-size_t boo::runtime::getDTypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-  case DType::I32:
-    return 4;
-  case DType::F16:
-  case DType::BF16:
-    return 2;
-  case DType::F64:
-    return 8;
-  case DType::I8:
-    return 1;
-  }
-  return 0;
-}
-
 bool TensorDesc::getByteSize(uint64_t &bytes) const {
-  uint64_t total = getDTypeSize(dtype);
+  uint64_t total = getElementSize(dtype);
   for (int64_t dim : dims) {
     if (dim < 0 || __builtin_mul_overflow(total, uint64_t(dim), &total))
       return false;

@@ -24,6 +24,7 @@
 #include <thread>
 #include <unistd.h>
 
+using namespace boo;
 using namespace boo::runtime;
 
 struct boo_status {
@@ -348,12 +349,21 @@ boo_status_t boo_buffer_read(const boo_buffer_t *buffer, size_t offset,
 // Modules and functions
 //===----------------------------------------------------------------------===//
 
+// boo_dtype_t is the C spelling of boo::ElementType.
+static_assert(BOO_DTYPE_F32 == int(ElementType::F32) &&
+              BOO_DTYPE_F16 == int(ElementType::F16) &&
+              BOO_DTYPE_BF16 == int(ElementType::BF16) &&
+              BOO_DTYPE_F64 == int(ElementType::F64) &&
+              BOO_DTYPE_I32 == int(ElementType::I32) &&
+              BOO_DTYPE_I8 == int(ElementType::I8) &&
+              kMaxElementType == BOO_DTYPE_I8);
+
 const char *boo_dtype_name(boo_dtype_t dtype) {
-  return getDTypeName(static_cast<DType>(dtype));
+  return getElementTypeName(static_cast<ElementType>(dtype));
 }
 
 size_t boo_dtype_size(boo_dtype_t dtype) {
-  return getDTypeSize(static_cast<DType>(dtype));
+  return getElementSize(static_cast<ElementType>(dtype));
 }
 
 boo_status_t boo_module_load_data(boo_device_t *device, const void *data,

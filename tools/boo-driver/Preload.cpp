@@ -8,7 +8,7 @@
 #include "Report.h"
 
 #include "Boo/Artifact/ModuleArtifact.h"
-#include "Boo/Driver/CachedCompile.h"
+#include "Boo/Harness/CachedCompile.h"
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 
@@ -26,17 +26,17 @@
 
 using namespace mlir;
 using namespace mlir::boo;
-using namespace mlir::boo::driver;
-namespace drv = mlir::boo::driver;
+using namespace mlir::boo::harness;
+namespace harness = mlir::boo::harness;
 
 namespace {
 
 struct Task {
-  const drv::CommandLine *command = nullptr;
+  const harness::CommandLine *command = nullptr;
   std::string target;
   // Results.
   bool ok = false;
-  drv::CacheOutcome outcome = drv::CacheOutcome::Disabled;
+  harness::CacheOutcome outcome = harness::CacheOutcome::Disabled;
   std::string error, note;
   double seconds = 0;
 };
@@ -55,9 +55,9 @@ void compileTask(Task &task, const DialectRegistry &registry,
   artifactOptions.targets = {task.target};
   artifactOptions.tuningSpec = options.tuningSpec;
   artifactOptions.producer = "boo-driver";
-  drv::CompileResult result;
-  if (!drv::compileCached(**module, artifactOptions, &cache, result,
-                          task.error))
+  harness::CompileResult result;
+  if (!harness::compileCached(**module, artifactOptions, &cache, result,
+                              task.error))
     return;
   task.ok = true;
   task.outcome = result.outcome;
@@ -67,9 +67,9 @@ void compileTask(Task &task, const DialectRegistry &registry,
 
 } // namespace
 
-int mlir::boo::driver::runPreload(const std::vector<drv::CommandLine> &commands,
-                            const PreloadOptions &options,
-                            KernelCache &cache) {
+int mlir::boo::harness::runPreload(
+    const std::vector<harness::CommandLine> &commands,
+    const PreloadOptions &options, KernelCache &cache) {
   if (!cache.getOptions().enabled) {
     llvm::errs() << "boo-driver: error: --preload with the cache off "
                     "(BOO_CACHE_ON=0) would compile for nothing\n";
@@ -85,7 +85,7 @@ int mlir::boo::driver::runPreload(const std::vector<drv::CommandLine> &commands,
   }
 
   std::vector<Task> tasks;
-  for (const drv::CommandLine &command : commands)
+  for (const harness::CommandLine &command : commands)
     for (const std::string &target : options.targets) {
       Task task;
       task.command = &command;
@@ -114,7 +114,7 @@ int mlir::boo::driver::runPreload(const std::vector<drv::CommandLine> &commands,
         compileTask(task, registry, options, cache);
         std::lock_guard<std::mutex> lock(mutex);
         progress.step(
-            (task.ok ? std::string(drv::getCacheOutcomeName(task.outcome)) +
+            (task.ok ? std::string(harness::getCacheOutcomeName(task.outcome)) +
                            " " + task.target
                      : "FAILED " + task.target) +
             ": " + task.command->command);
@@ -130,7 +130,7 @@ int mlir::boo::driver::runPreload(const std::vector<drv::CommandLine> &commands,
   for (const Task &task : tasks) {
     if (!task.ok)
       ++failedCount;
-    else if (task.outcome == drv::CacheOutcome::Hit)
+    else if (task.outcome == harness::CacheOutcome::Hit)
       ++cached;
     else
       ++compiled;

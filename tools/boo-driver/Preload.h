@@ -8,12 +8,12 @@
 #define BOO_TOOLS_BOODRIVER_PRELOAD_H
 
 #include "Boo/Cache/KernelCache.h"
-#include "Boo/Driver/CommandList.h"
+#include "Boo/Harness/CommandList.h"
 
 #include <string>
 #include <vector>
 
-namespace mlir::boo::driver {
+namespace mlir::boo::harness {
 
 struct PreloadOptions {
   /// Artifact targets: "gfx942", "emu:gfx942", "cpu".
@@ -28,9 +28,9 @@ struct PreloadOptions {
 /// compilation in its own MLIRContext. Prints a summary (compiled, already
 /// cached, failed, each failure with its message). Returns the exit code:
 /// 0 when nothing failed.
-int runPreload(const std::vector<mlir::boo::driver::CommandLine> &commands,
+int runPreload(const std::vector<mlir::boo::harness::CommandLine> &commands,
                const PreloadOptions &options, mlir::boo::KernelCache &cache);
 
-} // namespace mlir::boo::driver
+} // namespace mlir::boo::harness
 
 #endif // BOO_TOOLS_BOODRIVER_PRELOAD_H

@@ -18,7 +18,7 @@
 // ReportCsv.cpp: the rows and their CSV; ReportRoofline.cpp: the host's
 // roofline; ReportPlot.cpp: the SVG plot; ReportProgress.cpp: progress.
 
-namespace mlir::boo::driver {
+namespace mlir::boo::harness {
 
 /// Timing statistics of repeated calls, in milliseconds.
 struct TimingStats {
@@ -106,6 +106,6 @@ inline double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-} // namespace mlir::boo::driver
+} // namespace mlir::boo::harness
 
 #endif // BOO_TOOLS_BOODRIVER_REPORT_H

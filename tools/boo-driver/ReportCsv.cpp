@@ -22,7 +22,7 @@
 #include <cstdio>
 #include <memory>
 
-using namespace mlir::boo::driver;
+using namespace mlir::boo::harness;
 
 TimingStats TimingStats::of(std::vector<double> ms) {
   TimingStats stats;
@@ -71,15 +71,15 @@ static std::string csvField(llvm::StringRef text) {
   return quoted + "\"";
 }
 
-std::string mlir::boo::driver::formatNumber(double v, const char *format) {
+std::string mlir::boo::harness::formatNumber(double v, const char *format) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), format, v);
   return buffer;
 }
 
-bool mlir::boo::driver::writeCsv(llvm::StringRef path,
-                                 const std::vector<CommandRow> &rows,
-                                 std::string &error) {
+bool mlir::boo::harness::writeCsv(llvm::StringRef path,
+                                  const std::vector<CommandRow> &rows,
+                                  std::string &error) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec) {
@@ -193,9 +193,9 @@ static bool parseCsv(llvm::StringRef text,
   return true;
 }
 
-bool mlir::boo::driver::readCsv(llvm::StringRef path,
-                                std::vector<CommandRow> &rows,
-                                std::string &error) {
+bool mlir::boo::harness::readCsv(llvm::StringRef path,
+                                 std::vector<CommandRow> &rows,
+                                 std::string &error) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (!buffer) {

@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
-using namespace mlir::boo::driver;
+using namespace mlir::boo::harness;
 
 static std::string escapeXml(llvm::StringRef text) {
   std::string out;
@@ -43,10 +43,10 @@ static std::string escapeXml(llvm::StringRef text) {
   return out;
 }
 
-bool mlir::boo::driver::writePlot(llvm::StringRef path,
-                                  const std::vector<CommandRow> &rows,
-                                  const std::optional<Roofline> &roofline,
-                                  llvm::StringRef title, std::string &error) {
+bool mlir::boo::harness::writePlot(llvm::StringRef path,
+                                   const std::vector<CommandRow> &rows,
+                                   const std::optional<Roofline> &roofline,
+                                   llvm::StringRef title, std::string &error) {
   struct Bar {
     const CommandRow *row;
     double boo;

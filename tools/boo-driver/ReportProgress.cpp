@@ -16,7 +16,7 @@
 
 #include <cstdio>
 
-using namespace mlir::boo::driver;
+using namespace mlir::boo::harness;
 
 static std::string formatDuration(double seconds) {
   int64_t s = static_cast<int64_t>(seconds + 0.5);

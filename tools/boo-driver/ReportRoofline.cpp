@@ -19,7 +19,7 @@
 #include <memory>
 #include <thread>
 
-using namespace mlir::boo::driver;
+using namespace mlir::boo::harness;
 
 namespace {
 
@@ -60,7 +60,7 @@ float fmaSse(int64_t iterations) { return fmaRounds<4>(iterations); }
 
 } // namespace
 
-Roofline mlir::boo::driver::measureHostRoofline() {
+Roofline mlir::boo::harness::measureHostRoofline() {
   Roofline roofline;
   int width = 4;
   float (*kernel)(int64_t) = fmaSse;

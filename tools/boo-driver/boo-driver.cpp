@@ -23,11 +23,11 @@
 #include "Report.h"
 
 #include "Boo/Cache/KernelCache.h"
-#include "Boo/Driver/CachedCompile.h"
-#include "Boo/Driver/CommandList.h"
-#include "Boo/Driver/OneDNNBackend.h"
-#include "Boo/Driver/ProblemStats.h"
-#include "Boo/Driver/Verify.h"
+#include "Boo/Harness/CachedCompile.h"
+#include "Boo/Harness/CommandList.h"
+#include "Boo/Harness/OneDNNBackend.h"
+#include "Boo/Harness/ProblemStats.h"
+#include "Boo/Harness/Verify.h"
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 #include "Boo/Runner/RuntimeSession.h"
@@ -45,8 +45,8 @@
 
 using namespace mlir;
 using namespace mlir::boo;
-using namespace mlir::boo::driver;
-namespace drv = mlir::boo::driver;
+using namespace mlir::boo::harness;
+namespace harness = mlir::boo::harness;
 
 namespace {
 
@@ -259,9 +259,9 @@ void runOneDNNBackend(const MIOpenProblem &problem,
                       const std::vector<HostTensor> &inputs,
                       const std::vector<HostTensor> &outputs,
                       int64_t iterations, CommandRow &row) {
-  drv::OneDNNRun run;
+  harness::OneDNNRun run;
   std::string error;
-  if (failed(drv::runOneDNN(problem, inputs, iterations, run, error))) {
+  if (failed(harness::runOneDNN(problem, inputs, iterations, run, error))) {
     row.referenceBackend = "onednn";
     llvm::outs() << "onednn: not compared: " << error << "\n";
     return;
@@ -277,7 +277,7 @@ void runOneDNNBackend(const MIOpenProblem &problem,
   if (!run.note.empty())
     what += ", " + run.note;
   reportReference(row, "onednn", what, TimingStats::of(run.milliseconds),
-                  drv::getMaxRelativeError(outputs, results));
+                  harness::getMaxRelativeError(outputs, results));
 }
 
 /// One command as it runs: its problem, its benchmark settings and the
@@ -374,10 +374,10 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
     return false;
   CommandRun run;
   run.problem = std::move(*problem);
-  row.kind = drv::getProblemKind(run.problem);
-  row.dtype = getElementTypeName(drv::getElementType(
-      std::visit([](const auto &p) { return p.dataType; }, run.problem)));
-  row.flops = drv::getProblemFlops(run.problem);
+  row.kind = harness::getProblemKind(run.problem);
+  row.dtype = getElementTypeName(
+      std::visit([](const auto &p) { return p.dataType; }, run.problem));
+  row.flops = harness::getProblemFlops(run.problem);
   applyBenchmarkFlags(readBenchmarkFlags(command), run);
   if (run.timing && run.iterations < 1) {
     error = "--iter must be at least 1";
@@ -417,12 +417,12 @@ bool Driver::compileAndLoad(const MIOpenProblem &problem, CommandRow &row,
   options.targets = {target};
   options.tuningSpec = tuningSpec;
   options.producer = "boo-driver";
-  drv::CompileResult compiled;
-  if (!drv::compileCached(**module, options, cache, compiled, error))
+  harness::CompileResult compiled;
+  if (!harness::compileCached(**module, options, cache, compiled, error))
     return false;
   row.compileMs = compiled.seconds * 1e3;
-  row.cache = drv::getCacheOutcomeName(compiled.outcome);
-  if (compiled.outcome == drv::CacheOutcome::Hit)
+  row.cache = harness::getCacheOutcomeName(compiled.outcome);
+  if (compiled.outcome == harness::CacheOutcome::Hit)
     llvm::outs() << llvm::format("boo-driver: %s for %s: from the kernel "
                                  "cache in %.1f ms\n",
                                  row.kind.c_str(), target.c_str(),
@@ -440,10 +440,10 @@ bool Driver::compileAndLoad(const MIOpenProblem &problem, CommandRow &row,
 bool Driver::runFirstCalls(CommandRun &run, CommandRow &row,
                            std::string &error) {
   run.splat = splatInputValue.getNumOccurrences() > 0;
-  if (failed(drv::makeInputs(run.problem,
-                             run.splat ? drv::InputFill::Splat
-                                       : drv::InputFill::Random,
-                             seed, splatInputValue, run.inputs, error)))
+  if (failed(harness::makeInputs(run.problem,
+                                 run.splat ? harness::InputFill::Splat
+                                           : harness::InputFill::Random,
+                                 seed, splatInputValue, run.inputs, error)))
     return false;
   if (!session.setInputs(run.inputs, error))
     return false;
@@ -494,7 +494,8 @@ bool Driver::runFloat64Reference(const CommandRun &run, bool measure,
   int64_t referenceRuns = measure && run.timing ? 3 : 1;
   for (int64_t i = 0; i < referenceRuns; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (failed(drv::computeReference(run.problem, run.inputs, expected, error)))
+    if (failed(harness::computeReference(run.problem, run.inputs, expected,
+                                         error)))
       return false;
     referenceTimes.push_back(std::chrono::duration<double, std::milli>(
                                  std::chrono::steady_clock::now() - start)
@@ -503,7 +504,7 @@ bool Driver::runFloat64Reference(const CommandRun &run, bool measure,
   if (measure)
     reportReference(row, "reference", "float64, 1 thread",
                     TimingStats::of(referenceTimes),
-                    drv::getMaxRelativeError(run.outputs, expected));
+                    harness::getMaxRelativeError(run.outputs, expected));
   return true;
 }
 
@@ -514,28 +515,28 @@ bool Driver::verifyNumerics(CommandRun &run,
   // The statistics assume independent random inputs: with a splat, every
   // element's rounding is the same, so they get random inputs of their own.
   if (run.splat) {
-    if (failed(drv::makeInputs(problem, drv::InputFill::Random, seed, 0.0,
-                               run.inputs, error)) ||
+    if (failed(harness::makeInputs(problem, harness::InputFill::Random, seed,
+                                   0.0, run.inputs, error)) ||
         !invoke(run.inputs, run.outputs, error) ||
-        failed(drv::computeReference(problem, run.inputs, expected, error)))
+        failed(harness::computeReference(problem, run.inputs, expected, error)))
       return false;
   }
-  std::vector<drv::CheckResult> checks =
-      drv::checkStatistics(problem, run.outputs, expected);
+  std::vector<harness::CheckResult> checks =
+      harness::checkStatistics(problem, run.outputs, expected);
   // The structured check: zeros but for one block of ones.
   std::vector<HostTensor> structuredInputs, structuredOutputs;
   std::vector<::boo::ref::Tensor> structuredExpected;
-  if (failed(drv::makeInputs(problem, drv::InputFill::Structured, seed, 0.0,
-                             structuredInputs, error)) ||
+  if (failed(harness::makeInputs(problem, harness::InputFill::Structured, seed,
+                                 0.0, structuredInputs, error)) ||
       !invoke(structuredInputs, structuredOutputs, error) ||
-      failed(drv::computeReference(problem, structuredInputs,
-                                   structuredExpected, error)))
+      failed(harness::computeReference(problem, structuredInputs,
+                                       structuredExpected, error)))
     return false;
   checks.push_back(
-      drv::checkStructured(problem, structuredOutputs, structuredExpected));
+      harness::checkStructured(problem, structuredOutputs, structuredExpected));
   bool passed = true;
   std::vector<std::string> details;
-  for (const drv::CheckResult &check : checks) {
+  for (const harness::CheckResult &check : checks) {
     passed &= check.passed;
     llvm::outs() << "verify " << check.name << ": "
                  << (check.passed ? "PASS" : "FAIL") << " (" << check.details
@@ -598,7 +599,7 @@ int runDriver(const std::string &command) {
   if (iterDefault.getNumOccurrences() && iterDefault < 1)
     return fail("--iter=" + std::to_string(iterDefault.getValue()) +
                 ": the timed iterations must be at least 1");
-  if (referenceBackend == "onednn" && !drv::isOneDNNAvailable())
+  if (referenceBackend == "onednn" && !harness::isOneDNNAvailable())
     return fail("--reference-backend=onednn: boo-driver was built without "
                 "oneDNN (install libdnnl-dev and reconfigure)");
   if (command.empty() == commandsFile.empty())
@@ -607,10 +608,10 @@ int runDriver(const std::string &command) {
                       "(--help for the options)"
                     : "give either an MIOpenDriver command or "
                       "--commands-file, not both");
-  std::vector<drv::CommandLine> commands;
+  std::vector<harness::CommandLine> commands;
   std::string error;
   if (!commandsFile.empty()) {
-    if (!drv::readCommandsFile(commandsFile, commands, error))
+    if (!harness::readCommandsFile(commandsFile, commands, error))
       return fail(error);
   } else {
     commands.push_back({command, 0});
@@ -770,6 +771,6 @@ int main(int argc, char **argv) {
       "  boo-driver [options] --commands-file FILE -t 1 --iter 100\n"
       "  boo-driver --preload --commands-file FILE --targets gfx942,gfx1100\n");
   std::string command =
-      drv::normalizeCommand(llvm::join(parts.commandWords, " "));
+      harness::normalizeCommand(llvm::join(parts.commandWords, " "));
   return runDriver(command);
 }

@@ -31,7 +31,7 @@
 
 using namespace mlir;
 
-int boo::emitModuleMain(int argc, char **argv) {
+int mlir::boo::emitModuleMain(int argc, char **argv) {
   llvm::cl::OptionCategory category("Compiled module options");
   llvm::cl::opt<bool> emitModule(
       "emit-module",

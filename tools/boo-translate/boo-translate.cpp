@@ -111,7 +111,7 @@ int importMIOpenMain(int argc, char **argv) {
   MLIRContext context;
   std::string error;
   FailureOr<OwningOpRef<ModuleOp>> module =
-      boo::importMIOpenCommand(&context, text, error);
+      mlir::boo::importMIOpenCommand(&context, text, error);
   if (failed(module))
     return reportError(error);
 
@@ -149,11 +149,11 @@ LogicalResult writeFile(StringRef path, StringRef contents) {
 LogicalResult compileKeepingKernels(ModuleOp module, StringRef chip,
                                     int64_t optLevel, StringRef tuningSpec,
                                     std::vector<KernelOutput> &kernels) {
-  boo::ROCDLPipelineOptions options;
+  mlir::boo::ROCDLPipelineOptions options;
   options.chip = chip.str();
   options.optLevel = optLevel;
   options.tuningSpec = tuningSpec.str();
-  boo::ROCDLSerializeHooks hooks;
+  mlir::boo::ROCDLSerializeHooks hooks;
   auto kernelFor = [&](StringRef name) -> KernelOutput & {
     if (kernels.empty() || kernels.back().module != name)
       kernels.push_back({name.str(), chip.str(), "", "", ""});
@@ -166,7 +166,7 @@ LogicalResult compileKeepingKernels(ModuleOp module, StringRef chip,
     kernelFor(name).isa = isa.str();
   };
   PassManager pm(module.getContext());
-  boo::buildROCDLPipeline(pm, options, hooks);
+  mlir::boo::buildROCDLPipeline(pm, options, hooks);
   return pm.run(module);
 }
 
@@ -230,8 +230,8 @@ int emitMain(int argc, char **argv) {
   std::string chip = targets.empty() ? "gfx942" : targets.front();
 
   DialectRegistry registry;
-  boo::registerAllDialects(registry);
-  boo::registerROCDLSerializationInterfaces(registry);
+  mlir::boo::registerAllDialects(registry);
+  mlir::boo::registerROCDLSerializationInterfaces(registry);
   MLIRContext context(registry);
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -275,8 +275,8 @@ int emitMain(int argc, char **argv) {
       kernel.codeObject = object.getObject().getValue().str();
       if (compiled && emitIsa) {
         llvm::raw_string_ostream os(kernel.isa);
-        if (failed(boo::disassembleCodeObject(kernel.codeObject, kernel.chip,
-                                              os, error)))
+        if (failed(mlir::boo::disassembleCodeObject(kernel.codeObject,
+                                                    kernel.chip, os, error)))
           return reportError("cannot disassemble '" + kernel.module +
                              "': " + error);
       }
@@ -335,8 +335,8 @@ void registerBooTranslations() {
         return success();
       },
       [](DialectRegistry &registry) {
-        boo::registerAllDialects(registry);
-        boo::registerROCDLSerializationInterfaces(registry);
+        mlir::boo::registerAllDialects(registry);
+        mlir::boo::registerROCDLSerializationInterfaces(registry);
         registerAllToLLVMIRTranslations(registry);
       });
 }
@@ -355,7 +355,7 @@ int main(int argc, char **argv) {
     if (arg.starts_with("-") && llvm::is_contained(emitFlags, flag))
       return emitMain(argc, argv);
     if (arg.starts_with("-") && flag == "emit-module")
-      return boo::emitModuleMain(argc, argv);
+      return mlir::boo::emitModuleMain(argc, argv);
   }
 
   registerBooTranslations();

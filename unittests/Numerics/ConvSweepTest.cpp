@@ -20,7 +20,6 @@
 using namespace boo;
 using namespace boo::sweep;
 using ref::ConvProblem;
-using ref::DType;
 using ref::Tensor;
 
 namespace {
@@ -193,8 +192,8 @@ std::string convAttrs(const ConvProblem &p, CaseRng &rng) {
   return s + "}";
 }
 
-std::string describe(const ConvProblem &p, DType t, const char *what) {
-  return std::string(what) + " " + ref::dtypeName(t) + " " + p.describe();
+std::string describe(const ConvProblem &p, ElementType t, const char *what) {
+  return std::string(what) + " " + getElementTypeName(t) + " " + p.describe();
 }
 
 //===----------------------------------------------------------------------===//
@@ -206,7 +205,7 @@ bool makeForward(CaseRng &rng, Case &c,
   ConvProblem p;
   if (!draw(rng, p))
     return false;
-  DType t = randomDType(rng);
+  ElementType t = randomDType(rng);
   bool withBias = rng.coin(0.4);
   Tensor x = randomTensor(p.inputShape(), t, rng);
   Tensor w = randomTensor(p.filterShape(), t, rng);
@@ -241,7 +240,7 @@ bool makeBackwardData(CaseRng &rng, Case &c,
   ConvProblem p;
   if (!draw(rng, p))
     return false;
-  DType t = randomDType(rng);
+  ElementType t = randomDType(rng);
   Tensor dy = randomTensor(p.outputShape(), t, rng);
   Tensor w = randomTensor(p.filterShape(), t, rng);
   std::string tx = tensorType(p.inputShape(), t),
@@ -266,7 +265,7 @@ bool makeBackwardWeight(CaseRng &rng, Case &c,
   ConvProblem p;
   if (!draw(rng, p))
     return false;
-  DType t = randomDType(rng);
+  ElementType t = randomDType(rng);
   Tensor dy = randomTensor(p.outputShape(), t, rng);
   Tensor x = randomTensor(p.inputShape(), t, rng);
   std::string tx = tensorType(p.inputShape(), t),
@@ -290,7 +289,7 @@ bool makeBackwardBias(CaseRng &rng, Case &c) {
   ConvProblem p;
   if (!randomConvProblem(rng, p))
     return false;
-  DType t = randomDType(rng);
+  ElementType t = randomDType(rng);
   Tensor dy = randomTensor(p.outputShape(), t, rng);
   std::vector<int> perm;
   std::string error;
@@ -309,7 +308,7 @@ bool makeBackwardBias(CaseRng &rng, Case &c) {
   f.body() << "  " << db << " = boo.conv_bwd_bias " << vdy << attr << " : "
            << ty << " -> " << tb << "\n";
   c.mlir = f.finish({db}, {tb});
-  c.description = std::string("conv_bwd_bias ") + ref::dtypeName(t) +
+  c.description = std::string("conv_bwd_bias ") + getElementTypeName(t) +
                   " grad_output " + ty + " layout " + p.outputLayout;
   c.args = {{"grad_output", dy, t}};
   c.results = {{"grad_bias", ref::convBackwardBiasBounded(dy, perm[1], t), t}};
@@ -328,7 +327,7 @@ bool makeEpilogue(CaseRng &rng, Case &c) {
   ConvProblem p;
   if (!randomConvProblem(rng, p, 1 << 15, 1 << 20))
     return false;
-  DType t = randomDType(rng);
+  ElementType t = randomDType(rng);
   bool backward = rng.coin(0.15);
   bool fused = rng.coin(0.6);
   bool withBias = !backward && rng.coin(0.6);
@@ -457,7 +456,7 @@ bool makeEpilogue(CaseRng &rng, Case &c) {
   c.mlir = f.finish({cur}, {valueType});
   c.formFusions = rng.coin(0.7);
   c.vectorize = rng.coin(0.85);
-  desc << "} " << ref::dtypeName(t) << " " << p.describe();
+  desc << "} " << getElementTypeName(t) << " " << p.describe();
   c.description = desc.str();
   c.results = {{"output", value, t}};
   return true;

@@ -16,7 +16,6 @@
 
 using namespace boo;
 using namespace boo::sweep;
-using ref::DType;
 using ref::Tensor;
 
 namespace {
@@ -35,7 +34,7 @@ std::vector<int64_t> randomShape(CaseRng &rng, int64_t maxElements = 4096) {
 /// Inputs over [-8, 8], where every activation has left its linear region,
 /// with a few exact zeros and large values (+-20: sigmoid, tanh and silu
 /// saturate) mixed in.
-Tensor activationInput(const std::vector<int64_t> &shape, DType t,
+Tensor activationInput(const std::vector<int64_t> &shape, ElementType t,
                        CaseRng &rng) {
   Tensor x = randomTensor(shape, t, rng, -8, 8);
   for (double &v : x.data) {
@@ -50,7 +49,7 @@ Tensor activationInput(const std::vector<int64_t> &shape, DType t,
 
 bool makeActivation(CaseRng &rng, Case &c) {
   std::vector<int64_t> shape = randomShape(rng);
-  DType t = randomDType(rng);
+  ElementType t = randomDType(rng);
   RandomActivation act = randomActivation(rng);
   Tensor x = activationInput(shape, t, rng);
   std::string tx = tensorType(shape, t);
@@ -73,7 +72,7 @@ bool makeActivation(CaseRng &rng, Case &c) {
 /// a new argument of the same shape or a per-channel vector.
 bool makeChain(CaseRng &rng, Case &c) {
   std::vector<int64_t> shape = randomShape(rng);
-  DType t = randomDType(rng);
+  ElementType t = randomDType(rng);
   std::string tx = tensorType(shape, t);
   FuncBuilder f("elementwise_chain");
   Tensor x = randomTensor(shape, t, rng, -3, 3);

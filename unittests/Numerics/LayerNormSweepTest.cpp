@@ -18,7 +18,6 @@
 
 using namespace boo;
 using namespace boo::sweep;
-using ref::DType;
 using ref::Tensor;
 
 namespace {
@@ -62,7 +61,8 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 
 /// Inputs with an offset and a scale per case, so that the mean is not
 /// always near zero and rows have different variances.
-Tensor randomRows(const std::vector<int64_t> &shape, DType t, CaseRng &rng) {
+Tensor randomRows(const std::vector<int64_t> &shape, ElementType t,
+                  CaseRng &rng) {
   double offset = rng.coin(0.3) ? 0.0 : rng.real(-4, 4);
   double scale = rng.pick(std::vector<double>{0.05, 0.5, 1, 3});
   return randomTensor(shape, t, rng, offset - scale, offset + scale);
@@ -72,12 +72,12 @@ bool makeForward(CaseRng &rng, Case &c) {
   std::vector<int64_t> shape;
   int nr;
   randomNormShape(rng, shape, nr);
-  DType t = randomDType(rng);
-  DType statType = rng.coin() ? DType::F32 : t;
+  ElementType t = randomDType(rng);
+  ElementType statType = rng.coin() ? ElementType::F32 : t;
   bool withWeight = rng.coin(0.6), withBias = rng.coin(0.6);
   bool fused = rng.coin(0.25);
   double epsilon = ref::roundTo(
-      rng.pick(std::vector<double>{1e-5, 1e-6, 1e-3, 0.25}), DType::F32);
+      rng.pick(std::vector<double>{1e-5, 1e-6, 1e-3, 0.25}), ElementType::F32);
   std::vector<int64_t> inner = trailing(shape, nr), outer = leading(shape, nr);
   Tensor x = randomRows(shape, t, rng);
   Tensor w = randomTensor(inner, t, rng, -2, 2);
@@ -134,8 +134,8 @@ bool makeForward(CaseRng &rng, Case &c) {
   desc << (fused ? "fusion{layer_norm -> " +
                        std::string(ref::activationName(act.kind)) + "}"
                  : "layer_norm")
-       << " " << ref::dtypeName(t) << " x=" << shapeText(shape)
-       << " normalized_rank=" << nr << " stats=" << ref::dtypeName(statType)
+       << " " << getElementTypeName(t) << " x=" << shapeText(shape)
+       << " normalized_rank=" << nr << " stats=" << getElementTypeName(statType)
        << " weight=" << withWeight << " bias=" << withBias
        << " epsilon=" << epsilon << " results=" << c.results.size();
   c.description = desc.str();
@@ -147,10 +147,10 @@ bool makeBackward(CaseRng &rng, Case &c) {
   std::vector<int64_t> shape;
   int nr;
   randomNormShape(rng, shape, nr);
-  DType t = randomDType(rng);
-  DType statType = rng.coin() ? DType::F32 : t;
+  ElementType t = randomDType(rng);
+  ElementType statType = rng.coin() ? ElementType::F32 : t;
   bool withWeight = rng.coin(0.6);
-  double epsilon = ref::roundTo(1e-5, DType::F32);
+  double epsilon = ref::roundTo(1e-5, ElementType::F32);
   std::vector<int64_t> inner = trailing(shape, nr), outer = leading(shape, nr);
   Tensor x = randomRows(shape, t, rng);
   Tensor dy = randomTensor(shape, t, rng);
@@ -196,9 +196,10 @@ bool makeBackward(CaseRng &rng, Case &c) {
     }
   c.mlir = f.finish(values, types);
   std::ostringstream desc;
-  desc << "layer_norm_bwd " << ref::dtypeName(t) << " x=" << shapeText(shape)
-       << " normalized_rank=" << nr << " stats=" << ref::dtypeName(statType)
-       << " weight=" << withWeight << " results=";
+  desc << "layer_norm_bwd " << getElementTypeName(t)
+       << " x=" << shapeText(shape) << " normalized_rank=" << nr
+       << " stats=" << getElementTypeName(statType) << " weight=" << withWeight
+       << " results=";
   for (const Expected &e : c.results)
     desc << e.name << ",";
   c.description = desc.str();

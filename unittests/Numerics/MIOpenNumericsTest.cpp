@@ -28,14 +28,13 @@
 using namespace boo;
 using namespace boo::sweep;
 using ref::ConvProblem;
-using ref::DType;
 using ref::Tensor;
 
 namespace {
 
 struct ConvCommand {
   const char *command;
-  DType type;
+  ElementType type;
   int direction; // MIOpen -F
   bool bias;
   ConvProblem problem;
@@ -72,7 +71,7 @@ std::vector<ConvCommand> convCommands() {
   cmds.push_back({"convbfp16 -n 2 -c 8 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1 "
                   "-u 2 -v 2 -l 1 -j 1 -g 2 -F 1 --in_layout NHWC "
                   "--fil_layout NHWC --out_layout NHWC",
-                  DType::BF16, 1, false,
+                  ElementType::BF16, 1, false,
                   conv2D(2, 8, 9, 9, 16, 3, 3, 1, 1, 2, 2, 1, 1, 2, "NHWC",
                          "NHWC", "NHWC")});
   // Default layouts, f32, forward with bias, long flag spellings.
@@ -80,25 +79,25 @@ std::vector<ConvCommand> convCommands() {
                   "--in_w 7 --out_channels 5 --fil_h 3 --fil_w 2 --pad_h 1 "
                   "--pad_w 0 --conv_stride_h 2 --conv_stride_w 1 "
                   "--dilation_h 1 --dilation_w 2 --forw 1 --bias 1",
-                  DType::F32, 1, true,
+                  ElementType::F32, 1, true,
                   conv2D(2, 3, 8, 7, 5, 3, 2, 1, 0, 2, 1, 1, 2, 1)});
   // Backward data, f16, stride 2 with padding, NHWC.
   cmds.push_back({"convfp16 -n 1 -c 4 -H 7 -W 6 -k 6 -y 3 -x 3 -p 1 -q 1 "
                   "-u 2 -v 2 -F 2 --in_layout NHWC --fil_layout NHWC "
                   "--out_layout NHWC",
-                  DType::F16, 2, false,
+                  ElementType::F16, 2, false,
                   conv2D(1, 4, 7, 6, 6, 3, 3, 1, 1, 2, 2, 1, 1, 1, "NHWC",
                          "NHWC", "NHWC")});
   // Backward weight, depthwise, f32.
   cmds.push_back({"conv -n 2 -c 6 -H 5 -W 5 -k 6 -y 3 -x 3 -p 1 -q 1 -u 1 "
                   "-v 1 -g 6 -F 4",
-                  DType::F32, 4, false,
+                  ElementType::F32, 4, false,
                   conv2D(2, 6, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6)});
   // Both backward directions and the bias gradient, bf16, grouped,
   // dilated.
   cmds.push_back({"convbfp16 -n 2 -c 4 -H 9 -W 8 -k 4 -y 2 -x 3 -p 0 -q 2 "
                   "-u 1 -v 3 -l 2 -j 1 -g 2 -F 6 -b 1",
-                  DType::BF16, 6, true,
+                  ElementType::BF16, 6, true,
                   conv2D(2, 4, 9, 8, 4, 2, 3, 0, 2, 1, 3, 2, 1, 2)});
   // 3-D, forward, f32: -! depth, -@ filter depth, -$ pad, -# stride,
   // -^ dilation.
@@ -114,7 +113,7 @@ std::vector<ConvCommand> convCommands() {
   cmds.push_back({"conv --spatial_dim 3 -n 1 -c 2 -! 4 -H 5 -W 6 -k 4 -@ 3 "
                   "-y 2 -x 3 -$ 1 -p 0 -q 1 -# 1 -u 2 -v 2 -^ 1 -l 1 -j 2 "
                   "-F 1",
-                  DType::F32, 1, false, p3});
+                  ElementType::F32, 1, false, p3});
   return cmds;
 }
 
@@ -150,7 +149,7 @@ TEST(MIOpenNumerics, Conv) {
     c.description = cmd.command;
     CaseRng rng = caseRng(options, "MIOpenNumerics.Conv", i);
     const ConvProblem &p = cmd.problem;
-    DType t = cmd.type;
+    ElementType t = cmd.type;
     Tensor x = randomTensor(p.inputShape(), t, rng);
     Tensor w = randomTensor(p.filterShape(), t, rng);
     Tensor b = randomTensor({p.outChannels}, t, rng);
@@ -199,17 +198,18 @@ TEST(MIOpenNumerics, LayerNorm) {
     ASSERT_TRUE(importToText(command, c.mlir, error)) << error;
     c.description = command;
     CaseRng rng = caseRng(options, "MIOpenNumerics.LayerNorm", 0);
-    Tensor x = randomTensor({4, 6, 10}, DType::F32, rng, -3, 5);
-    Tensor w = randomTensor({6, 10}, DType::F32, rng);
-    Tensor b = randomTensor({6, 10}, DType::F32, rng);
+    Tensor x = randomTensor({4, 6, 10}, ElementType::F32, rng, -3, 5);
+    Tensor w = randomTensor({6, 10}, ElementType::F32, rng);
+    Tensor b = randomTensor({6, 10}, ElementType::F32, rng);
     ref::LayerNormBounded r = ref::layerNormForwardBounded(
-        x, 2, &w, &b, ref::roundTo(0.001, DType::F32), DType::F32, DType::F32);
-    c.args = {{"x", x, DType::F32},
-              {"weight", w, DType::F32},
-              {"bias", b, DType::F32}};
-    c.results = {{"y", r.y, DType::F32},
-                 {"mean", r.mean, DType::F32},
-                 {"rstd", r.rstd, DType::F32}};
+        x, 2, &w, &b, ref::roundTo(0.001, ElementType::F32), ElementType::F32,
+        ElementType::F32);
+    c.args = {{"x", x, ElementType::F32},
+              {"weight", w, ElementType::F32},
+              {"bias", b, ElementType::F32}};
+    c.results = {{"y", r.y, ElementType::F32},
+                 {"mean", r.mean, ElementType::F32},
+                 {"rstd", r.rstd, ElementType::F32}};
     EXPECT_TRUE(runCase(c, options, "MIOpenNumerics.LayerNorm", 0));
   }
   // All three gradients, f16 data with f32 statistics: -F 14 takes
@@ -222,25 +222,25 @@ TEST(MIOpenNumerics, LayerNorm) {
     ASSERT_TRUE(importToText(command, c.mlir, error)) << error;
     c.description = command;
     CaseRng rng = caseRng(options, "MIOpenNumerics.LayerNorm", 1);
-    DType t = DType::F16;
+    ElementType t = ElementType::F16;
     Tensor x = randomTensor({3, 5, 7}, t, rng, -2, 2);
     Tensor dy = randomTensor({3, 5, 7}, t, rng);
     Tensor w = randomTensor({7}, t, rng);
     Tensor b = randomTensor({7}, t, rng);
-    ref::LayerNormResult fwd =
-        ref::layerNormForward(x, 1, &w, &b, ref::roundTo(1e-5, DType::F32));
+    ref::LayerNormResult fwd = ref::layerNormForward(
+        x, 1, &w, &b, ref::roundTo(1e-5, ElementType::F32));
     for (double &v : fwd.mean.data)
-      v = ref::roundTo(v, DType::F32);
+      v = ref::roundTo(v, ElementType::F32);
     for (double &v : fwd.rstd.data)
-      v = ref::roundTo(v, DType::F32);
+      v = ref::roundTo(v, ElementType::F32);
     ref::LayerNormGradsBounded r =
         ref::layerNormBackwardBounded(dy, x, fwd.mean, fwd.rstd, &w, 1, t);
     c.args = {{"dy", dy, t},
               {"x", x, t},
               {"weight", w, t},
               {"bias", b, t},
-              {"mean", fwd.mean, DType::F32},
-              {"rstd", fwd.rstd, DType::F32}};
+              {"mean", fwd.mean, ElementType::F32},
+              {"rstd", fwd.rstd, ElementType::F32}};
     c.results = {
         {"dx", r.dx, t}, {"dweight", r.dweight, t}, {"dbias", r.dbias, t}};
     EXPECT_TRUE(runCase(c, options, "MIOpenNumerics.LayerNorm", 1));

@@ -23,6 +23,7 @@
 #include <random>
 
 using namespace boo::ref;
+using boo::ElementType;
 
 namespace {
 
@@ -57,45 +58,46 @@ TEST(ReferenceDType, Rounding) {
   // bf16 has 8 significant bits: around 1 the spacing is 2^-7.
   // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties go to the even
   // significand, 1.
-  EXPECT_EQ(roundTo(1.0 + std::ldexp(1, -8), DType::BF16), 1.0);
+  EXPECT_EQ(roundTo(1.0 + std::ldexp(1, -8), ElementType::BF16), 1.0);
   // 1 + 3*2^-8 is halfway between 1 + 2^-7 (odd) and 1 + 2^-6 (even).
-  EXPECT_EQ(roundTo(1.0 + 3 * std::ldexp(1, -8), DType::BF16),
+  EXPECT_EQ(roundTo(1.0 + 3 * std::ldexp(1, -8), ElementType::BF16),
             1.0 + std::ldexp(1, -6));
   // Just above the tie rounds up.
-  EXPECT_EQ(roundTo(1.0 + std::ldexp(1, -8) + 1e-9, DType::BF16),
+  EXPECT_EQ(roundTo(1.0 + std::ldexp(1, -8) + 1e-9, ElementType::BF16),
             1.0 + std::ldexp(1, -7));
   // f16: spacing 2^-10 around 1; 1 + 2^-11 ties to 1.
-  EXPECT_EQ(roundTo(1.0 + std::ldexp(1, -11), DType::F16), 1.0);
-  EXPECT_EQ(roundTo(-3.14159, DType::F16), -3.140625); // 3 + 144/1024
+  EXPECT_EQ(roundTo(1.0 + std::ldexp(1, -11), ElementType::F16), 1.0);
+  EXPECT_EQ(roundTo(-3.14159, ElementType::F16), -3.140625); // 3 + 144/1024
   // f16 max is 65504; 65520 is the midpoint to 65536 and rounds (to even)
   // to infinity.
-  EXPECT_EQ(roundTo(65504.0, DType::F16), 65504.0);
-  EXPECT_TRUE(std::isinf(roundTo(65520.0, DType::F16)));
-  EXPECT_EQ(roundTo(65519.0, DType::F16), 65504.0);
+  EXPECT_EQ(roundTo(65504.0, ElementType::F16), 65504.0);
+  EXPECT_TRUE(std::isinf(roundTo(65520.0, ElementType::F16)));
+  EXPECT_EQ(roundTo(65519.0, ElementType::F16), 65504.0);
   // f16 subnormals are multiples of 2^-24: 1.4 * 2^-24 rounds to 2^-24,
   // 0.5 * 2^-24 ties to 0.
-  EXPECT_EQ(roundTo(1.4 * std::ldexp(1, -24), DType::F16), std::ldexp(1, -24));
-  EXPECT_EQ(roundTo(0.5 * std::ldexp(1, -24), DType::F16), 0.0);
+  EXPECT_EQ(roundTo(1.4 * std::ldexp(1, -24), ElementType::F16),
+            std::ldexp(1, -24));
+  EXPECT_EQ(roundTo(0.5 * std::ldexp(1, -24), ElementType::F16), 0.0);
   // f32 agrees with the hardware conversion.
-  EXPECT_EQ(roundTo(0.1, DType::F32), static_cast<double>(0.1f));
+  EXPECT_EQ(roundTo(0.1, ElementType::F32), static_cast<double>(0.1f));
 }
 
 TEST(ReferenceDType, Encoding) {
-  EXPECT_EQ(encode(1.0, DType::BF16), 0x3F80u);
-  EXPECT_EQ(encode(-2.0, DType::BF16), 0xC000u);
-  EXPECT_EQ(encode(1.0, DType::F16), 0x3C00u);
-  EXPECT_EQ(encode(-2.0, DType::F16), 0xC000u);
-  EXPECT_EQ(encode(65504.0, DType::F16), 0x7BFFu);
-  EXPECT_EQ(encode(std::ldexp(1, -24), DType::F16), 0x0001u);
-  EXPECT_EQ(encode(std::ldexp(1, -14), DType::F16), 0x0400u);
-  EXPECT_EQ(encode(1.0, DType::F32), 0x3F800000u);
+  EXPECT_EQ(encode(1.0, ElementType::BF16), 0x3F80u);
+  EXPECT_EQ(encode(-2.0, ElementType::BF16), 0xC000u);
+  EXPECT_EQ(encode(1.0, ElementType::F16), 0x3C00u);
+  EXPECT_EQ(encode(-2.0, ElementType::F16), 0xC000u);
+  EXPECT_EQ(encode(65504.0, ElementType::F16), 0x7BFFu);
+  EXPECT_EQ(encode(std::ldexp(1, -24), ElementType::F16), 0x0001u);
+  EXPECT_EQ(encode(std::ldexp(1, -14), ElementType::F16), 0x0400u);
+  EXPECT_EQ(encode(1.0, ElementType::F32), 0x3F800000u);
   // Round trips over random values of every type.
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> dist(-100, 100);
-  for (DType t : {DType::F32, DType::F16, DType::BF16})
+  for (ElementType t : {ElementType::F32, ElementType::F16, ElementType::BF16})
     for (int i = 0; i < 1000; ++i) {
       double v = roundTo(dist(rng) * std::ldexp(1, i % 20 - 10), t);
-      EXPECT_EQ(decode(encode(v, t), t), v) << dtypeName(t);
+      EXPECT_EQ(decode(encode(v, t), t), v) << getElementTypeName(t);
     }
 }
 
@@ -559,8 +561,8 @@ TEST(ReferenceElementwise, Broadcast) {
 /// may: in f32 in a random order (then rounded once to `type`), or, with
 /// `lowPrecision`, rounding to `type` after every step. Returns how many of
 /// `trials` results fall outside boundReduction's bound.
-int countOutsideBound(DType type, int64_t n, bool lowPrecision, int trials,
-                      std::mt19937_64 &rng) {
+int countOutsideBound(ElementType type, int64_t n, bool lowPrecision,
+                      int trials, std::mt19937_64 &rng) {
   std::uniform_real_distribution<double> dist(-1, 1);
   int outside = 0;
   for (int t = 0; t < trials; ++t) {
@@ -595,27 +597,29 @@ int countOutsideBound(DType type, int64_t n, bool lowPrecision, int trials,
 TEST(ReferenceTolerance, F32AccumulationIsWithinBound) {
   // The bound is rigorous: no order of f32 accumulation may exceed it.
   std::mt19937_64 rng(5);
-  for (DType t : {DType::F32, DType::F16, DType::BF16})
+  for (ElementType t : {ElementType::F32, ElementType::F16, ElementType::BF16})
     for (int64_t n : {1, 7, 64, 1000, 5000})
       EXPECT_EQ(countOutsideBound(t, n, /*lowPrecision=*/false, 200, rng), 0)
-          << dtypeName(t) << " n=" << n;
+          << getElementTypeName(t) << " n=" << n;
 }
 
 TEST(ReferenceTolerance, LowPrecisionAccumulationIsCaught) {
   // Accumulating in the storage type instead of f32 (a real bug) must
   // fail the bound for most long reductions.
   std::mt19937_64 rng(6);
-  EXPECT_GT(
-      countOutsideBound(DType::BF16, 512, /*lowPrecision=*/true, 100, rng), 50);
-  EXPECT_GT(countOutsideBound(DType::F16, 512, /*lowPrecision=*/true, 100, rng),
+  EXPECT_GT(countOutsideBound(ElementType::BF16, 512, /*lowPrecision=*/true,
+                              100, rng),
             50);
+  EXPECT_GT(
+      countOutsideBound(ElementType::F16, 512, /*lowPrecision=*/true, 100, rng),
+      50);
 }
 
 TEST(ReferenceTolerance, OneUlpIsCaught) {
   // A bf16 result one ulp off is outside the bound of a short reduction:
   // 1.5 = 1 * 1.5 exactly; the next bf16 up is 1.5 + 2^-7.
   Bounded r =
-      boundReduction(Tensor({1}, 1.5), Tensor({1}, 1.5), 1, DType::BF16);
+      boundReduction(Tensor({1}, 1.5), Tensor({1}, 1.5), 1, ElementType::BF16);
   EXPECT_LT(r.bound.data[0], std::ldexp(1, -7));
   EXPECT_GE(r.bound.data[0], 0.0);
 }

@@ -33,7 +33,6 @@
 
 namespace boo::sweep {
 
-using ref::DType;
 using ref::Tensor;
 
 //===----------------------------------------------------------------------===//
@@ -50,27 +49,28 @@ double CaseRng::real(double lo, double hi) {
 
 bool CaseRng::coin(double pTrue) { return real(0, 1) < pTrue; }
 
-Tensor randomTensor(const std::vector<int64_t> &shape, DType type, CaseRng &rng,
-                    double lo, double hi) {
+Tensor randomTensor(const std::vector<int64_t> &shape, ElementType type,
+                    CaseRng &rng, double lo, double hi) {
   Tensor t(shape);
   for (double &v : t.data)
     v = ref::roundTo(rng.real(lo, hi), type);
   return t;
 }
 
-DType randomDType(CaseRng &rng) {
-  return rng.pick(std::vector<DType>{DType::F32, DType::F16, DType::BF16});
+ElementType randomDType(CaseRng &rng) {
+  return rng.pick(std::vector<ElementType>{ElementType::F32, ElementType::F16,
+                                           ElementType::BF16});
 }
 
 //===----------------------------------------------------------------------===//
 // MLIR text
 //===----------------------------------------------------------------------===//
 
-std::string tensorType(const std::vector<int64_t> &shape, DType type) {
+std::string tensorType(const std::vector<int64_t> &shape, ElementType type) {
   std::string s = "tensor<";
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
-  return s + ref::dtypeName(type) + ">";
+  return s + getElementTypeName(type) + ">";
 }
 
 std::string i64Array(const std::vector<int64_t> &values) {
@@ -306,25 +306,13 @@ static mlir::MLIRContext &getContext() {
   return *ctx;
 }
 
-static mlir::boo::ElementType toElementType(DType type) {
-  switch (type) {
-  case DType::F32:
-    return mlir::boo::ElementType::F32;
-  case DType::F16:
-    return mlir::boo::ElementType::F16;
-  case DType::BF16:
-    return mlir::boo::ElementType::BF16;
-  }
-  return mlir::boo::ElementType::F32;
-}
-
 /// Encodes with the reference's own f16/bf16 codec, not HostTensor's, so
 /// that a bug in the runner's conversions cannot cancel out.
 static mlir::boo::HostTensor toHost(const Arg &arg) {
   mlir::boo::HostTensor h;
   h.shape = arg.value.shape;
-  h.type = toElementType(arg.type);
-  int64_t bytes = ref::dtypeBytes(arg.type);
+  h.type = arg.type;
+  int64_t bytes = getElementSize(arg.type);
   h.data.resize(arg.value.size() * bytes);
   for (int64_t i = 0; i < arg.value.size(); ++i) {
     uint32_t bits = ref::encode(arg.value.data[i], arg.type);
@@ -333,8 +321,9 @@ static mlir::boo::HostTensor toHost(const Arg &arg) {
   return h;
 }
 
-static double fromHost(const mlir::boo::HostTensor &h, int64_t i, DType type) {
-  int64_t bytes = ref::dtypeBytes(type);
+static double fromHost(const mlir::boo::HostTensor &h, int64_t i,
+                       ElementType type) {
+  int64_t bytes = getElementSize(type);
   uint32_t bits = 0;
   std::memcpy(&bits, &h.data[i * bytes], bytes);
   return ref::decode(bits, type);
@@ -369,10 +358,11 @@ static std::string describeConfigs(mlir::ModuleOp module,
                                    const std::string &device) {
   mlir::OwningOpRef<mlir::ModuleOp> clone = module.clone();
   mlir::PassManager pm(module.getContext());
+  mlir::boo::BooSetTargetOptions targetOptions;
+  targetOptions.chip = device.substr(device.find(':') + 1);
+  pm.addPass(mlir::boo::createBooSetTarget(targetOptions));
   pm.addNestedPass<mlir::func::FuncOp>(mlir::boo::createBooFormFusions());
-  mlir::boo::BooSelectLoweringConfigOptions selectOptions;
-  selectOptions.chip = device.substr(device.find(':') + 1);
-  pm.addPass(mlir::boo::createBooSelectLoweringConfig(selectOptions));
+  pm.addPass(mlir::boo::createBooSelectLoweringConfig());
   mlir::ScopedDiagnosticHandler quiet(module.getContext(),
                                       [](mlir::Diagnostic &) {
                                         return mlir::success();
@@ -505,7 +495,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
   for (size_t r = 0; r < c.results.size(); ++r) {
     const Expected &e = c.results[r];
     const mlir::boo::HostTensor &out = outs[r];
-    if (out.shape != e.ref.value.shape || out.type != toElementType(e.type))
+    if (out.shape != e.ref.value.shape || out.type != e.type)
       return failure("result " + e.name + " has type " + out.getTypeString() +
                      ", expected " + tensorType(e.ref.value.shape, e.type));
     int64_t mismatches = 0, first = -1;

@@ -68,13 +68,13 @@ private:
 
 /// A random tensor with values uniform in [lo, hi], rounded to `type` so
 /// that the reference sees what the kernel reads.
-ref::Tensor randomTensor(const std::vector<int64_t> &shape, ref::DType type,
+ref::Tensor randomTensor(const std::vector<int64_t> &shape, ElementType type,
                          CaseRng &rng, double lo = -1.0, double hi = 1.0);
 
-ref::DType randomDType(CaseRng &rng);
+ElementType randomDType(CaseRng &rng);
 
 /// "tensor<2x3xf16>" (rank 0: "tensor<f16>").
-std::string tensorType(const std::vector<int64_t> &shape, ref::DType type);
+std::string tensorType(const std::vector<int64_t> &shape, ElementType type);
 /// "array<i64: 1, 2>".
 std::string i64Array(const std::vector<int64_t> &values);
 /// An f32 attribute that prints `v` exactly (`v` must be an f32 value).
@@ -118,14 +118,14 @@ std::string activationOp(const RandomActivation &a, const std::string &input,
 struct Arg {
   std::string name; // for messages
   ref::Tensor value;
-  ref::DType type;
+  ElementType type;
 };
 
 /// One expected result.
 struct Expected {
   std::string name;
   ref::Bounded ref;
-  ref::DType type;
+  ElementType type;
 };
 
 struct Case {

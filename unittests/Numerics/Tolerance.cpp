@@ -37,7 +37,7 @@ Tensor absOf(const Tensor &t) {
 /// Adds the final rounding to `out` to an error `err` of the f32 value:
 /// |round(v') - v| <= err + u_out (|v| + err), plus half a subnormal
 /// spacing for results near zero.
-double finish(double err, double value, DType out) {
+double finish(double err, double value, ElementType out) {
   double u = unitRoundoff(out);
   return (1 + u) * err + u * std::fabs(value) + subnormalHalfSpacing(out);
 }
@@ -51,7 +51,7 @@ double accumulationGamma(int64_t n) {
 }
 
 Bounded boundReduction(Tensor value, const Tensor &absSum, int64_t n,
-                       DType out) {
+                       ElementType out) {
   // One more than the number of terms: f32 products of f32 inputs round
   // too (f16 and bf16 products are exact in f32).
   double gamma = accumulationGamma(n + 1);
@@ -67,7 +67,7 @@ Bounded boundReduction(Tensor value, const Tensor &absSum, int64_t n,
 
 Bounded convForwardBounded(const ConvProblem &p, const Tensor &input,
                            const Tensor &filter, const Tensor *bias,
-                           DType out) {
+                           ElementType out) {
   Tensor absBias = bias ? absOf(*bias) : Tensor();
   Tensor absSum =
       convForward(p, absOf(input), absOf(filter), bias ? &absBias : nullptr);
@@ -76,7 +76,7 @@ Bounded convForwardBounded(const ConvProblem &p, const Tensor &input,
 }
 
 Bounded convBackwardDataBounded(const ConvProblem &p, const Tensor &gradOutput,
-                                const Tensor &filter, DType out) {
+                                const Tensor &filter, ElementType out) {
   Tensor absSum = convBackwardData(p, absOf(gradOutput), absOf(filter));
   int64_t n = p.outChannels / p.groups * product(p.filterSpatial);
   return boundReduction(convBackwardData(p, gradOutput, filter), absSum, n,
@@ -85,7 +85,7 @@ Bounded convBackwardDataBounded(const ConvProblem &p, const Tensor &gradOutput,
 
 Bounded convBackwardWeightBounded(const ConvProblem &p,
                                   const Tensor &gradOutput, const Tensor &input,
-                                  DType out) {
+                                  ElementType out) {
   Tensor absSum = convBackwardWeight(p, absOf(gradOutput), absOf(input));
   int64_t n = p.batch * product(p.outSpatial());
   return boundReduction(convBackwardWeight(p, gradOutput, input), absSum, n,
@@ -93,7 +93,7 @@ Bounded convBackwardWeightBounded(const ConvProblem &p,
 }
 
 Bounded convBackwardBiasBounded(const Tensor &gradOutput, int channelDim,
-                                DType out) {
+                                ElementType out) {
   Tensor absSum = convBackwardBias(absOf(gradOutput), channelDim);
   int64_t n = gradOutput.size() / gradOutput.shape[channelDim];
   return boundReduction(convBackwardBias(gradOutput, channelDim), absSum, n,
@@ -123,7 +123,7 @@ double activationLipschitz(Activation kind, const ActivationParams &p) {
 }
 
 Bounded activationBounded(Activation kind, const Bounded &x,
-                          const ActivationParams &p, DType out) {
+                          const ActivationParams &p, ElementType out) {
   double lipschitz = activationLipschitz(kind, p);
   Bounded y{activation(kind, x.value, p), Tensor(x.value.shape)};
   for (int64_t i = 0; i < y.value.size(); ++i) {
@@ -137,7 +137,7 @@ Bounded activationBounded(Activation kind, const Bounded &x,
 }
 
 Bounded binaryBounded(BinaryKind kind, const Bounded &lhs, const Bounded &rhs,
-                      int channelDim, DType out) {
+                      int channelDim, ElementType out) {
   Bounded y{binary(kind, lhs.value, rhs.value, channelDim),
             Tensor(lhs.value.shape)};
   // Broadcast |rhs| and its bound the same way as rhs.
@@ -163,7 +163,8 @@ Bounded binaryBounded(BinaryKind kind, const Bounded &lhs, const Bounded &rhs,
 LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
                                          const Tensor *weight,
                                          const Tensor *bias, double epsilon,
-                                         DType out, DType statType) {
+                                         ElementType out,
+                                         ElementType statType) {
   LayerNormResult r =
       layerNormForward(x, normalizedRank, weight, bias, epsilon);
   LayerNormBounded b{exact(r.y), exact(r.mean), exact(r.rstd)};
@@ -205,7 +206,7 @@ LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
 LayerNormGradsBounded
 layerNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
                          const Tensor &rstd, const Tensor *weight,
-                         int normalizedRank, DType out) {
+                         int normalizedRank, ElementType out) {
   LayerNormGrads g =
       layerNormBackward(dy, x, mean, rstd, weight, normalizedRank);
   LayerNormGradsBounded b{exact(g.dx), exact(g.dweight), exact(g.dbias)};

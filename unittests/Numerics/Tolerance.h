@@ -51,25 +51,26 @@ double accumulationGamma(int64_t n);
 /// The bound of a reduction whose terms have absolute sum `absSum` per
 /// element, reduced over at most `n` terms in f32 and rounded to `out`.
 Bounded boundReduction(Tensor value, const Tensor &absSum, int64_t n,
-                       DType out);
+                       ElementType out);
 
 Bounded convForwardBounded(const ConvProblem &p, const Tensor &input,
-                           const Tensor &filter, const Tensor *bias, DType out);
+                           const Tensor &filter, const Tensor *bias,
+                           ElementType out);
 Bounded convBackwardDataBounded(const ConvProblem &p, const Tensor &gradOutput,
-                                const Tensor &filter, DType out);
+                                const Tensor &filter, ElementType out);
 Bounded convBackwardWeightBounded(const ConvProblem &p,
                                   const Tensor &gradOutput, const Tensor &input,
-                                  DType out);
+                                  ElementType out);
 Bounded convBackwardBiasBounded(const Tensor &gradOutput, int channelDim,
-                                DType out);
+                                ElementType out);
 
 /// Largest |f'(x)| over the reals.
 double activationLipschitz(Activation kind, const ActivationParams &p);
 
 Bounded activationBounded(Activation kind, const Bounded &x,
-                          const ActivationParams &p, DType out);
+                          const ActivationParams &p, ElementType out);
 Bounded binaryBounded(BinaryKind kind, const Bounded &lhs, const Bounded &rhs,
-                      int channelDim, DType out);
+                      int channelDim, ElementType out);
 
 struct LayerNormBounded {
   Bounded y, mean, rstd;
@@ -78,7 +79,7 @@ struct LayerNormBounded {
 LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
                                          const Tensor *weight,
                                          const Tensor *bias, double epsilon,
-                                         DType out, DType statType);
+                                         ElementType out, ElementType statType);
 
 struct LayerNormGradsBounded {
   Bounded dx, dweight, dbias;
@@ -87,7 +88,7 @@ struct LayerNormGradsBounded {
 LayerNormGradsBounded
 layerNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
                          const Tensor &rstd, const Tensor *weight,
-                         int normalizedRank, DType out);
+                         int normalizedRank, ElementType out);
 
 } // namespace boo::ref
 

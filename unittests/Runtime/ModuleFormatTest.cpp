@@ -20,6 +20,7 @@
 #include <random>
 
 using namespace boo::runtime;
+using boo::ElementType;
 
 //===----------------------------------------------------------------------===//
 // Allocation tracking: the largest single allocation while enabled. Replaces
@@ -51,7 +52,7 @@ void operator delete[](void *pointer, size_t) noexcept { free(pointer); }
 
 namespace {
 
-TensorDesc tensor(const std::string &name, DType dtype,
+TensorDesc tensor(const std::string &name, ElementType dtype,
                   std::vector<int64_t> dims) {
   TensorDesc result;
   result.name = name;
@@ -80,9 +81,9 @@ ModuleDesc makeRichModule() {
 
   FunctionDesc conv;
   conv.name = "conv";
-  conv.inputs = {tensor("x", DType::F16, {1, 8, 16, 16}),
-                 tensor("w", DType::F32, {3, 3, 8, 8})};
-  conv.results = {tensor("", DType::BF16, {1, 8, 14, 14})};
+  conv.inputs = {tensor("x", ElementType::F16, {1, 8, 16, 16}),
+                 tensor("w", ElementType::F32, {3, 3, 8, 8})};
+  conv.results = {tensor("", ElementType::BF16, {1, 8, 14, 14})};
   FunctionImpl cpu;
   cpu.target = 0;
   Launch cpuLaunch;
@@ -121,8 +122,9 @@ ModuleDesc makeRichModule() {
 
   FunctionDesc relu;
   relu.name = "relu";
-  relu.inputs = {tensor("in", DType::I8, {}), tensor("n", DType::F64, {0})};
-  relu.results = {tensor("out", DType::I32, {7})};
+  relu.inputs = {tensor("in", ElementType::I8, {}),
+                 tensor("n", ElementType::F64, {0})};
+  relu.results = {tensor("out", ElementType::I32, {7})};
   FunctionImpl gfx1100;
   gfx1100.target = 2;
   Launch launch;
@@ -552,7 +554,7 @@ TEST(ModuleFormatTest, ValidateCatchesBadModules) {
        }},
       {"dtype 6 is unknown",
        [](ModuleDesc &m) {
-         m.functions[0].results[0].dtype = static_cast<DType>(6);
+         m.functions[0].results[0].dtype = static_cast<ElementType>(6);
        }},
       {"code object 0 is used by targets 0 and 2",
        [](ModuleDesc &m) {
@@ -579,13 +581,13 @@ TEST(ModuleFormatTest, ValidateCatchesBadModules) {
 }
 
 TEST(ModuleFormatTest, DTypes) {
-  EXPECT_STREQ(getDTypeName(DType::BF16), "bf16");
-  EXPECT_EQ(getDTypeSize(DType::F64), 8u);
-  EXPECT_EQ(getDTypeSize(DType::I8), 1u);
+  EXPECT_STREQ(getElementTypeName(ElementType::BF16), "bf16");
+  EXPECT_EQ(getElementSize(ElementType::F64), 8);
+  EXPECT_EQ(getElementSize(ElementType::I8), 1);
   uint64_t bytes = 0;
-  EXPECT_TRUE(tensor("t", DType::F16, {3, 5}).getByteSize(bytes));
+  EXPECT_TRUE(tensor("t", ElementType::F16, {3, 5}).getByteSize(bytes));
   EXPECT_EQ(bytes, 30u);
-  EXPECT_TRUE(tensor("t", DType::F32, {}).getByteSize(bytes));
+  EXPECT_TRUE(tensor("t", ElementType::F32, {}).getByteSize(bytes));
   EXPECT_EQ(bytes, 4u);
 }
 

@@ -10,6 +10,7 @@
 #include <iterator>
 
 using namespace boo::runtime;
+using boo::ElementType;
 
 bool test::readFile(const std::string &path, std::string &bytes) {
   std::ifstream file(path, std::ios::binary);
@@ -32,7 +33,7 @@ const char *test::getHostArch() {
 
 namespace {
 
-TensorDesc tensor(const std::string &name, DType dtype,
+TensorDesc tensor(const std::string &name, ElementType dtype,
                   std::vector<int64_t> dims) {
   TensorDesc result;
   result.name = name;
@@ -71,15 +72,17 @@ ModuleDesc test::makeTestModule(const std::string &sharedObject, int64_t n,
   module.producer = "boo runtime tests";
   module.targets.push_back({TargetKind::CPU, getHostArch(), features});
   module.functions.push_back(function(
-      "add", {tensor("a", DType::F32, {n}), tensor("b", DType::F32, {n})},
-      {tensor("c", DType::F32, {n}), tensor("stats", DType::I32, {3})},
+      "add",
+      {tensor("a", ElementType::F32, {n}), tensor("b", ElementType::F32, {n})},
+      {tensor("c", ElementType::F32, {n}),
+       tensor("stats", ElementType::I32, {3})},
       addEntry));
   module.functions.push_back(
-      function("describe", {tensor("x", DType::F32, {2, 3, 4})},
-               {tensor("out", DType::I32, {8})}, "boo_test_describe"));
-  module.functions.push_back(function("nested", {tensor("x", DType::F32, {n})},
-                                      {tensor("out", DType::I32, {2})},
-                                      "boo_test_nested"));
+      function("describe", {tensor("x", ElementType::F32, {2, 3, 4})},
+               {tensor("out", ElementType::I32, {8})}, "boo_test_describe"));
+  module.functions.push_back(
+      function("nested", {tensor("x", ElementType::F32, {n})},
+               {tensor("out", ElementType::I32, {2})}, "boo_test_nested"));
   module.codeObjects.push_back(sharedObject);
   return module;
 }

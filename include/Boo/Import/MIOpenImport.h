@@ -25,6 +25,7 @@
 #define BOO_IMPORT_MIOPENIMPORT_H
 
 #include "Boo/Dialect/Boo/IR/ConvGeometry.h"
+#include "Boo/ElementType.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -40,13 +41,11 @@ class MLIRContext;
 
 namespace mlir::boo {
 
-/// The element type MIOpenDriver's base argument selects (`conv` is f32,
-/// `convfp16` f16, `convbfp16` bf16; likewise for `layernorm`).
-enum class MIOpenDataType { F32, F16, BF16 };
-
 /// A convolution problem (base args `conv`, `convfp16`, `convbfp16`).
 struct MIOpenConvProblem {
-  MIOpenDataType dataType = MIOpenDataType::F32;
+  /// The element type MIOpenDriver's base argument selects: `conv` f32,
+  /// `convfp16` f16, `convbfp16` bf16.
+  ElementType dataType = ElementType::F32;
   /// Sizes, strides, dilations, (symmetric) padding and layout permutations,
   /// with the padding that `--pad_mode` implies already applied.
   ConvGeometry geometry;
@@ -64,7 +63,8 @@ struct MIOpenConvProblem {
 /// A layer normalization problem (base args `layernorm`, `layernormfp16`,
 /// `layernormbfp16`).
 struct MIOpenLayerNormProblem {
-  MIOpenDataType dataType = MIOpenDataType::F32;
+  /// `layernorm` f32, `layernormfp16` f16, `layernormbfp16` bf16.
+  ElementType dataType = ElementType::F32;
   /// `--input`/`-X`, outermost dim first.
   SmallVector<int64_t> shape;
   /// `--normalized_dim`/`-o`: dims from this index on are normalized.
@@ -91,11 +91,6 @@ using MIOpenProblem = std::variant<MIOpenConvProblem, MIOpenLayerNormProblem>;
 /// "--in_channels (-c): expected an integer, got 'abc'".
 FailureOr<MIOpenProblem> parseMIOpenCommand(StringRef command,
                                             std::string &error);
-
-/// The name of the function that computes `problem`, following IREE BOO's
-/// scheme, e.g. "conv_2d_bfloat16_forward_2x9x9x8_nhwc_16x3x3x4_fhwc_nhwf_
-/// 2x2s_1x1p_1x1d_2g" (without the line break).
-std::string getMIOpenFuncName(const MIOpenProblem &problem);
 
 /// Builds and verifies the module for a parsed problem.
 FailureOr<OwningOpRef<ModuleOp>> buildMIOpenModule(MLIRContext *ctx,

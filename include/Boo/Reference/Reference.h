@@ -6,7 +6,7 @@
 //
 // A plain C++ reference for every Boo op, used to check the compiler's
 // numerics: by the numerics sweeps (unittests/Numerics) and by the drivers'
-// `--verify` (Boo/Driver/Verify.h). It deliberately depends on nothing in Boo
+// `--verify` (Boo/Harness/Verify.h). It deliberately depends on nothing in Boo
 // or MLIR, only on the C++ standard library: it parses layout strings
 // itself, computes in double with naive loops, and encodes f16/bf16 itself.
 // If it shared code with the compiler (ConvGeometry, the runner's HostTensor
@@ -22,6 +22,8 @@
 
 #ifndef BOO_REFERENCE_REFERENCE_H
 #define BOO_REFERENCE_REFERENCE_H
+
+#include "boo/ElementType.h"
 
 #include <cstdint>
 #include <string>
@@ -45,25 +47,24 @@ struct Tensor {
   int64_t size() const { return static_cast<int64_t>(data.size()); }
 };
 
-/// Storage types of Boo tensors.
-enum class DType { F32, F16, BF16 };
+// The storage types are boo::ElementType's float types (boo/ElementType.h);
+// the functions below take f32, f16, bf16 and f64 (encode and decode: the
+// first three), and assert on the integer types.
 
-const char *dtypeName(DType type); // "f32", "f16", "bf16"
-int64_t dtypeBytes(DType type);
-/// Unit roundoff u = 2^-p of round-to-nearest (p = 24, 11, 8): a rounded
+/// Unit roundoff u = 2^-p of round-to-nearest (p = 24, 11, 8, 53): a rounded
 /// normal value is within u * |v| of v.
-double unitRoundoff(DType type);
+double unitRoundoff(ElementType type);
 /// Half the spacing of the subnormals: the absolute error of rounding a
 /// value near zero.
-double subnormalHalfSpacing(DType type);
+double subnormalHalfSpacing(ElementType type);
 /// Rounds `v` to the nearest value of `type` (ties to even), overflowing to
 /// infinity as IEEE does.
-double roundTo(double v, DType type);
+double roundTo(double v, ElementType type);
 /// The little-endian bit pattern of `v`, which must be representable in
 /// `type` (call roundTo first). bf16 is the upper half of an IEEE f32.
-uint32_t encode(double v, DType type);
+uint32_t encode(double v, ElementType type);
 /// Inverse of `encode`.
-double decode(uint32_t bits, DType type);
+double decode(uint32_t bits, ElementType type);
 
 //===----------------------------------------------------------------------===//
 // Layouts

@@ -7,21 +7,13 @@
 #ifndef BOO_RUNNER_HOSTTENSOR_H
 #define BOO_RUNNER_HOSTTENSOR_H
 
+#include "Boo/ElementType.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace mlir::boo {
-
-/// Element types a host tensor can hold.
-enum class ElementType { F32, F16, BF16, F64, I32, I8 };
-
-/// Size in bytes of one element.
-int64_t getElementSize(ElementType type);
-/// "f32", "f16", "bf16", "f64", "i32", "i8".
-const char *getElementTypeName(ElementType type);
-/// True for f32, f16, bf16 and f64.
-bool isFloatType(ElementType type);
 
 /// A dense, row-major tensor stored in host memory. `data` holds
 /// `numElements() * getElementSize(type)` bytes in the element type's native

@@ -24,9 +24,6 @@
 
 namespace mlir::boo {
 
-/// Parses "f32", "f16", "bf16", "f64", "i32" or "i8".
-std::optional<ElementType> parseElementType(StringRef name);
-
 /// Parses a tensor type such as "2x3xf32" ("f32" is rank 0).
 LogicalResult parseTensorType(StringRef text, std::vector<int64_t> &shape,
                               ElementType &type, std::string &error);

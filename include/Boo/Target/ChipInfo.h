@@ -17,6 +17,8 @@
 #ifndef BOO_TARGET_CHIPINFO_H
 #define BOO_TARGET_CHIPINFO_H
 
+#include "Boo/ElementType.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -33,10 +35,6 @@ enum class MmaKind {
   WMMA, // RDNA3/4, `amdgpu.wmma`, wave32
 };
 
-/// Element types of MMA operands (the A and B inputs; every intrinsic in the
-/// table accumulates in f32).
-enum class MmaElementType { F16, BF16 };
-
 /// One matrix multiply-accumulate intrinsic on one chip: D = A (MxK) * B (KxN)
 /// + C (MxN), executed by a whole subgroup (wave).
 struct MmaIntrinsic {
@@ -46,7 +44,9 @@ struct MmaIntrinsic {
   /// (WMMA on RDNA3 vs RDNA4).
   llvm::StringLiteral name;
   MmaKind kind;
-  MmaElementType inputType;
+  /// The A and B operands' type (f16 or bf16); every intrinsic in the
+  /// table accumulates in f32.
+  ElementType inputType;
   int64_t m, n, k;
   /// `blocks` attribute of `amdgpu.mfma` (always 1 here; WMMA has none).
   int64_t blocks;

@@ -41,7 +41,7 @@ bool isContiguous(Type type) {
 }
 
 struct BooCPUCopyToLinalgPass
-    : public boo::impl::BooCPUCopyToLinalgBase<BooCPUCopyToLinalgPass> {
+    : public mlir::boo::impl::BooCPUCopyToLinalgBase<BooCPUCopyToLinalgPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     getOperation().walk([&](memref::CopyOp copy) {

@@ -27,7 +27,7 @@ using namespace mlir;
 
 namespace {
 struct BooCPULowerVectorsPass
-    : public boo::impl::BooCPULowerVectorsBase<BooCPULowerVectorsPass> {
+    : public mlir::boo::impl::BooCPULowerVectorsBase<BooCPULowerVectorsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);

@@ -22,8 +22,8 @@
 
 using namespace mlir;
 
-void boo::buildCPUPipeline(OpPassManager &pm,
-                           const CPUPipelineOptions &options) {
+void mlir::boo::buildCPUPipeline(OpPassManager &pm,
+                                 const CPUPipelineOptions &options) {
   // 1. Boo to linalg on tensors; element-wise epilogue generics fuse.
   //    boo-opt --boo-form-fusions --boo-convert-to-linalg
   //            --linalg-generalize-named-ops --canonicalize
@@ -92,7 +92,7 @@ void boo::buildCPUPipeline(OpPassManager &pm,
   addLLVMLoweringStage(pm, vector::VectorContractLowering::OuterProduct);
 }
 
-void boo::registerBooCPUPipelines() {
+void mlir::boo::registerBooCPUPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "boo-to-llvm-cpu",
       "Lower Boo ops to the LLVM dialect for the host CPU (tiled and "

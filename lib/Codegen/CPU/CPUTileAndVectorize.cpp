@@ -395,7 +395,8 @@ static FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter,
 }
 
 struct BooCPUTileAndVectorizePass
-    : public boo::impl::BooCPUTileAndVectorizeBase<BooCPUTileAndVectorizePass> {
+    : public mlir::boo::impl::BooCPUTileAndVectorizeBase<
+          BooCPUTileAndVectorizePass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -94,7 +94,7 @@ struct ExpandLog10 : public OpRewritePattern<math::Log10Op> {
 };
 
 struct BooExpandMathPass
-    : public boo::impl::BooExpandMathBase<BooExpandMathPass> {
+    : public mlir::boo::impl::BooExpandMathBase<BooExpandMathPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -24,6 +24,8 @@
 
 #include "KernelConfigHeuristics.h"
 
+#include "Boo/Dialect/Boo/IR/ElementTypes.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -159,7 +161,7 @@ GemmLoops pickGemmLoops(const KernelLoopNest &nest) {
 }
 
 bool matchesType(const MmaIntrinsic &intr, Type t) {
-  return intr.inputType == MmaElementType::F16 ? t.isF16() : t.isBF16();
+  return getElementTypeOf(t) == intr.inputType;
 }
 
 /// The intrinsic for this GEMM, or null for the FMA path.

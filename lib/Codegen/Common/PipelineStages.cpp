@@ -19,7 +19,7 @@
 
 using namespace mlir;
 
-void boo::addBooToLinalgStage(OpPassManager &pm) {
+void mlir::boo::addBooToLinalgStage(OpPassManager &pm) {
   pm.addPass(createBooConvertToLinalg());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createCanonicalizerPass());
@@ -27,7 +27,7 @@ void boo::addBooToLinalgStage(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
+void mlir::boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
   bufferizeOptions.bufferizeFunctionBoundaries = true;
@@ -49,7 +49,7 @@ void boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
   pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
-void boo::addLLVMLoweringStage(
+void mlir::boo::addLLVMLoweringStage(
     OpPassManager &pm, vector::VectorContractLowering contractLowering) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

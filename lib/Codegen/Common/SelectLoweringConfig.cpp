@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Records the target chip on the module and gives every kernel a verified
-// #boo.lowering_config. Order of precedence, per kernel:
+// Gives every kernel a verified #boo.lowering_config for the module's
+// #boo.target (boo-set-target). Order of precedence, per kernel:
 //
 //   1. a config already on the kernel (written by hand or by an earlier run);
 //   2. the first rule of the tuning spec that matches the kernel's problem;
@@ -36,7 +36,7 @@ using namespace mlir::boo;
 
 namespace {
 struct BooSelectLoweringConfigPass
-    : public boo::impl::BooSelectLoweringConfigBase<
+    : public mlir::boo::impl::BooSelectLoweringConfigBase<
           BooSelectLoweringConfigPass> {
   using Base::Base;
 
@@ -53,12 +53,9 @@ struct BooSelectLoweringConfigPass
 void BooSelectLoweringConfigPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
-  const ChipInfo *chipInfo = lookupChip(chip);
-  if (!chipInfo) {
-    module.emitError() << getUnsupportedChipMessage(chip);
+  const ChipInfo *chipInfo = resolveChip(module, getArgument());
+  if (!chipInfo)
     return signalPassFailure();
-  }
-  module->setAttr(kTargetAttrName, TargetAttr::get(ctx, chipInfo->name));
 
   SmallVector<Operation *> kernels;
   module.walk([&](Operation *op) {

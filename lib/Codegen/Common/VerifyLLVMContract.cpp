@@ -24,7 +24,8 @@ using namespace mlir;
 
 namespace {
 struct BooVerifyLLVMContractPass
-    : public boo::impl::BooVerifyLLVMContractBase<BooVerifyLLVMContractPass> {
+    : public mlir::boo::impl::BooVerifyLLVMContractBase<
+          BooVerifyLLVMContractPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     int64_t illegal = 0;

@@ -24,6 +24,7 @@
 
 #include "Boo/Codegen/Emu/Passes.h"
 #include "Boo/Codegen/Emu/Pipelines.h"
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Target/ChipInfo.h"
 #include "boo/EmuABI.h"
 
@@ -545,12 +546,10 @@ struct BooEmuLowerKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const mlir::boo::ChipInfo *chipInfo = mlir::boo::lookupChip(chip);
-    if (!chipInfo) {
-      module.emitError("boo-emu-lower-kernels: unknown chip '")
-          << chip << "'; supported: " << mlir::boo::getSupportedChipList();
+    const mlir::boo::ChipInfo *chipInfo =
+        mlir::boo::resolveChip(module, getArgument());
+    if (!chipInfo)
       return signalPassFailure();
-    }
     EmuKernelLowering lowering(module, *chipInfo, checks);
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp gpuModule : gpuModules) {

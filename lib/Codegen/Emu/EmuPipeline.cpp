@@ -30,14 +30,14 @@
 
 using namespace mlir;
 
-std::string boo::getEmuKernelSymbol(StringRef module, StringRef kernel) {
+std::string mlir::boo::getEmuKernelSymbol(StringRef module, StringRef kernel) {
   if (module == kernel)
     return kernel.str();
   return (module + "__" + kernel).str();
 }
 
-void boo::addEmuKernelStages(OpPassManager &pm,
-                             const EmuPipelineOptions &options) {
+void mlir::boo::addEmuKernelStages(OpPassManager &pm,
+                                   const EmuPipelineOptions &options) {
   // 5. The kernels' own lowering, as in boo-to-rocdl's stage 5: the same
   //    all-reduce rewrite (shuffles and LDS) and math expansions, so that
   //    the code and the numbers are the GPU's. A test may then plant a bug
@@ -57,17 +57,15 @@ void boo::addEmuKernelStages(OpPassManager &pm,
   }
 
   // 6. Kernels to host functions of one work-item, accesses guarded.
-  //    boo-opt --boo-emu-lower-kernels="chip=gfx942 checks=true"
-  //      --canonicalize --cse
+  //    boo-opt --boo-emu-lower-kernels=checks=true --canonicalize --cse
   BooEmuLowerKernelsOptions lowerOptions;
-  lowerOptions.chip = options.chip;
   lowerOptions.checks = options.checks;
   pm.addPass(createBooEmuLowerKernels(lowerOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
-void boo::addEmuHostLoweringStages(OpPassManager &pm) {
+void mlir::boo::addEmuHostLoweringStages(OpPassManager &pm) {
   // 7. Scalar host lowering to LLVM (kernels take two pointers: the
   //    context and the argument array).
   //    boo-opt --convert-vector-to-scf --convert-scf-to-cf
@@ -85,17 +83,18 @@ void boo::addEmuHostLoweringStages(OpPassManager &pm) {
   addLLVMLoweringStage(pm, vector::VectorContractLowering::Dot);
 }
 
-void boo::buildEmuPipeline(OpPassManager &pm,
-                           const EmuPipelineOptions &options) {
+void mlir::boo::buildEmuPipeline(OpPassManager &pm,
+                                 const EmuPipelineOptions &options) {
   // 1.-4. boo-to-rocdl's stages: the kernels the GPU would run.
-  //    boo-opt --boo-form-fusions --boo-select-lowering-config=chip=gfx942
-  //      ... --gpu-kernel-outlining --canonicalize  (docs/GPUPipeline.md)
+  //    boo-opt --boo-set-target=chip=gfx942 --boo-form-fusions
+  //      --boo-select-lowering-config ... --gpu-kernel-outlining
+  //      --canonicalize  (docs/GPUPipeline.md)
   addGPUKernelStages(pm, options.chip, options.tuningSpec);
   addEmuKernelStages(pm, options);
   addEmuHostLoweringStages(pm);
 }
 
-void boo::registerBooEmuPipelines() {
+void mlir::boo::registerBooEmuPipelines() {
   PassPipelineRegistration<EmuPipelineOptions>(
       "boo-to-emu",
       "Compile Boo kernels for the SIMT emulator device: boo-to-rocdl's "

@@ -96,7 +96,7 @@ bool reverseMmaA(gpu::GPUFuncOp kernel) {
 }
 
 struct BooEmuPlantBugPass
-    : public boo::impl::BooEmuPlantBugBase<BooEmuPlantBugPass> {
+    : public mlir::boo::impl::BooEmuPlantBugBase<BooEmuPlantBugPass> {
   using Base::Base;
 
   void runOnOperation() override {

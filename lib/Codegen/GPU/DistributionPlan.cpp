@@ -74,8 +74,8 @@ SmallVector<Attribute> mlir::boo::getMapping(MLIRContext *ctx,
 }
 
 LoweringConfigAttr mlir::boo::getMmaConfig(Operation *op) {
-  auto config =
-      op->getAttrOfType<boo::LoweringConfigAttr>(boo::kLoweringConfigAttrName);
+  auto config = op->getAttrOfType<mlir::boo::LoweringConfigAttr>(
+      mlir::boo::kLoweringConfigAttrName);
   return config && config.hasMma() ? config : nullptr;
 }
 
@@ -134,7 +134,7 @@ KernelTiles getDefaultTiles(linalg::LinalgOp root, int64_t budget) {
 /// anchor generic it reads with its result dims), as tiles of `root`'s loops.
 FailureOr<KernelTiles> getConfigTiles(linalg::LinalgOp root,
                                       linalg::LinalgOp carrier,
-                                      boo::LoweringConfigAttr config) {
+                                      mlir::boo::LoweringConfigAttr config) {
   int64_t numLoops = root.getNumLoops();
   if (config.getNumLoops() != carrier.getNumLoops())
     return root.emitError() << "boo-gpu-distribute: the lowering config has "
@@ -419,8 +419,8 @@ FailureOr<KernelTiles> KernelPlanner::getTiles(linalg::LinalgOp root) {
     if (auto producer = init.getDefiningOp<linalg::LinalgOp>())
       carriers.push_back(producer);
   for (linalg::LinalgOp carrier : carriers)
-    if (auto config = carrier->getAttrOfType<boo::LoweringConfigAttr>(
-            boo::kLoweringConfigAttrName)) {
+    if (auto config = carrier->getAttrOfType<mlir::boo::LoweringConfigAttr>(
+            mlir::boo::kLoweringConfigAttrName)) {
       return getConfigTiles(root, carrier, config);
     }
   return getDefaultTiles(root, budget);

@@ -165,17 +165,14 @@ void contractAccumulation(RewriterBase &rewriter, linalg::GenericOp generic) {
 }
 
 struct BooGPUDistributePass
-    : public boo::impl::BooGPUDistributeBase<BooGPUDistributePass> {
+    : public mlir::boo::impl::BooGPUDistributeBase<BooGPUDistributePass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const boo::ChipInfo *chipInfo = boo::lookupChip(chip);
-    if (!chipInfo) {
-      module.emitError() << "boo-gpu-distribute: "
-                         << boo::getUnsupportedChipMessage(chip);
+    const ChipInfo *chipInfo = resolveChip(module, getArgument());
+    if (!chipInfo)
       return signalPassFailure();
-    }
     int64_t budget =
         std::min<int64_t>(workgroupSize, chipInfo->maxWorkgroupSize);
     planner.setBudget(budget);
@@ -206,11 +203,11 @@ struct BooGPUDistributePass
     Block &body = func.getBody().front();
     SmallVector<linalg::GenericOp> generics(body.getOps<linalg::GenericOp>());
     for (linalg::GenericOp generic : generics) {
-      generic = boo::inlineDataMovementReads(rewriter, generic);
+      generic = mlir::boo::inlineDataMovementReads(rewriter, generic);
       // MMA kernels skip the stuffed taps per workgroup phase
       // (boo-gpu-mma-kernels); FMA kernels per iteration.
       if (!getMmaConfig(generic)) {
-        generic = boo::skipStuffedTaps(rewriter, generic);
+        generic = mlir::boo::skipStuffedTaps(rewriter, generic);
         contractAccumulation(rewriter, generic);
       }
     }

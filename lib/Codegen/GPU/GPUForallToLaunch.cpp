@@ -111,8 +111,8 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
   std::iota(dims.begin(), dims.end(), 0);
   ArrayAttr mapping = *loop.getMapping();
   llvm::stable_sort(dims, [&](int64_t a, int64_t b) {
-    return boo::getLinearMappingId(mapping[a]).value_or(a) <
-           boo::getLinearMappingId(mapping[b]).value_or(b);
+    return mlir::boo::getLinearMappingId(mapping[a]).value_or(a) <
+           mlir::boo::getLinearMappingId(mapping[b]).value_or(b);
   });
   SmallVector<Value> index(rank);
   for (auto [i, d] : llvm::enumerate(dims)) {
@@ -211,7 +211,8 @@ void setPrivateMemorySpace(Value value, Attribute space) {
 }
 
 struct BooGPUForallToLaunchPass
-    : public boo::impl::BooGPUForallToLaunchBase<BooGPUForallToLaunchPass> {
+    : public mlir::boo::impl::BooGPUForallToLaunchBase<
+          BooGPUForallToLaunchPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -222,7 +223,7 @@ struct BooGPUForallToLaunchPass
 
   LogicalResult convertFunction(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
-    boo::elideResultCopies(rewriter, func);
+    mlir::boo::elideResultCopies(rewriter, func);
 
     SmallVector<scf::ForallOp> workgroupLoops;
     for (auto loop : func.getBody().getOps<scf::ForallOp>())
@@ -506,7 +507,7 @@ struct BooGPUForallToLaunchPass
 
 } // namespace
 
-void boo::elideResultCopies(RewriterBase &rewriter, func::FuncOp func) {
+void mlir::boo::elideResultCopies(RewriterBase &rewriter, func::FuncOp func) {
   for (auto copy : llvm::make_early_inc_range(
            func.getBody().front().getOps<memref::CopyOp>())) {
     auto out = dyn_cast<BlockArgument>(copy.getTarget());

@@ -304,8 +304,9 @@ private:
 
 } // namespace
 
-linalg::GenericOp boo::inlineDataMovementReads(RewriterBase &rewriter,
-                                               linalg::GenericOp consumer) {
+linalg::GenericOp
+mlir::boo::inlineDataMovementReads(RewriterBase &rewriter,
+                                   linalg::GenericOp consumer) {
   SmallVector<OpOperand *> toInline;
   for (OpOperand *input : consumer.getDpsInputOperands()) {
     if (!isa<RankedTensorType>(input->get().getType()))
@@ -410,7 +411,7 @@ linalg::GenericOp boo::inlineDataMovementReads(RewriterBase &rewriter,
   return replacement;
 }
 
-std::optional<int64_t> boo::getLinearMappingId(Attribute mapping) {
+std::optional<int64_t> mlir::boo::getLinearMappingId(Attribute mapping) {
   auto device = dyn_cast_or_null<DeviceMappingAttrInterface>(mapping);
   if (!device || !device.isLinearMapping())
     return std::nullopt;

@@ -34,7 +34,7 @@ namespace {
 constexpr StringLiteral kLoopAnnotation = "loop_annotation";
 
 struct BooGPULimitUnrollPass
-    : public boo::impl::BooGPULimitUnrollBase<BooGPULimitUnrollPass> {
+    : public mlir::boo::impl::BooGPULimitUnrollBase<BooGPULimitUnrollPass> {
   using Base::Base;
 
   void runOnOperation() override {

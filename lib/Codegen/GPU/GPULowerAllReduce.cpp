@@ -33,7 +33,8 @@ using namespace mlir;
 
 namespace {
 struct BooGPULowerAllReducePass
-    : public boo::impl::BooGPULowerAllReduceBase<BooGPULowerAllReducePass> {
+    : public mlir::boo::impl::BooGPULowerAllReduceBase<
+          BooGPULowerAllReducePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateGpuAllReducePatterns(patterns);

@@ -16,6 +16,7 @@
 #include "Boo/Codegen/GPU/MMALayout.h"
 
 #include "Boo/Codegen/GPU/Passes.h"
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Target/ChipInfo.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -192,7 +193,7 @@ struct LowerMMAContraction : public OpRewritePattern<linalg::GenericOp> {
 };
 
 struct BooGPULowerMMAPass
-    : public boo::impl::BooGPULowerMMABase<BooGPULowerMMAPass> {
+    : public mlir::boo::impl::BooGPULowerMMABase<BooGPULowerMMAPass> {
   using Base::Base;
   void runOnOperation() override {
     // Each annotated op is rewritten or reported (never silently kept).
@@ -201,11 +202,9 @@ struct BooGPULowerMMAPass
       if (op->hasAttr("boo.mma"))
         ops.push_back(op);
     });
-    const ChipInfo *info = lookupChip(chip);
-    if (!info) {
-      getOperation()->emitError(getUnsupportedChipMessage(chip));
+    const ChipInfo *info = resolveChip(getOperation(), getArgument());
+    if (!info)
       return signalPassFailure();
-    }
     LowerMMAContraction pattern(&getContext(), *info);
     bool failedAny = false;
     for (linalg::GenericOp op : ops) {

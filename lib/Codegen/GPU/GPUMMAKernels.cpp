@@ -68,12 +68,11 @@ using namespace mlir::boo;
 namespace {
 
 struct BooGPUMMAKernelsPass
-    : public boo::impl::BooGPUMMAKernelsBase<BooGPUMMAKernelsPass> {
+    : public mlir::boo::impl::BooGPUMMAKernelsBase<BooGPUMMAKernelsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *chipInfo =
-        resolveChip(getOperation(), chip, "boo-gpu-mma-kernels");
+    const ChipInfo *chipInfo = resolveChip(getOperation(), getArgument());
     if (!chipInfo)
       return signalPassFailure();
     IRRewriter rewriter(&getContext());

@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Codegen/GPU/Passes.h"
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Target/ChipInfo.h"
 #include "GPUUtils.h"
 
@@ -519,13 +520,12 @@ LogicalResult RowReductionBuilder::build() {
 }
 
 struct BooGPURowReductionsPass
-    : public boo::impl::BooGPURowReductionsBase<BooGPURowReductionsPass> {
+    : public mlir::boo::impl::BooGPURowReductionsBase<BooGPURowReductionsPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const ChipInfo *chipInfo =
-        resolveChip(module, chip, "boo-gpu-row-reductions");
+    const ChipInfo *chipInfo = resolveChip(module, getArgument());
     if (!chipInfo)
       return signalPassFailure();
     IRRewriter rewriter(&getContext());

@@ -14,14 +14,6 @@
 
 namespace mlir::boo {
 
-struct ChipInfo;
-
-/// The chip a kernel pass targets: its `chip` option, else the module's
-/// #boo.target; when both are set they must agree. Emits an error naming
-/// `passName` and returns null when there is none or it is not supported.
-const ChipInfo *resolveChip(ModuleOp module, StringRef option,
-                            StringRef passName);
-
 /// A 1-D `scf.forall` of `threads` iterations mapped to
 /// `#gpu.thread<linear_dim_0>` (one iteration per thread of the workgroup);
 /// leaves `b` at the start of its body.

@@ -32,26 +32,29 @@
 
 using namespace mlir;
 
-void boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
-                             StringRef tuningSpec) {
+void mlir::boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
+                                   StringRef tuningSpec) {
+  // 0. The chip, recorded once as the module's #boo.target: every pass
+  //    below reads it from there.
+  //    boo-opt --boo-set-target=chip=gfx942
+  BooSetTargetOptions targetOptions;
+  targetOptions.chip = chip.str();
+  pm.addPass(createBooSetTarget(targetOptions));
+
   // 1. Boo to linalg on tensors, with a #boo.lowering_config on every kernel
   //    (tuning spec or heuristic); element-wise epilogue generics fuse.
-  //    boo-opt --boo-form-fusions
-  //            --boo-select-lowering-config="chip=gfx942 tuning-spec="
+  //    boo-opt --boo-form-fusions --boo-select-lowering-config="tuning-spec="
   //            --boo-convert-to-linalg --linalg-generalize-named-ops
   //            --canonicalize --linalg-fuse-elementwise-ops --canonicalize
   pm.addNestedPass<func::FuncOp>(createBooFormFusions());
   BooSelectLoweringConfigOptions configOptions;
-  configOptions.chip = chip.str();
   configOptions.tuningSpec = tuningSpec.str();
   pm.addPass(createBooSelectLoweringConfig(configOptions));
   addBooToLinalgStage(pm);
 
   // 2. Workgroup and thread tiles (scf.forall), producers fused into them.
-  //    boo-opt --boo-gpu-distribute=chip=gfx942 --canonicalize --cse
-  BooGPUDistributeOptions distributeOptions;
-  distributeOptions.chip = chip.str();
-  pm.addPass(createBooGPUDistribute(distributeOptions));
+  //    boo-opt --boo-gpu-distribute --canonicalize --cse
+  pm.addPass(createBooGPUDistribute());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -66,19 +69,15 @@ void boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
 
   // 3b. MMA kernels (left whole by boo-gpu-distribute): LDS-staged
   //     implicit GEMM on amdgpu.mfma / amdgpu.wmma.
-  //     boo-opt --boo-gpu-mma-kernels=chip=gfx942 --canonicalize --cse
-  BooGPUMMAKernelsOptions mmaOptions;
-  mmaOptions.chip = chip.str();
-  pm.addPass(createBooGPUMMAKernels(mmaOptions));
+  //     boo-opt --boo-gpu-mma-kernels --canonicalize --cse
+  pm.addPass(createBooGPUMMAKernels());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
   // 3c. Row-reduction kernels (left whole by boo-gpu-distribute): a
   //     workgroup per row, gpu.all_reduce across its threads.
-  //     boo-opt --boo-gpu-row-reductions=chip=gfx942 --canonicalize --cse
-  BooGPURowReductionsOptions rowOptions;
-  rowOptions.chip = chip;
-  pm.addPass(createBooGPURowReductions(rowOptions));
+  //     boo-opt --boo-gpu-row-reductions --canonicalize --cse
+  pm.addPass(createBooGPURowReductions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -96,14 +95,14 @@ void boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
   pm.addPass(createCanonicalizerPass());
 }
 
-void boo::buildROCDLPipeline(OpPassManager &pm,
-                             const ROCDLPipelineOptions &options) {
+void mlir::boo::buildROCDLPipeline(OpPassManager &pm,
+                                   const ROCDLPipelineOptions &options) {
   buildROCDLPipeline(pm, options, ROCDLSerializeHooks());
 }
 
-void boo::buildROCDLPipeline(OpPassManager &pm,
-                             const ROCDLPipelineOptions &options,
-                             const ROCDLSerializeHooks &hooks) {
+void mlir::boo::buildROCDLPipeline(OpPassManager &pm,
+                                   const ROCDLPipelineOptions &options,
+                                   const ROCDLSerializeHooks &hooks) {
   const std::string &chip = options.chip;
   // The wave size comes from the architecture table; an unknown chip is
   // reported by boo-select-lowering-config (and boo-gpu-distribute), which
@@ -166,17 +165,16 @@ void boo::buildROCDLPipeline(OpPassManager &pm,
       createBooROCDLSerializeWithHooks(BooROCDLSerializeOptions(), hooks));
 
   // 7. The contract: HSACO for `chip`, no scratch, host code of launches.
-  //    boo-opt --boo-verify-rocdl-contract=chip=gfx942  (allow-scratch=true
-  //    at opt-level=0)
+  //    boo-opt --boo-verify-rocdl-contract  (allow-scratch=true at
+  //    opt-level=0)
   BooVerifyROCDLContractOptions contractOptions;
-  contractOptions.chip = chip;
   // Without LLVM's optimizations (SROA), per-thread temporaries stay in
   // scratch memory: at opt-level=0 (for debugging) that is expected.
   contractOptions.allowScratch = options.optLevel == 0;
   pm.addPass(createBooVerifyROCDLContract(contractOptions));
 }
 
-void boo::registerBooGPUPipelines() {
+void mlir::boo::registerBooGPUPipelines() {
   PassPipelineRegistration<ROCDLPipelineOptions>(
       "boo-to-rocdl",
       "Compile Boo kernels to HSACO code objects for an AMD GPU chip, ending "

@@ -4,15 +4,17 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every convolution becomes one linalg.generic whose indexing maps are read
-// off the layouts: each tensor dim gets the affine expression of the loop(s)
-// that index it. Groups split the channel dims into (group, channel-in-group)
-// with tensor.expand_shape so the group is an ordinary parallel loop.
-// Padding is an explicit tensor.pad. Backward-data with stride > 1 is the
-// stride-1 convolution of the zero-stuffed gradient with the flipped filter
-// (see docs/Lowering.md); its generic carries #boo.stride_phases, which
-// says which taps read stuffed zeros, so the GPU code generators visit only
-// the others (stride-phase decomposition).
+// Every convolution becomes one linalg.generic whose loops are the op's
+// KernelLoopNest (getOpLoopNest, KernelLoopNest.cpp: the one definition of
+// their order, which lowering configs refer to) and whose indexing maps are
+// read off the layouts: each tensor dim gets the affine expression of the
+// loop(s) that index it. Groups split the channel dims into (group,
+// channel-in-group) with tensor.expand_shape so the group is an ordinary
+// parallel loop. Padding is an explicit tensor.pad. Backward-data with a
+// stride above 1 is the stride-1 convolution of the zero-stuffed gradient
+// with the flipped filter (see docs/Lowering.md); its generic carries
+// #boo.stride_phases, which says which taps read stuffed zeros, so the GPU
+// code generators visit only the others (stride-phase decomposition).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,26 +56,44 @@ SmallVector<int64_t> splitShape(ArrayRef<int64_t> shape, int64_t pos,
   return out;
 }
 
-/// The loop dims of one conv-family generic, allocated in order.
-struct LoopAlloc {
-  explicit LoopAlloc(MLIRContext *ctx) : ctx(ctx) {}
-  MLIRContext *ctx;
-  unsigned next = 0;
-  SmallVector<utils::IteratorType> iterators;
-  AffineExpr add(utils::IteratorType it) {
-    iterators.push_back(it);
-    return getAffineDimExpr(next++, ctx);
+/// The loop dims of one conv-family generic: the loops of the op's
+/// KernelLoopNest, in its order, looked up by name.
+struct NestLoops {
+  NestLoops(MLIRContext *ctx, const KernelLoopNest &nest) : nest(nest) {
+    for (auto [i, loop] : llvm::enumerate(nest.loops)) {
+      exprs.push_back(getAffineDimExpr(i, ctx));
+      iterators.push_back(loop.isReduction ? utils::IteratorType::reduction
+                                           : utils::IteratorType::parallel);
+    }
   }
-  Exprs addN(unsigned n, utils::IteratorType it) {
-    Exprs e;
-    for (unsigned i = 0; i < n; ++i)
-      e.push_back(add(it));
-    return e;
+  unsigned size() const { return exprs.size(); }
+  /// The loop named `name` ("n", "g", "k", "c"), if the nest has it.
+  std::optional<AffineExpr> find(StringRef name) const {
+    for (auto [i, loop] : llvm::enumerate(nest.loops))
+      if (loop.name == name)
+        return exprs[i];
+    return std::nullopt;
   }
-};
+  AffineExpr operator[](StringRef name) const {
+    std::optional<AffineExpr> e = find(name);
+    assert(e && "the loop nest has no such loop");
+    return *e;
+  }
+  /// The spatial loops whose names are `prefix` and a spatial letter ("oh",
+  /// "ow" for 'o'), outermost first.
+  Exprs spatial(char prefix) const {
+    Exprs out;
+    for (auto [i, loop] : llvm::enumerate(nest.loops))
+      if (loop.name.size() == 2 && loop.name[0] == prefix &&
+          StringRef("dhw").contains(loop.name[1]))
+        out.push_back(exprs[i]);
+    return out;
+  }
 
-constexpr auto kParallel = utils::IteratorType::parallel;
-constexpr auto kReduction = utils::IteratorType::reduction;
+  const KernelLoopNest &nest;
+  Exprs exprs;
+  SmallVector<utils::IteratorType> iterators;
+};
 
 /// acc + a * b, all in f32.
 Value multiplyAccumulate(LinalgBuilder &lb, OpBuilder &nb, Location l,
@@ -104,7 +124,7 @@ struct ConvOperand {
 /// channel dims into (group, channel) when grouped, accumulates lhs * rhs in
 /// an f32 tensor of `resultShape`, and merges the group dim back.
 /// `generic`, if given, receives the accumulation generic.
-Value contract(LinalgBuilder &lb, const LoopAlloc &loops, int64_t groups,
+Value contract(LinalgBuilder &lb, const NestLoops &loops, int64_t groups,
                ConvOperand lhs, ConvOperand rhs, ArrayRef<int64_t> resultShape,
                const ConvOperand &result,
                linalg::GenericOp *generic = nullptr) {
@@ -115,13 +135,14 @@ Value contract(LinalgBuilder &lb, const LoopAlloc &loops, int64_t groups,
   Value acc =
       lb.zeros(splitShape(resultShape, result.channelPos, groups), lb.f32());
   acc =
-      lb.generic(loops.next, {lhs.value, rhs.value},
+      lb.generic(loops.size(), {lhs.value, rhs.value},
                  {inLayoutOrder(lhs.perm, lhs.canonical),
                   inLayoutOrder(rhs.perm, rhs.canonical)},
                  acc, inLayoutOrder(result.perm, result.canonical),
                  loops.iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
                    return multiplyAccumulate(lb, nb, l, a);
                  });
+  lb.markRoot(acc);
   if (generic)
     *generic = acc.getDefiningOp<linalg::GenericOp>();
   if (groups > 1)
@@ -140,35 +161,13 @@ Value padInput(LinalgBuilder &lb, const ConvGeometry &g, Value input) {
   return lb.padOrCrop(input, lo, hi);
 }
 
-/// The loops of a convolution that produces an activation tensor (forward:
-/// output channels and positions; backward-data: input channels and
-/// positions): n, g?, channel, spatial... (parallel), then the reduced
-/// channel and the filter window (reduction).
-struct ActivationLoops {
-  ActivationLoops(MLIRContext *ctx, const ConvGeometry &g) : loops(ctx) {
-    n = loops.add(kParallel);
-    if (g.groups > 1)
-      grp = loops.add(kParallel);
-    channel = loops.add(kParallel);
-    spatial = loops.addN(g.spatialRank, kParallel);
-    reduced = loops.add(kReduction);
-    window = loops.addN(g.spatialRank, kReduction);
-  }
-  LoopAlloc loops;
-  AffineExpr n, channel, reduced;
-  std::optional<AffineExpr> grp;
-  Exprs spatial, window;
-};
-
-Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
-                   bool keepF32) {
+Value lowerForward(LinalgBuilder &lb, ConvOp op, const NestLoops &loops,
+                   ValueRange operands, bool keepF32) {
   ConvGeometry g = op.getGeometry();
   int64_t r = g.spatialRank;
-  ActivationLoops al(op.getContext(), g);
-  const LoopAlloc &loops = al.loops;
-  AffineExpr n = al.n, k = al.channel, c = al.reduced;
-  std::optional<AffineExpr> grp = al.grp;
-  const Exprs &o = al.spatial, &f = al.window;
+  AffineExpr n = loops["n"], k = loops["k"], c = loops["c"];
+  std::optional<AffineExpr> grp = loops.find("g");
+  Exprs o = loops.spatial('o'), f = loops.spatial('f');
 
   SmallVector<Exprs> inC = {{n}, channel(grp, c)};
   SmallVector<Exprs> filC = {channel(grp, k), {c}};
@@ -199,18 +198,17 @@ Value lowerForward(LinalgBuilder &lb, ConvOp op, ValueRange operands,
 }
 
 Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
-                        ValueRange operands, bool keepF32) {
+                        const NestLoops &loops, ValueRange operands,
+                        bool keepF32) {
   ConvGeometry g = op.getGeometry();
   MLIRContext *ctx = op.getContext();
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
   int64_t r = g.spatialRank;
   int64_t rank = r + 2;
-  ActivationLoops al(ctx, g);
-  const LoopAlloc &loops = al.loops;
-  AffineExpr n = al.n, c = al.channel, k = al.reduced;
-  std::optional<AffineExpr> grp = al.grp;
-  const Exprs &i = al.spatial, &f = al.window;
+  AffineExpr n = loops["n"], c = loops["c"], k = loops["k"];
+  std::optional<AffineExpr> grp = loops.find("g");
+  Exprs i = loops.spatial('i'), f = loops.spatial('f');
 
   // Zero-stuff the gradient (stride > 1), then pad/crop it so that
   //   dx[i] = sum_f dyp[i + f*dil] * wflip[f],  wflip[f] = w[F-1-f].
@@ -288,19 +286,13 @@ Value lowerBackwardData(LinalgBuilder &lb, ConvBwdDataOp op,
 }
 
 Value lowerBackwardWeight(LinalgBuilder &lb, ConvBwdWeightOp op,
-                          ValueRange operands, bool keepF32) {
+                          const NestLoops &loops, ValueRange operands,
+                          bool keepF32) {
   ConvGeometry g = op.getGeometry();
-  MLIRContext *ctx = op.getContext();
   int64_t r = g.spatialRank;
-  LoopAlloc loops(ctx);
-  std::optional<AffineExpr> grp;
-  if (g.groups > 1)
-    grp = loops.add(kParallel);
-  AffineExpr k = loops.add(kParallel);
-  AffineExpr c = loops.add(kParallel);
-  Exprs f = loops.addN(r, kParallel);
-  AffineExpr n = loops.add(kReduction);
-  Exprs o = loops.addN(r, kReduction);
+  AffineExpr n = loops["n"], k = loops["k"], c = loops["c"];
+  std::optional<AffineExpr> grp = loops.find("g");
+  Exprs f = loops.spatial('f'), o = loops.spatial('o');
 
   SmallVector<Exprs> dyC = {{n}, channel(grp, k)};
   SmallVector<Exprs> inC = {{n}, channel(grp, c)};
@@ -318,20 +310,21 @@ Value lowerBackwardWeight(LinalgBuilder &lb, ConvBwdWeightOp op,
       acc, keepF32 ? lb.f32() : op.getGradFilter().getType().getElementType());
 }
 
+/// One loop per dim of the gradient, in its layout's order; all but the
+/// channel are reductions.
 Value lowerBackwardBias(LinalgBuilder &lb, ConvBwdBiasOp op,
-                        ValueRange operands, bool keepF32) {
+                        const NestLoops &loops, ValueRange operands,
+                        bool keepF32) {
   auto dyType = cast<RankedTensorType>(operands[0].getType());
-  int64_t rank = dyType.getRank();
   int64_t kPos = op.getChannelDim();
-  SmallVector<utils::IteratorType> iters(rank, kReduction);
-  iters[kPos] = kParallel;
   Value acc = lb.zeros({dyType.getDimSize(kPos)}, lb.f32());
-  acc = lb.generic(rank, {operands[0]}, {lb.dims(rank)}, acc,
-                   {lb.getBuilder().getAffineDimExpr(kPos)}, iters,
+  acc = lb.generic(loops.size(), {operands[0]}, {loops.exprs}, acc,
+                   {loops.exprs[kPos]}, loops.iterators,
                    [&](OpBuilder &nb, Location l, ValueRange a) {
                      return arith::AddFOp::create(nb, l, a[1],
                                                   lb.toF32(nb, l, a[0]));
                    });
+  lb.markRoot(acc);
   return lb.convertElements(
       acc, keepF32 ? lb.f32() : op.getGradBias().getType().getElementType());
 }
@@ -340,19 +333,26 @@ Value lowerBackwardBias(LinalgBuilder &lb, ConvBwdBiasOp op,
 FailureOr<SmallVector<Value>>
 mlir::boo::detail::lowerConvOp(LinalgBuilder &lb, Operation *op,
                                ValueRange operands, bool keepF32) {
+  FailureOr<KernelLoopNest> nest = getOpLoopNest(op);
+  if (failed(nest))
+    return failure();
+  NestLoops loops(op->getContext(), *nest);
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
       .Case([&](ConvOp o) {
-        return SmallVector<Value>{lowerForward(lb, o, operands, keepF32)};
+        return SmallVector<Value>{
+            lowerForward(lb, o, loops, operands, keepF32)};
       })
       .Case([&](ConvBwdDataOp o) {
-        return SmallVector<Value>{lowerBackwardData(lb, o, operands, keepF32)};
+        return SmallVector<Value>{
+            lowerBackwardData(lb, o, loops, operands, keepF32)};
       })
       .Case([&](ConvBwdWeightOp o) {
         return SmallVector<Value>{
-            lowerBackwardWeight(lb, o, operands, keepF32)};
+            lowerBackwardWeight(lb, o, loops, operands, keepF32)};
       })
       .Case([&](ConvBwdBiasOp o) {
-        return SmallVector<Value>{lowerBackwardBias(lb, o, operands, keepF32)};
+        return SmallVector<Value>{
+            lowerBackwardBias(lb, o, loops, operands, keepF32)};
       })
       .Default([](Operation *) { return failure(); });
 }

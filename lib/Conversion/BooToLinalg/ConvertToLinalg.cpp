@@ -97,12 +97,12 @@ Value lowerActivation(LinalgBuilder &lb, ActivationOp op, ValueRange operands,
                       bool keepF32) {
   auto type = cast<RankedTensorType>(op.getType());
   Type elem = resultElement(lb, op.getOutput(), keepF32);
-  return lb.elementwise({operands[0]}, {}, lb.empty(type.getShape(), elem),
-                        [&](OpBuilder &b, Location l, ValueRange a) {
-                          Value y = applyActivation(lb, b, l, op,
-                                                    lb.toF32(b, l, a[0]));
-                          return lb.castTo(b, l, y, elem);
-                        });
+  return lb.markRoot(lb.elementwise(
+      {operands[0]}, {}, lb.empty(type.getShape(), elem),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value y = applyActivation(lb, b, l, op, lb.toF32(b, l, a[0]));
+        return lb.castTo(b, l, y, elem);
+      }));
 }
 
 template <typename OpTy>
@@ -114,7 +114,7 @@ Value lowerBinary(LinalgBuilder &lb, OpTy op, ValueRange operands,
                                                                std::nullopt};
   if (std::optional<int64_t> dim = op.getChannelDim())
     exprs[1] = SmallVector<AffineExpr>{lb.getBuilder().getAffineDimExpr(*dim)};
-  return lb.elementwise(
+  return lb.markRoot(lb.elementwise(
       {operands[0], operands[1]}, exprs, lb.empty(type.getShape(), elem),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value x = lb.toF32(b, l, a[0]), y = lb.toF32(b, l, a[1]);
@@ -124,7 +124,7 @@ Value lowerBinary(LinalgBuilder &lb, OpTy op, ValueRange operands,
         else
           r = arith::MulFOp::create(b, l, x, y);
         return lb.castTo(b, l, r, elem);
-      });
+      }));
 }
 
 /// Lowers any Boo op except boo.fusion / boo.yield.
@@ -148,46 +148,29 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
 }
 
 /// Moves the kernel's `#boo.lowering_config` (on `kernel`, a Boo op or a
-/// fusion being replaced) to the linalg.generic it describes, among the ops
-/// the lowering created between `first` and `end`: the first generic with
-/// the config's loops (their number, and which are reductions, as the
-/// kernel's loop nest has them) and the most reduction loops (the
-/// accumulation of a convolution, the row statistics of a layer norm, the
-/// generic of an element-wise op). The code generator reads it there. Other
-/// generics (a layer norm backward's column sums, whose loops are the same
-/// but with the roles swapped) get boo-gpu-distribute's default tiles.
-void transferLoweringConfig(Operation *kernel, Block::iterator first,
-                            Block::iterator end) {
+/// fusion being replaced) to `root`, the linalg.generic the lowering built
+/// from the kernel's loop nest (LinalgBuilder::markRoot), where the code
+/// generator reads it. A config with no root, or a root whose loops are not
+/// the nest's, is a bug of the lowering: it is reported at the kernel.
+LogicalResult transferLoweringConfig(Operation *kernel,
+                                     linalg::GenericOp root) {
   auto config =
       kernel->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
   if (!config)
-    return;
+    return success();
   FailureOr<KernelLoopNest> nest = getKernelLoopNest(kernel);
-  auto matchesNest = [&](linalg::GenericOp generic) {
-    if (failed(nest) || nest->getNumLoops() != generic.getNumLoops())
-      return failed(nest);
+  bool matches =
+      root && succeeded(nest) && nest->getNumLoops() == root.getNumLoops();
+  if (matches)
     for (auto [loop, type] :
-         llvm::zip(nest->loops, generic.getIteratorTypesArray()))
-      if (loop.isReduction != (type == utils::IteratorType::reduction))
-        return false;
-    return true;
-  };
-  linalg::GenericOp best;
-  for (Operation &op : llvm::make_range(first, end)) {
-    auto generic = dyn_cast<linalg::GenericOp>(&op);
-    if (!generic || generic.getNumLoops() != config.getNumLoops() ||
-        !matchesNest(generic))
-      continue;
-    if (!best || generic.getNumReductionLoops() > best.getNumReductionLoops())
-      best = generic;
-  }
-  if (best)
-    best->setAttr(kLoweringConfigAttrName, config);
-}
-
-/// The first op a rewrite inserting before `op` creates (after the call).
-Block::iterator afterPrevious(Operation *prev, Block *block) {
-  return prev ? std::next(prev->getIterator()) : block->begin();
+         llvm::zip(nest->loops, root.getIteratorTypesArray()))
+      matches &= loop.isReduction == (type == utils::IteratorType::reduction);
+  if (!matches)
+    return kernel->emitError("boo-convert-to-linalg: internal error: the "
+                             "lowering built no generic with the kernel's "
+                             "loop nest for its lowering config");
+  root->setAttr(kLoweringConfigAttrName, config);
+  return success();
 }
 
 /// Any Boo op outside a fusion.
@@ -202,13 +185,12 @@ struct LowerBooOpPattern : public RewritePattern {
         isa_and_nonnull<FusionOp>(op->getParentOp()))
       return failure();
     LinalgBuilder lb(rewriter, op->getLoc());
-    Operation *prev = op->getPrevNode();
     FailureOr<SmallVector<Value>> results =
         lowerBooOp(lb, op, op->getOperands(), /*keepF32=*/false);
     if (failed(results))
       return rewriter.notifyMatchFailure(op, "no linalg lowering");
-    transferLoweringConfig(op, afterPrevious(prev, op->getBlock()),
-                           op->getIterator());
+    // An error here is reported and fails the pass (see runOnOperation).
+    (void)transferLoweringConfig(op, lb.getRoot());
     rewriter.replaceOp(op, *results);
     return success();
   }
@@ -221,8 +203,8 @@ struct LowerFusionPattern : public OpRewritePattern<FusionOp> {
   LogicalResult matchAndRewrite(FusionOp fusion,
                                 PatternRewriter &rewriter) const override {
     rewriter.setInsertionPoint(fusion);
-    Operation *prev = fusion->getPrevNode();
     LinalgBuilder lb(rewriter, fusion.getLoc());
+    linalg::GenericOp root;
     IRMapping mapping;
     Block &body = fusion.getBody().front();
     for (Operation &op : body.without_terminator()) {
@@ -234,6 +216,8 @@ struct LowerFusionPattern : public OpRewritePattern<FusionOp> {
           lowerBooOp(opBuilder, &op, operands, /*keepF32=*/true);
       if (failed(results))
         return rewriter.notifyMatchFailure(&op, "no linalg lowering");
+      if (&op == getKernelRootOp(fusion))
+        root = opBuilder.getRoot();
       mapping.map(op.getResults(), *results);
     }
     SmallVector<Value> yielded;
@@ -244,22 +228,29 @@ struct LowerFusionPattern : public OpRewritePattern<FusionOp> {
       elems.push_back(cast<RankedTensorType>(type).getElementType());
     }
     SmallVector<Value> replacements = lb.convertElements(yielded, elems);
-    transferLoweringConfig(fusion, afterPrevious(prev, fusion->getBlock()),
-                           fusion->getIterator());
+    (void)transferLoweringConfig(fusion, root);
     rewriter.replaceOp(fusion, replacements);
     return success();
   }
 };
 
 struct BooConvertToLinalgPass
-    : public boo::impl::BooConvertToLinalgBase<BooConvertToLinalgPass> {
+    : public mlir::boo::impl::BooConvertToLinalgBase<BooConvertToLinalgPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateBooToLinalgPatterns(patterns);
     GreedyRewriteConfig config;
     config.enableFolding(false);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    // The patterns report a lowering config they cannot place as an error
+    // (and go on): any error fails the pass.
+    bool sawError = false;
+    ScopedDiagnosticHandler errors(&getContext(), [&](Diagnostic &diag) {
+      sawError |= diag.getSeverity() == DiagnosticSeverity::Error;
+      return failure(); // not handled: the error is still reported
+    });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)) ||
+        sawError)
       return signalPassFailure();
     WalkResult leftover = getOperation().walk([](Operation *op) {
       if (isa_and_nonnull<BooDialect>(op->getDialect())) {

@@ -207,3 +207,9 @@ SmallVector<Value> LinalgBuilder::convertElements(ArrayRef<Value> ts,
 Value LinalgBuilder::convertElements(Value t, Type elem) {
   return convertElements(ArrayRef<Value>{t}, ArrayRef<Type>{elem}).front();
 }
+
+Value LinalgBuilder::markRoot(Value result) {
+  if (!root)
+    root = result.getDefiningOp<linalg::GenericOp>();
+  return result;
+}

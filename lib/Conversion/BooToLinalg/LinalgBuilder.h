@@ -79,9 +79,17 @@ public:
   /// Loop dims d0..d(n-1).
   SmallVector<AffineExpr> dims(unsigned n);
 
+  /// Records the linalg.generic defining `result` as the op's root: the
+  /// generic whose loops are the op's loop nest (getOpLoopNest), which
+  /// receives the kernel's #boo.lowering_config. The first call wins.
+  /// Returns `result`.
+  Value markRoot(Value result);
+  linalg::GenericOp getRoot() const { return root; }
+
 private:
   OpBuilder &b;
   Location loc;
+  linalg::GenericOp root;
 };
 
 /// Lowers one Boo op. `operands` replace the op's operands (they may have a

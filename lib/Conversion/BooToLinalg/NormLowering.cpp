@@ -13,6 +13,8 @@
 
 #include "LinalgBuilder.h"
 
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -24,21 +26,21 @@ using namespace mlir::boo::detail;
 namespace {
 using Exprs = SmallVector<AffineExpr>;
 
-/// Row geometry: x is [outer..., inner...] with `inner` normalized dims.
+/// Row geometry: x is [outer..., inner...] with `inner` normalized dims,
+/// one loop per dim of x; the loops and which are reductions of the row
+/// sums (the inner ones) come from the op's loop nest (getOpLoopNest).
 struct Rows {
   int64_t rank;
-  int64_t normalized;
   SmallVector<int64_t> outerShape, innerShape;
   Exprs all, outer, inner;
   int64_t rowSize = 1;
   SmallVector<utils::IteratorType> reduceInner, reduceOuter;
 
-  Rows(LinalgBuilder &lb, RankedTensorType x, int64_t normalized)
-      : rank(x.getRank()), normalized(normalized) {
+  Rows(LinalgBuilder &lb, RankedTensorType x, const KernelLoopNest &nest)
+      : rank(x.getRank()) {
     all = lb.dims(rank);
-    int64_t split = rank - normalized;
     for (int64_t d = 0; d < rank; ++d) {
-      bool isOuter = d < split;
+      bool isOuter = !nest.loops[d].isReduction;
       (isOuter ? outerShape : innerShape).push_back(x.getDimSize(d));
       (isOuter ? outer : inner).push_back(all[d]);
       reduceInner.push_back(isOuter ? utils::IteratorType::parallel
@@ -67,19 +69,23 @@ Value mul(OpBuilder &b, Location l, Value x, Value y) {
 }
 
 SmallVector<Value> lowerForward(LinalgBuilder &lb, LayerNormOp op,
-                                ValueRange operands, bool keepF32) {
+                                const KernelLoopNest &nest, ValueRange operands,
+                                bool keepF32) {
   auto xType = cast<RankedTensorType>(op.getX().getType());
-  Rows rows(lb, xType, op.getNormalizedRank());
+  Rows rows(lb, xType, nest);
   Value x = operands[0];
   double invM = 1.0 / static_cast<double>(rows.rowSize);
   float eps = op.getEpsilon().convertToFloat();
 
+  // The row sum is the root: its loops are the op's loop nest (rows, then
+  // the normalized dims as reductions).
   Value sum =
       lb.generic(rows.rank, {x}, {rows.all},
                  lb.zeros(rows.outerShape, lb.f32()), rows.outer,
                  rows.reduceInner, [&](OpBuilder &b, Location l, ValueRange a) {
                    return add(b, l, a[1], lb.toF32(b, l, a[0]));
                  });
+  lb.markRoot(sum);
   Value mean = lb.elementwise({sum}, {}, lb.empty(rows.outerShape, lb.f32()),
                               [&](OpBuilder &b, Location l, ValueRange a) {
                                 return mul(b, l, a[0], lb.f32Const(b, l, invM));
@@ -134,9 +140,10 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, LayerNormOp op,
 }
 
 SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
+                                 const KernelLoopNest &nest,
                                  ValueRange operands, bool keepF32) {
   auto xType = cast<RankedTensorType>(op.getX().getType());
-  Rows rows(lb, xType, op.getNormalizedRank());
+  Rows rows(lb, xType, nest);
   Value dy = operands[0], x = operands[1], mean = operands[2],
         rstd = operands[3];
   Value weight = op.getWeight() ? operands[4] : Value();
@@ -157,7 +164,7 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
     rowIns.push_back(weight);
     rowExprs.push_back(rows.inner);
   }
-  // Row sums of g and of g * xhat.
+  // Row sums of g and of g * xhat; the first is the root.
   Value sumG =
       lb.generic(rows.rank, rowIns, rowExprs,
                  lb.zeros(rows.outerShape, lb.f32()), rows.outer,
@@ -165,6 +172,7 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
                    Value g = gradScaled(b, l, a[0], weight ? a[4] : Value());
                    return add(b, l, a.back(), g);
                  });
+  lb.markRoot(sumG);
   Value sumGX = lb.generic(
       rows.rank, rowIns, rowExprs, lb.zeros(rows.outerShape, lb.f32()),
       rows.outer, rows.reduceInner,
@@ -224,11 +232,17 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
 FailureOr<SmallVector<Value>>
 mlir::boo::detail::lowerNormOp(LinalgBuilder &lb, Operation *op,
                                ValueRange operands, bool keepF32) {
+  FailureOr<KernelLoopNest> nest = getOpLoopNest(op);
+  if (failed(nest) ||
+      nest->getNumLoops() !=
+          cast<ShapedType>(op->getOperand(0).getType()).getRank())
+    return failure();
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
-      .Case(
-          [&](LayerNormOp o) { return lowerForward(lb, o, operands, keepF32); })
+      .Case([&](LayerNormOp o) {
+        return lowerForward(lb, o, *nest, operands, keepF32);
+      })
       .Case([&](LayerNormBwdOp o) {
-        return lowerBackward(lb, o, operands, keepF32);
+        return lowerBackward(lb, o, *nest, operands, keepF32);
       })
       .Default([](Operation *) { return failure(); });
 }

@@ -68,7 +68,8 @@ namespace mlir::boo {
 
 using namespace mlir;
 
-void boo::registerROCDLSerializationInterfaces(DialectRegistry &registry) {
+void mlir::boo::registerROCDLSerializationInterfaces(
+    DialectRegistry &registry) {
   registry.insert<gpu::GPUDialect, ROCDL::ROCDLDialect, LLVM::LLVMDialect>();
   ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
@@ -77,7 +78,7 @@ void boo::registerROCDLSerializationInterfaces(DialectRegistry &registry) {
   registerROCDLDialectTranslation(registry);
 }
 
-std::string boo::findDefaultLLD() {
+std::string mlir::boo::findDefaultLLD() {
 #ifdef BOO_LLD_PATH
   // The ld.lld of the LLVM installation Boo was configured against: it
   // understands exactly the objects this LLVM's assembler writes.
@@ -90,9 +91,10 @@ std::string boo::findDefaultLLD() {
   return "";
 }
 
-LogicalResult boo::disassembleCodeObject(StringRef codeObject, StringRef chip,
-                                         llvm::raw_ostream &os,
-                                         std::string &error) {
+LogicalResult mlir::boo::disassembleCodeObject(StringRef codeObject,
+                                               StringRef chip,
+                                               llvm::raw_ostream &os,
+                                               std::string &error) {
   using namespace llvm;
   InitializeAllTargetInfos();
   InitializeAllTargetMCs();
@@ -204,8 +206,8 @@ struct TempFile {
 } // namespace
 
 std::optional<SmallVector<char, 0>>
-boo::linkSharedObject(StringRef lld, ArrayRef<char> object,
-                      ArrayRef<StringRef> extraArgs, std::string &error) {
+mlir::boo::linkSharedObject(StringRef lld, ArrayRef<char> object,
+                            ArrayRef<StringRef> extraArgs, std::string &error) {
   if (lld.empty()) {
     error = "no ld.lld found (looked next to LLVM's tools and on PATH)";
     return std::nullopt;
@@ -255,19 +257,20 @@ boo::linkSharedObject(StringRef lld, ArrayRef<char> object,
 namespace {
 
 struct BooROCDLSerializePass
-    : public boo::impl::BooROCDLSerializeBase<BooROCDLSerializePass> {
+    : public mlir::boo::impl::BooROCDLSerializeBase<BooROCDLSerializePass> {
   using Base::Base;
-  BooROCDLSerializePass(const boo::BooROCDLSerializeOptions &options,
-                        boo::ROCDLSerializeHooks hooks)
+  BooROCDLSerializePass(const mlir::boo::BooROCDLSerializeOptions &options,
+                        mlir::boo::ROCDLSerializeHooks hooks)
       : Base(options), hooks(std::move(hooks)) {}
 
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
-    boo::registerROCDLSerializationInterfaces(registry);
+    mlir::boo::registerROCDLSerializationInterfaces(registry);
   }
 
   void runOnOperation() override {
-    std::string lldPath = lld.empty() ? boo::findDefaultLLD() : lld.getValue();
+    std::string lldPath =
+        lld.empty() ? mlir::boo::findDefaultLLD() : lld.getValue();
     SmallVector<gpu::GPUModuleOp> kernels(
         getOperation().getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp kernel : kernels)
@@ -414,7 +417,7 @@ struct BooROCDLSerializePass
       // `ld.lld -shared`: the link HIP's code objects get.
       std::string linkError;
       std::optional<SmallVector<char, 0>> codeObject =
-          boo::linkSharedObject(lldPath, *object, {}, linkError);
+          mlir::boo::linkSharedObject(lldPath, *object, {}, linkError);
       if (!codeObject)
         return kernel.emitError()
                << "boo-rocdl-serialize: " << linkError
@@ -438,13 +441,12 @@ struct BooROCDLSerializePass
     return success();
   }
 
-  boo::ROCDLSerializeHooks hooks;
+  mlir::boo::ROCDLSerializeHooks hooks;
 };
 
 } // namespace
 
-std::unique_ptr<Pass>
-boo::createBooROCDLSerializeWithHooks(const BooROCDLSerializeOptions &options,
-                                      ROCDLSerializeHooks hooks) {
+std::unique_ptr<Pass> mlir::boo::createBooROCDLSerializeWithHooks(
+    const BooROCDLSerializeOptions &options, ROCDLSerializeHooks hooks) {
   return std::make_unique<BooROCDLSerializePass>(options, std::move(hooks));
 }

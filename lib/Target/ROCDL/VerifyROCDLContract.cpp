@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Target/ROCDL/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -82,11 +83,20 @@ std::string checkCodeObject(StringRef bytes, StringRef chip) {
 }
 
 struct BooVerifyROCDLContractPass
-    : public boo::impl::BooVerifyROCDLContractBase<BooVerifyROCDLContractPass> {
+    : public mlir::boo::impl::BooVerifyROCDLContractBase<
+          BooVerifyROCDLContractPass> {
   using Base::Base;
+
+  /// The module's #boo.target chip, which every code object must be for.
+  std::string chip;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    const mlir::boo::ChipInfo *chipInfo =
+        mlir::boo::resolveChip(module, getArgument());
+    if (!chipInfo)
+      return signalPassFailure();
+    chip = chipInfo->name.str();
     DenseMap<StringAttr, gpu::BinaryOp> binaries;
     for (auto binary : module.getOps<gpu::BinaryOp>())
       binaries[binary.getNameAttr()] = binary;

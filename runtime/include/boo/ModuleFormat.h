@@ -20,6 +20,8 @@
 #ifndef BOO_RUNTIME_MODULEFORMAT_H
 #define BOO_RUNTIME_MODULEFORMAT_H
 
+#include "boo/ElementType.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,10 +39,6 @@ inline constexpr uint32_t kSectionEntrySize = 24;
 inline constexpr uint32_t kSectionAlignment = 64;
 
 enum class SectionKind : uint32_t { Manifest = 1, CodeObject = 2 };
-
-/// The element types; the values are boo_dtype_t's.
-enum class DType : uint8_t { F32 = 0, F16 = 1, BF16 = 2, F64 = 3, I32 = 4, I8 = 5 };
-inline constexpr uint8_t kMaxDType = 5;
 
 /// The CPU code-object ABI's dispatcher hook: a pointer-sized global the
 /// compiled code calls its parallel loops through (boo-cpu-outline-parallel
@@ -62,7 +60,7 @@ inline constexpr uint8_t kMaxTargetKind = 2;
 
 struct TensorDesc {
   std::string name; // may be empty
-  DType dtype = DType::F32;
+  ElementType dtype = ElementType::F32;
   std::vector<int64_t> dims; // each >= 0; dense row-major
   /// Elements times element size; false on overflow.
   bool getByteSize(uint64_t &bytes) const;
@@ -153,10 +151,6 @@ bool serializeModule(const ModuleDesc &module, std::string &bytes,
 /// "checksum mismatch (stored 0x..., computed 0x...): the file is corrupted".
 bool parseModule(const void *data, size_t size, ModuleDesc &module,
                  std::string &error);
-
-/// "f32", "f16", "bf16", "f64", "i32", "i8"; element sizes.
-const char *getDTypeName(DType dtype);
-size_t getDTypeSize(DType dtype);
 
 } // namespace runtime
 } // namespace boo

@@ -3,28 +3,28 @@
 // `tuning-spec` option, else BOO_TUNING_SPEC_PATH (set but empty: no spec),
 // else the spec embedded in boo-opt.
 
-// RUN: boo-opt %s -split-input-file --boo-select-lowering-config="chip=gfx942 tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir" | FileCheck %s --check-prefixes=CHECK,SPEC
-// RUN: env BOO_TUNING_SPEC_PATH=%S/Inputs/boo-select-lowering-config-spec.mlir boo-opt %s -split-input-file --boo-select-lowering-config=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,SPEC
+// RUN: boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir" | FileCheck %s --check-prefixes=CHECK,SPEC
+// RUN: env BOO_TUNING_SPEC_PATH=%S/Inputs/boo-select-lowering-config-spec.mlir boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,SPEC
 // The option wins over the environment variable.
-// RUN: env BOO_TUNING_SPEC_PATH=%S/Inputs/does-not-exist.mlir boo-opt %s -split-input-file --boo-select-lowering-config="chip=gfx942 tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir" | FileCheck %s --check-prefixes=CHECK,SPEC
+// RUN: env BOO_TUNING_SPEC_PATH=%S/Inputs/does-not-exist.mlir boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir" | FileCheck %s --check-prefixes=CHECK,SPEC
 // Set but empty: no spec, not even the embedded one.
-// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s -split-input-file --boo-select-lowering-config=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,NOSPEC
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,NOSPEC
 // Neither: the embedded default spec, which has a rule for @default_spec.
-// RUN: env -u BOO_TUNING_SPEC_PATH boo-opt %s -split-input-file --boo-select-lowering-config=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,DEFAULT
+// RUN: env -u BOO_TUNING_SPEC_PATH boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,DEFAULT
 // The spec's rules are for gfx9 chips only. On gfx1100 the config written
 // in the input for @preset (wave64) is an error.
-// RUN: not boo-opt %s -split-input-file --boo-select-lowering-config="chip=gfx1100 tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir" 2>%t.err | FileCheck %s --check-prefixes=CHECK,RDNA
+// RUN: not boo-opt %s -split-input-file --boo-set-target=chip=gfx1100 --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir" 2>%t.err | FileCheck %s --check-prefixes=CHECK,RDNA
 // RUN: FileCheck %s --input-file=%t.err --check-prefix=RDNA-ERR
 // The signatures the rules match, and each config's source.
-// RUN: boo-opt %s -split-input-file --boo-select-lowering-config="chip=gfx942 tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir print-signatures=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec.mlir print-signatures=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // Errors: a spec that cannot be read, parsed or used, and a config from a
 // spec that does not suit the chip.
-// RUN: not boo-opt %s -split-input-file --boo-select-lowering-config="tuning-spec=%S/Inputs/does-not-exist.mlir" 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: env BOO_TUNING_SPEC_PATH=%S/Inputs/does-not-exist.mlir not boo-opt %s -split-input-file --boo-select-lowering-config 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not boo-opt %s -split-input-file --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec-unparsable.mlir" 2>&1 | FileCheck %s --check-prefix=UNPARSABLE
-// RUN: not boo-opt %s -split-input-file --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec-no-entry.mlir" 2>&1 | FileCheck %s --check-prefix=NOENTRY
-// RUN: not boo-opt %s -split-input-file --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec-invalid.mlir" 2>&1 | FileCheck %s --check-prefix=INVALID
+// RUN: not boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config="tuning-spec=%S/Inputs/does-not-exist.mlir" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: env BOO_TUNING_SPEC_PATH=%S/Inputs/does-not-exist.mlir not boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec-unparsable.mlir" 2>&1 | FileCheck %s --check-prefix=UNPARSABLE
+// RUN: not boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec-no-entry.mlir" 2>&1 | FileCheck %s --check-prefix=NOENTRY
+// RUN: not boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-select-lowering-config="tuning-spec=%S/Inputs/boo-select-lowering-config-spec-invalid.mlir" 2>&1 | FileCheck %s --check-prefix=INVALID
 
 // MISSING: error: cannot open tuning spec '{{.*}}does-not-exist.mlir': No such file or directory
 // UNPARSABLE: boo-select-lowering-config-spec-unparsable.mlir:{{[0-9]+}}:{{[0-9]+}}: error: thread tile 3 of loop 1 does not divide its workgroup tile 64
@@ -101,7 +101,9 @@ func.func @default_spec(%x: tensor<128x24x48x128xbf16>, %w: tensor<384x1x1x128xb
 
 // A config already on a kernel is kept, even where a rule matches (rule 2
 // would match this layer norm).
-// RDNA-ERR: error: 'boo.layer_norm' op invalid lowering config from the input: subgroup_size 64 is not gfx1100's wave size 32
+// On gfx1100 the module's verifier rejects it as soon as boo-set-target
+// records the chip.
+// RDNA-ERR: error: 'boo.layer_norm' op subgroup_size 64 is not gfx1100's wave size 32
 // SPEC-LABEL: func.func @preset
 // SPEC:       #boo.lowering_config<workgroup = [2, 0], reduction = [0, 512], thread = [1, 4], workgroup_size = [256, 1, 1], subgroup_size = 64>
 func.func @preset(%x: tensor<64x1024xbf16>) -> tensor<64x1024xbf16> {

@@ -1,18 +1,17 @@
-// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-select-lowering-config=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,CDNA,GFX942
-// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-select-lowering-config=chip=gfx90a | FileCheck %s --check-prefixes=CHECK,CDNA,GFX90A
-// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-select-lowering-config=chip=gfx950 | FileCheck %s --check-prefixes=CHECK,CDNA,GFX950
-// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-select-lowering-config=chip=gfx1100 | FileCheck %s --check-prefixes=CHECK,RDNA,GFX1100
-// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-select-lowering-config=chip=gfx1201 | FileCheck %s --check-prefixes=CHECK,RDNA,GFX1201
-// The default chip is gfx942.
-// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,CDNA,GFX942
-// RUN: not boo-opt %s --boo-select-lowering-config=chip=gfx000 2>&1 | FileCheck %s --check-prefix=BADCHIP
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx942 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,CDNA,GFX942
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx90a --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,CDNA,GFX90A
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx950 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,CDNA,GFX950
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx1100 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,RDNA,GFX1100
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx1201 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,RDNA,GFX1201
+// The chip is the module's #boo.target (boo-set-target); there is no default.
+// RUN: not boo-opt %s --boo-select-lowering-config 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
 // The heuristic config of every kind of kernel (BOO_TUNING_SPEC_PATH= turns
 // the default tuning spec off; boo-select-lowering-config-spec.mlir tests
 // specs). Tile lists follow the loops of the kernel's root linalg.generic
 // (docs/Lowering.md, #boo.lowering_config).
 
-// BADCHIP: error: unsupported chip 'gfx000'; supported: gfx90a, gfx942, gfx950, gfx1100, gfx1201
+// NOTARGET: error: boo-select-lowering-config: no #boo.target on the module (run boo-set-target with chip=<chip>, or a pipeline with chip=, first)
 
 // GFX942: module attributes {boo.target = #boo.target<chip = "gfx942">}
 // GFX90A: module attributes {boo.target = #boo.target<chip = "gfx90a">}

@@ -1,10 +1,10 @@
-// RUN: boo-opt %s -split-input-file -verify-diagnostics --boo-emu-lower-kernels="chip=gfx942"
-// RUN: not boo-opt %s --boo-emu-lower-kernels="chip=gfx9000" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: boo-opt %s -split-input-file -verify-diagnostics --boo-set-target=chip=gfx942 --boo-emu-lower-kernels
+// RUN: not boo-opt %s --boo-emu-lower-kernels 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
 // Every error of boo-emu-lower-kernels: the pass lowers only what it can
 // emulate and check, and names the first operation it cannot.
 
-// CHIP: error: boo-emu-lower-kernels: unknown chip 'gfx9000'; supported: gfx90a, gfx942, gfx950, gfx1100, gfx1201
+// NOTARGET: error: boo-emu-lower-kernels: no #boo.target on the module (run boo-set-target with chip=<chip>, or a pipeline with chip=, first)
 
 module attributes {gpu.container_module} {
   gpu.module @k {

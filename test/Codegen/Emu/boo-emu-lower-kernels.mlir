@@ -1,5 +1,5 @@
-// RUN: boo-opt %s -split-input-file --boo-emu-lower-kernels="chip=gfx942" --canonicalize --cse | FileCheck %s
-// RUN: boo-opt %s -split-input-file --boo-emu-lower-kernels="chip=gfx942 checks=false" --canonicalize --cse | FileCheck %s --check-prefix=NOCHECKS
+// RUN: boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-emu-lower-kernels --canonicalize --cse | FileCheck %s
+// RUN: boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-emu-lower-kernels="checks=false" --canonicalize --cse | FileCheck %s --check-prefix=NOCHECKS
 
 // Slots of the work-item's context (runtime/include/boo/EmuABI.h): 0 thread
 // id, 6 block dim, 12 LDS, 14 barrier, 15 reportOutOfBounds, 16 ldsAccess,

@@ -1,8 +1,10 @@
-// RUN: boo-opt %s -split-input-file --boo-gpu-distribute --canonicalize --cse | FileCheck %s
-// RUN: boo-opt %s -split-input-file --boo-gpu-distribute="workgroup-size=64" --canonicalize --cse | FileCheck %s --check-prefix=WG64
-// RUN: not boo-opt %s -split-input-file --boo-gpu-distribute="chip=gfx000" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-gpu-distribute --canonicalize --cse | FileCheck %s
+// RUN: boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-gpu-distribute="workgroup-size=64" --canonicalize --cse | FileCheck %s --check-prefix=WG64
+// RUN: not boo-opt %s -split-input-file --boo-gpu-distribute 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
-// CHIP: error: boo-gpu-distribute: unsupported chip 'gfx000'; supported: gfx90a, gfx942, gfx950, gfx1100, gfx1201
+// The chip is the module's #boo.target (boo-set-target); without one the
+// pass stops.
+// NOTARGET: error: boo-gpu-distribute: no #boo.target on the module (run boo-set-target with chip=<chip>, or a pipeline with chip=, first)
 
 // conv + bias + relu (as boo-convert-to-linalg and elementwise fusion leave
 // it): the epilogue generic is the root; one workgroup loop and one thread

@@ -1,4 +1,4 @@
-// RUN: boo-opt %s -split-input-file -boo-gpu-lower-mma="chip=gfx942" -verify-diagnostics
+// RUN: boo-opt %s -split-input-file -boo-set-target=chip=gfx942 -boo-gpu-lower-mma -verify-diagnostics
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>

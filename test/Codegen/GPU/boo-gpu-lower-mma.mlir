@@ -1,15 +1,17 @@
-// RUN: boo-opt %s -split-input-file -boo-gpu-lower-mma="chip=gfx942" | FileCheck %s --check-prefix=MFMA
-// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-gpu-lower-mma="chip=gfx1100" | FileCheck %s --check-prefix=WMMA11
-// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-gpu-lower-mma="chip=gfx1201" | FileCheck %s --check-prefix=WMMA12
-// RUN: boo-opt %s -split-input-file -boo-gpu-lower-mma="chip=gfx942" \
-// RUN:   | mlir-opt -split-input-file --pass-pipeline="builtin.module(rocdl-attach-target{chip=gfx942},gpu.module(lower-affine,convert-vector-to-llvm,convert-amdgpu-to-rocdl{chipset=gfx942},convert-gpu-to-rocdl{chipset=gfx942 runtime=HIP},reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
+// RUN: boo-opt %s -split-input-file -boo-set-target=chip=gfx942 -boo-gpu-lower-mma | FileCheck %s --check-prefix=MFMA
+// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-set-target=chip=gfx1100 -boo-gpu-lower-mma | FileCheck %s --check-prefix=WMMA11
+// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-set-target=chip=gfx1201 -boo-gpu-lower-mma | FileCheck %s --check-prefix=WMMA12
+// RUN: boo-opt %s -split-input-file -boo-set-target=chip=gfx942 -boo-gpu-lower-mma \
+// RUN:   | mlir-opt --allow-unregistered-dialect -split-input-file --pass-pipeline="builtin.module(rocdl-attach-target{chip=gfx942},gpu.module(lower-affine,convert-vector-to-llvm,convert-amdgpu-to-rocdl{chipset=gfx942},convert-gpu-to-rocdl{chipset=gfx942 runtime=HIP},reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
 // RUN:   | FileCheck %s --check-prefix=ISA942
-// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-gpu-lower-mma="chip=gfx1100" \
-// RUN:   | mlir-opt --pass-pipeline="builtin.module(rocdl-attach-target{chip=gfx1100},gpu.module(lower-affine,convert-vector-to-llvm,convert-amdgpu-to-rocdl{chipset=gfx1100},convert-gpu-to-rocdl{chipset=gfx1100 runtime=HIP},reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
+// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-set-target=chip=gfx1100 -boo-gpu-lower-mma \
+// RUN:   | mlir-opt --allow-unregistered-dialect --pass-pipeline="builtin.module(rocdl-attach-target{chip=gfx1100},gpu.module(lower-affine,convert-vector-to-llvm,convert-amdgpu-to-rocdl{chipset=gfx1100},convert-gpu-to-rocdl{chipset=gfx1100 runtime=HIP},reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
 // RUN:   | FileCheck %s --check-prefix=ISA1100
-// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-gpu-lower-mma="chip=gfx1201" \
-// RUN:   | mlir-opt --pass-pipeline="builtin.module(rocdl-attach-target{chip=gfx1201},gpu.module(lower-affine,convert-vector-to-llvm,convert-amdgpu-to-rocdl{chipset=gfx1201},convert-gpu-to-rocdl{chipset=gfx1201 runtime=HIP},reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
+// RUN: boo-opt %S/Inputs/wmma-tile.mlir -boo-set-target=chip=gfx1201 -boo-gpu-lower-mma \
+// RUN:   | mlir-opt --allow-unregistered-dialect --pass-pipeline="builtin.module(rocdl-attach-target{chip=gfx1201},gpu.module(lower-affine,convert-vector-to-llvm,convert-amdgpu-to-rocdl{chipset=gfx1201},convert-gpu-to-rocdl{chipset=gfx1201 runtime=HIP},reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
 // RUN:   | FileCheck %s --check-prefix=ISA1201
+// (mlir-opt does not know the boo dialect: --allow-unregistered-dialect lets
+// it carry the module's #boo.target through.)
 
 // A 16x16x16 f16 tile contraction executed by one wave (A is a strided
 // view, as a tile of a larger matrix would be). On CDNA each lane loads 4

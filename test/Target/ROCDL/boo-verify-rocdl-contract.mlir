@@ -1,5 +1,5 @@
-// RUN: boo-opt %s -split-input-file -verify-diagnostics --boo-verify-rocdl-contract=chip=gfx942
-// RUN: not boo-opt %s -split-input-file --boo-verify-rocdl-contract="chip=gfx942 allow-scratch=true" 2>&1 | FileCheck %s --check-prefix=SCRATCH
+// RUN: boo-opt %s -split-input-file -verify-diagnostics --boo-set-target=chip=gfx942 --boo-verify-rocdl-contract
+// RUN: not boo-opt %s -split-input-file --boo-set-target=chip=gfx942 --boo-verify-rocdl-contract="allow-scratch=true" 2>&1 | FileCheck %s --check-prefix=SCRATCH
 
 // The contract boo-to-rocdl ends with. The accepted form (a module that the
 // whole pipeline produced) is checked by test/Pipelines/boo-to-rocdl-*.mlir;

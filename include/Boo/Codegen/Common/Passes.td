@@ -9,14 +9,37 @@
 
 include "mlir/Pass/PassBase.td"
 
+def BooSetTarget : Pass<"boo-set-target", "ModuleOp"> {
+  let summary = "Record the target chip on the module as #boo.target";
+  let description = [{
+    The one place a GPU compilation chooses its chip: sets `boo.target =
+    #boo.target<chip = "...">` on the module. Every pass after it
+    (`boo-select-lowering-config`, `boo-gpu-*`, `boo-emu-lower-kernels`,
+    `boo-verify-rocdl-contract`) reads the chip from there and has no chip
+    option of its own. The `boo-to-rocdl` and `boo-to-emu` pipelines run it
+    first with their `chip` option.
+
+    A module that already has a `#boo.target` keeps it when `chip` is empty
+    or names the same chip; a different chip is an error (the module was
+    prepared for another target). An unsupported chip, or no chip at all, is
+    an error.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (see docs/Targets.md for the supported list); "
+           "empty: keep the module's #boo.target">
+  ];
+  let dependentDialects = ["::mlir::boo::BooDialect"];
+}
+
 def BooSelectLoweringConfig : Pass<"boo-select-lowering-config",
                                    "ModuleOp"> {
   let summary = "Attach a #boo.lowering_config to every kernel (tuning spec "
                 "or heuristic)";
   let description = [{
-    Records the target chip on the module (`boo.target = #boo.target<chip =
-    "...">`) and gives every kernel (each `boo.fusion`, and each anchor or
-    element-wise op outside one) a `#boo.lowering_config`. Per kernel, the
+    Gives every kernel (each `boo.fusion`, and each anchor or element-wise
+    op outside one) a `#boo.lowering_config` for the module's
+    `#boo.target` (see `boo-set-target`). Per kernel, the
     first of these wins:
 
     1. a config already on the kernel;
@@ -37,8 +60,6 @@ def BooSelectLoweringConfig : Pass<"boo-select-lowering-config",
     docs/TuningSpec.md and docs/Targets.md.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target chip (see docs/Targets.md for the supported list)">,
     Option<"tuningSpec", "tuning-spec", "std::string", /*default=*/"\"\"",
            "Path of a tuning spec; empty: BOO_TUNING_SPEC_PATH or the "
            "embedded default">,

@@ -59,8 +59,6 @@ def BooEmuLowerKernels : Pass<"boo-emu-lower-kernels", "ModuleOp"> {
     GPU op, 64-bit shuffles, other MMA forms) are errors naming the op.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Emulated chip (its wave size is the subgroup size)">,
     Option<"checks", "checks", "bool", /*default=*/"true",
            "Guard every memory access and report LDS accesses to the race "
            "detector (false: plain accesses, to show what the checks catch)">

@@ -39,8 +39,6 @@ def BooGPUDistribute : Pass<"boo-gpu-distribute", "ModuleOp"> {
     reduction loops move outermost. See docs/GPUPipeline.md.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target chip, checked against the architecture table">,
     Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"256",
            "Threads per workgroup when a kernel has no lowering config">
   ];
@@ -64,10 +62,6 @@ def BooGPULowerMMA : Pass<"boo-gpu-lower-mma", "ModuleOp"> {
     D. The whole subgroup must execute the op (it is subgroup-uniform). The
     per-lane layouts are tabulated in docs/MMALayouts.md.
   }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "Target chip (decides the intrinsic family and its layouts)">
-  ];
   let dependentDialects = [
     "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
@@ -104,11 +98,6 @@ def BooGPUMMAKernels : Pass<"boo-gpu-mma-kernels", "ModuleOp"> {
     Without `promote_operands` the fragments are read from global memory.
     Kernels that do not have this shape are reported, never skipped.
   }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
-           "Target chip (decides the intrinsic family and its layouts); "
-           "default: the module's #boo.target">
-  ];
   let dependentDialects = [
     "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
@@ -134,10 +123,6 @@ def BooGPURowReductions : Pass<"boo-gpu-row-reductions", "ModuleOp"> {
     outlive the kernel (mean, rstd) are stored by thread 0. Any column count
     works.
   }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
-           "Target chip (its wave size); default: the module's #boo.target">
-  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

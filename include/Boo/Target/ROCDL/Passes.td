@@ -39,7 +39,7 @@ def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
     The contract check that ends `boo-to-rocdl`. The module must hold at
     least one `gpu.binary`, whose objects are HSACO code objects
     (`#gpu.object<#rocdl.target<chip = ...>, bin = ...>`: an AMDGPU ELF
-    shared object naming `chip` in its HSA metadata) whose kernel tables
+    shared object naming the module's `#boo.target` chip in its HSA metadata) whose kernel tables
     record no scratch (private segment) use and no VGPR spills (SGPR spills go to VGPR lanes), unless
     `allow-scratch` (the pipeline sets it at opt-level=0). Host functions may only hold `gpu.launch_func` (with the
     `boo.kernel_abi` launch record), `gpu.alloc`/`gpu.dealloc`, memref view
@@ -48,8 +48,6 @@ def BooVerifyROCDLContract : Pass<"boo-verify-rocdl-contract", "ModuleOp"> {
     location, and the pass fails.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "The chip every code object must be compiled for">,
     Option<"allowScratch", "allow-scratch", "bool", /*default=*/"false",
            "Accept kernels that use scratch memory or spill registers">
   ];

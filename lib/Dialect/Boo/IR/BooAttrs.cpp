@@ -520,3 +520,13 @@ LogicalResult BooDialect::verifyOperationAttribute(Operation *op,
   });
   return failure(result.wasInterrupted());
 }
+
+const ChipInfo *mlir::boo::resolveChip(Operation *op, StringRef passName) {
+  for (Operation *p = op; p; p = p->getParentOp())
+    if (auto target = p->getAttrOfType<TargetAttr>(kTargetAttrName))
+      return &target.getChipInfo();
+  op->emitError() << passName
+                  << ": no #boo.target on the module (run boo-set-target "
+                     "with chip=<chip>, or a pipeline with chip=, first)";
+  return nullptr;
+}

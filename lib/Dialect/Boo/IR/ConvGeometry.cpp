@@ -89,34 +89,6 @@ std::string mlir::boo::defaultLayout(LayoutKind kind, int64_t spatialRank) {
                                         : filter[spatialRank - 1];
 }
 
-std::string mlir::boo::getLayoutSignatureName(StringRef layout, LayoutKind kind,
-                                              bool isOutput) {
-  std::string name;
-  for (char c : layout) {
-    char l = llvm::toLower(c);
-    if (kind == LayoutKind::Filter) {
-      if (l == 'k' || l == 'n')
-        l = 'f';
-      else if (l == 'z')
-        l = 'd';
-      else if (l == 'y')
-        l = 'h';
-      else if (l == 'x')
-        l = 'w';
-    } else if (isOutput && l == 'c') {
-      l = 'f';
-    }
-    name.push_back(l);
-  }
-  return name;
-}
-
-std::string mlir::boo::joinShape(ArrayRef<int64_t> values) {
-  return llvm::join(
-      llvm::map_range(values, [](int64_t v) { return std::to_string(v); }),
-      "x");
-}
-
 int64_t ConvGeometry::outExtent(int64_t i, int64_t in) const {
   int64_t window = dilations[i] * (filterSpatial[i] - 1) + 1;
   int64_t padded = in + padLow[i] + padHigh[i];

@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // Which ops are kernels, and the loop nest of each kernel's root
-// linalg.generic as boo-convert-to-linalg builds it (ConvLowering.cpp,
-// NormLowering.cpp, ConvertToLinalg.cpp): loop extents, kinds and GEMM
-// roles, and each input's index expressions. A #boo.lowering_config's tile
-// sizes refer to these loops. Keep the loop order in sync with the lowering.
+// linalg.generic: loop names, extents, kinds and GEMM roles, and each
+// input's index expressions. This is the one definition of the loop order:
+// boo-convert-to-linalg takes the loops of the convolution and layer-norm
+// generics from it (ConvLowering.cpp, NormLowering.cpp), a
+// #boo.lowering_config's tile sizes refer to it, and the lowering attaches
+// the config to the generic it builds from it.
 //
 // The nest is built from the op's operand types and attributes with
 // dyn_casts only: the module-level config check runs before nested ops are
@@ -262,6 +264,10 @@ FailureOr<KernelLoopNest> mlir::boo::getKernelLoopNest(Operation *kernel) {
   Operation *root = getKernelRootOp(kernel);
   if (!root)
     return failure();
+  return getOpLoopNest(root);
+}
+
+FailureOr<KernelLoopNest> mlir::boo::getOpLoopNest(Operation *root) {
   return TypeSwitch<Operation *, FailureOr<KernelLoopNest>>(root)
       .Case<ConvOp, ConvBwdDataOp, ConvBwdWeightOp>(
           [](Operation *op) { return convNest(op); })

@@ -13,6 +13,8 @@
 
 #include "Boo/Dialect/Boo/IR/BooAttrs.h"
 #include "Boo/Dialect/Boo/IR/BooOps.h"
+#include "Boo/Dialect/Boo/IR/ElementTypes.h"
+#include "Boo/Dialect/Boo/IR/ProblemNames.h"
 #include "Boo/Dialect/Boo/TransformOps/TuningSpec.h"
 
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -42,21 +44,10 @@ using namespace mlir::boo;
 //===----------------------------------------------------------------------===//
 
 namespace {
-std::string dtypeName(Type t) {
-  if (t.isF32())
-    return "float32";
-  if (t.isF16())
-    return "float16";
-  if (t.isBF16())
-    return "bfloat16";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-Type elementTypeOf(Value v) {
-  return cast<ShapedType>(v.getType()).getElementType();
+/// The element type of shaped value `v`; problems of other types have no
+/// name (and match no rule).
+std::optional<ElementType> elementTypeOf(Value v) {
+  return getElementTypeOf(cast<ShapedType>(v.getType()).getElementType());
 }
 
 std::string layoutOf(std::optional<StringRef> attr, LayoutKind kind,
@@ -68,43 +59,25 @@ std::string layoutOf(std::optional<StringRef> attr, LayoutKind kind,
 
 template <typename OpTy>
 std::string convSignature(OpTy op, StringRef mode, bool bias) {
+  std::optional<ElementType> type = elementTypeOf(op->getResult(0));
+  if (!type)
+    return "";
   ConvGeometry g = op.getGeometry();
   int64_t r = g.spatialRank;
-  SmallVector<std::string> items = {"conv", std::to_string(r) + "d",
-                                    dtypeName(elementTypeOf(op->getResult(0))),
-                                    mode.str()};
-  if (bias)
-    items.push_back("b");
-  items.push_back(joinShape(g.inputShape()));
-  items.push_back(getLayoutSignatureName(
-      layoutOf(op.getInputLayout(), LayoutKind::Activation, r),
-      LayoutKind::Activation, false));
-  items.push_back(joinShape(g.filterShape()));
-  items.push_back(getLayoutSignatureName(
-      layoutOf(op.getFilterLayout(), LayoutKind::Filter, r), LayoutKind::Filter,
-      false));
-  items.push_back(getLayoutSignatureName(
-      layoutOf(op.getOutputLayout(), LayoutKind::Activation, r),
-      LayoutKind::Activation, true));
-  items.push_back(joinShape(g.strides) + "s");
-  items.push_back(joinShape(g.padLow) + "p");
-  // MIOpen's padding is symmetric; say so only when it is not.
-  if (g.padHigh != g.padLow)
-    items.push_back(joinShape(g.padHigh) + "ph");
-  items.push_back(joinShape(g.dilations) + "d");
-  items.push_back(std::to_string(g.groups) + "g");
-  return llvm::join(items, "_");
+  return getConvProblemName(
+      *type, g, layoutOf(op.getInputLayout(), LayoutKind::Activation, r),
+      layoutOf(op.getFilterLayout(), LayoutKind::Filter, r),
+      layoutOf(op.getOutputLayout(), LayoutKind::Activation, r), mode, bias);
 }
 
-std::string layerNormSignature(Operation *op, Value x, int64_t normalizedRank,
-                               StringRef mode) {
-  auto xType = cast<RankedTensorType>(x.getType());
-  return llvm::join(
-      SmallVector<std::string>{"layer_norm",
-                               std::to_string(normalizedRank) + "d",
-                               dtypeName(xType.getElementType()), mode.str(),
-                               joinShape(xType.getShape())},
-      "_");
+std::string layerNormSignature(Value x, int64_t normalizedRank, StringRef mode,
+                               bool weight, bool bias) {
+  std::optional<ElementType> type = elementTypeOf(x);
+  if (!type)
+    return "";
+  return getLayerNormProblemName(*type,
+                                 cast<ShapedType>(x.getType()).getShape(),
+                                 normalizedRank, mode, weight, bias);
 }
 
 /// IREE BOO's layer-norm backward modes, from the results that are used.
@@ -138,39 +111,34 @@ std::string opSignature(Operation *op) {
       .Case([](ConvBwdWeightOp o) {
         return convSignature(o, "weight_backward", false);
       })
-      .Case([](ConvBwdBiasOp o) {
+      .Case([](ConvBwdBiasOp o) -> std::string {
         auto dy = o.getGradOutput().getType();
-        int64_t r = dy.getRank() - 2;
-        return llvm::join(
-            SmallVector<std::string>{
-                "conv", std::to_string(r) + "d", dtypeName(dy.getElementType()),
-                "bias_backward", joinShape(dy.getShape()),
-                getLayoutSignatureName(
-                    layoutOf(o.getOutputLayout(), LayoutKind::Activation, r),
-                    LayoutKind::Activation, true)},
-            "_");
+        std::optional<ElementType> type = elementTypeOf(o.getGradOutput());
+        if (!type)
+          return "";
+        return getConvBiasBackwardName(*type, dy.getShape(),
+                                       layoutOf(o.getOutputLayout(),
+                                                LayoutKind::Activation,
+                                                dy.getRank() - 2));
       })
       .Case([](LayerNormOp o) {
-        std::string s =
-            layerNormSignature(o, o.getX(), o.getNormalizedRank(), "forward");
-        if (o.getWeight())
-          s += "_w";
-        if (o.getBias())
-          s += "_b";
-        return s;
+        return layerNormSignature(o.getX(), o.getNormalizedRank(), "forward",
+                                  static_cast<bool>(o.getWeight()),
+                                  static_cast<bool>(o.getBias()));
       })
       .Case([](LayerNormBwdOp o) {
-        std::string s = layerNormSignature(o, o.getX(), o.getNormalizedRank(),
-                                           layerNormBwdMode(o));
-        if (o.getWeight())
-          s += "_w";
-        return s;
+        return layerNormSignature(o.getX(), o.getNormalizedRank(),
+                                  layerNormBwdMode(o),
+                                  static_cast<bool>(o.getWeight()), false);
       })
-      .Case<ActivationOp, AddOp, MulOp>([](Operation *o) {
+      .Case<ActivationOp, AddOp, MulOp>([](Operation *o) -> std::string {
         // <kind or add/mul>_<dtype>[_<shape>][_c<channel_dim>]
         auto in = cast<RankedTensorType>(o->getOperand(0).getType());
+        std::optional<ElementType> type = elementTypeOf(o->getOperand(0));
+        if (!type)
+          return "";
         SmallVector<std::string> items = {epilogueName(o),
-                                          dtypeName(in.getElementType())};
+                                          getTorchTypeName(*type)};
         if (in.getRank() > 0)
           items.push_back(joinShape(in.getShape()));
         std::string s = llvm::join(items, "_");

@@ -103,7 +103,7 @@ struct FormFusionPattern : public RewritePattern {
 };
 
 struct BooFormFusionsPass
-    : public boo::impl::BooFormFusionsBase<BooFormFusionsPass> {
+    : public mlir::boo::impl::BooFormFusionsBase<BooFormFusionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateBooFormFusionsPatterns(patterns);

@@ -38,6 +38,12 @@ constexpr StringLiteral kTargetAttrName = "boo.target";
 constexpr StringLiteral kLoweringConfigAttrName = "boo.lowering_config";
 constexpr StringLiteral kStridePhasesAttrName = "boo.stride_phases";
 
+/// The chip `op` is compiled for: the `#boo.target` of `op` or of the
+/// nearest ancestor that has one (boo-set-target puts it on the module).
+/// Emits an error at `op` naming `passName` and returns null when there is
+/// none.
+const ChipInfo *resolveChip(Operation *op, StringRef passName);
+
 //===----------------------------------------------------------------------===//
 // Kernels and their loop nests
 //===----------------------------------------------------------------------===//
@@ -86,9 +92,10 @@ struct KernelOperand {
   SmallVector<KernelOperandDim> dims;
 };
 
-/// The loop nest of a kernel's root linalg.generic, as boo-convert-to-linalg
-/// builds it (ConvLowering.cpp, NormLowering.cpp, ConvertToLinalg.cpp): the
-/// model the tile sizes of a #boo.lowering_config refer to.
+/// The loop nest of a kernel's root linalg.generic: the one description of
+/// its loop order, from which boo-convert-to-linalg allocates the generic's
+/// loops (ConvLowering.cpp) and to which the tile sizes of a
+/// #boo.lowering_config refer.
 struct KernelLoopNest {
   SmallVector<KernelLoop> loops;
   SmallVector<KernelOperand> inputs;
@@ -101,6 +108,11 @@ struct KernelLoopNest {
 /// The loop nest of `kernel` (see isKernel), or failure when the op is not a
 /// Boo kernel or is itself invalid (its own verifier reports that).
 FailureOr<KernelLoopNest> getKernelLoopNest(Operation *kernel);
+
+/// The loop nest of the root generic of one Boo op (a convolution, a norm or
+/// an element-wise op), inside a fusion or not; failure for other ops and
+/// for invalid ones.
+FailureOr<KernelLoopNest> getOpLoopNest(Operation *op);
 
 //===----------------------------------------------------------------------===//
 // Config checks

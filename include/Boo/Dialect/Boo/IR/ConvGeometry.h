@@ -35,16 +35,6 @@ FailureOr<SmallVector<int64_t>> parseLayout(StringRef layout, LayoutKind kind,
 /// KCX/KCYX/KCZYX.
 std::string defaultLayout(LayoutKind kind, int64_t spatialRank);
 
-/// A layout as IREE BOO's kernel names spell it (shared by the MIOpen
-/// importer's function names and the tuning-spec problem signatures): lower
-/// case; a filter's output-channel letter (K, F or N) is `f` and its spatial
-/// letters are d, h, w; an output's channel letter is `f`.
-std::string getLayoutSignatureName(StringRef layout, LayoutKind kind,
-                                   bool isOutput);
-
-/// "2x3x4": a shape as kernel names spell it.
-std::string joinShape(ArrayRef<int64_t> values);
-
 /// A convolution problem in canonical form.
 struct ConvGeometry {
   int64_t spatialRank = 0;

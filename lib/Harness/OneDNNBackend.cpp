@@ -1,4 +1,5 @@
-//===- OneDNNBackend.cpp - oneDNN as a reference backend -------------------===//
+//===- OneDNNBackend.cpp - oneDNN as a reference backend
+//-------------------===//
 //
 // Part of the Boo project.
 //
@@ -17,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Driver/OneDNNBackend.h"
+#include "Boo/Harness/OneDNNBackend.h"
 
-#include "Boo/Driver/Verify.h"
+#include "Boo/Harness/Verify.h"
 
 #include <chrono>
 #include <cmath>
@@ -32,7 +33,7 @@
 using namespace mlir;
 using namespace mlir::boo;
 
-bool driver::isOneDNNAvailable() {
+bool harness::isOneDNNAvailable() {
 #ifdef BOO_HAVE_ONEDNN
   return true;
 #else
@@ -42,8 +43,9 @@ bool driver::isOneDNNAvailable() {
 
 #ifndef BOO_HAVE_ONEDNN
 
-LogicalResult driver::runOneDNN(const MIOpenProblem &, const std::vector<HostTensor> &,
-                                int64_t, OneDNNRun &, std::string &error) {
+LogicalResult harness::runOneDNN(const MIOpenProblem &,
+                                 const std::vector<HostTensor> &, int64_t,
+                                 OneDNNRun &, std::string &error) {
   error = "boo-driver was built without oneDNN (install libdnnl-dev and "
           "reconfigure)";
   return failure();
@@ -117,10 +119,10 @@ Buffer makeBuffer(const HostTensor &host, ElementType computeType,
 
 Buffer makeResult(ArrayRef<int64_t> shape, ElementType computeType,
                   const memory::desc &desc, const dnnl::engine &engine) {
-  Buffer buffer{HostTensor::zeros(
-                    std::vector<int64_t>(shape.begin(), shape.end()),
-                    computeType),
-                memory()};
+  Buffer buffer{
+      HostTensor::zeros(std::vector<int64_t>(shape.begin(), shape.end()),
+                        computeType),
+      memory()};
   buffer.user = memory(desc, engine, buffer.tensor.data.data());
   return buffer;
 }
@@ -146,10 +148,10 @@ void finish(memory internal, memory user, dnnl::stream &stream) {
 using Clock = std::chrono::steady_clock;
 
 /// One untimed call, then `iterations` timed ones of all `steps`.
-std::vector<double>
-timeCalls(dnnl::stream &stream, int64_t iterations,
-          std::vector<std::pair<dnnl::primitive,
-                                std::unordered_map<int, memory>>> &steps) {
+std::vector<double> timeCalls(
+    dnnl::stream &stream, int64_t iterations,
+    std::vector<std::pair<dnnl::primitive, std::unordered_map<int, memory>>>
+        &steps) {
   std::vector<double> ms;
   for (int64_t i = -1; i < iterations; ++i) {
     auto start = Clock::now();
@@ -165,9 +167,8 @@ timeCalls(dnnl::stream &stream, int64_t iterations,
 }
 
 LogicalResult runConv(const MIOpenConvProblem &p,
-                      const std::vector<HostTensor> &inputs,
-                      int64_t iterations, ElementType computeType,
-                      driver::OneDNNRun &run) {
+                      const std::vector<HostTensor> &inputs, int64_t iterations,
+                      ElementType computeType, harness::OneDNNRun &run) {
   using namespace dnnl;
   const ConvGeometry &g = p.geometry;
   engine eng(engine::kind::cpu, 0);
@@ -233,8 +234,8 @@ LogicalResult runConv(const MIOpenConvProblem &p,
     if (p.direction & 2) {
       convolution_backward_data::desc desc(
           algorithm::convolution_direct, anyLayout(inDesc, type),
-          anyLayout(filDesc, type), anyLayout(outDesc, type), strides,
-          dilates, padL, padR);
+          anyLayout(filDesc, type), anyLayout(outDesc, type), strides, dilates,
+          padL, padR);
       convolution_backward_data::primitive_desc pd(desc, eng, fwdPd);
       std::unordered_map<int, memory> args;
       args[DNNL_ARG_DIFF_DST] = input(gradOut, outDesc, pd.diff_dst_desc());
@@ -267,12 +268,11 @@ LogicalResult runConv(const MIOpenConvProblem &p,
     finish(internal, buffers[index].user, strm);
   strm.wait();
   // Converted to the result's type.
-  ElementType resultType = driver::getElementType(p.dataType);
+  ElementType resultType = p.dataType;
   for (auto &[internal, index] : outputs) {
     const HostTensor &tensor = buffers[index].tensor;
-    run.results.push_back(tensor.type == resultType
-                              ? tensor
-                              : tensor.convertTo(resultType));
+    run.results.push_back(
+        tensor.type == resultType ? tensor : tensor.convertTo(resultType));
   }
   return success();
 }
@@ -280,7 +280,7 @@ LogicalResult runConv(const MIOpenConvProblem &p,
 LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
                            const std::vector<HostTensor> &inputs,
                            int64_t iterations, ElementType computeType,
-                           driver::OneDNNRun &run, std::string &error) {
+                           harness::OneDNNRun &run, std::string &error) {
   using namespace dnnl;
   if (p.direction != 1) {
     error = "oneDNN backend: only layer norm forward (-F 1) is compared";
@@ -299,9 +299,8 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
   normalization_flags flags = normalization_flags::none;
   if (p.weightAndBias)
     flags = normalization_flags::use_scale | normalization_flags::use_shift;
-  layer_normalization_forward::desc desc(prop_kind::forward_training,
-                                         dataDesc, statDesc, p.epsilon,
-                                         flags);
+  layer_normalization_forward::desc desc(prop_kind::forward_training, dataDesc,
+                                         statDesc, p.epsilon, flags);
   layer_normalization_forward::primitive_desc pd(desc, eng);
 
   std::vector<Buffer> buffers;
@@ -330,11 +329,10 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
   steps.push_back({layer_normalization_forward(pd), args});
   run.milliseconds = timeCalls(strm, iterations, steps);
 
-  ElementType resultType = driver::getElementType(p.dataType);
+  ElementType resultType = p.dataType;
   const HostTensor &yTensor = buffers[y].tensor;
-  run.results.push_back(yTensor.type == resultType
-                            ? yTensor
-                            : yTensor.convertTo(resultType));
+  run.results.push_back(
+      yTensor.type == resultType ? yTensor : yTensor.convertTo(resultType));
   run.results.push_back(buffers[mean].tensor);
   // Boo returns rstd = 1 / sqrt(variance + epsilon).
   HostTensor rstd = buffers[variance].tensor;
@@ -346,19 +344,19 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
 
 } // namespace
 
-LogicalResult driver::runOneDNN(const MIOpenProblem &problem,
-                                const std::vector<HostTensor> &inputs,
-                                int64_t iterations, OneDNNRun &run,
-                                std::string &error) {
+LogicalResult harness::runOneDNN(const MIOpenProblem &problem,
+                                 const std::vector<HostTensor> &inputs,
+                                 int64_t iterations, OneDNNRun &run,
+                                 std::string &error) {
   run = OneDNNRun();
-  if (inputs.size() != getArgumentSpecs(problem).size()) {
+  if (inputs.size() != getProblemSignature(problem).arguments.size()) {
     error = "oneDNN backend: expected " +
-            std::to_string(getArgumentSpecs(problem).size()) + " inputs";
+            std::to_string(getProblemSignature(problem).arguments.size()) +
+            " inputs";
     return failure();
   }
-  MIOpenDataType dataType =
+  ElementType native =
       std::visit([](const auto &p) { return p.dataType; }, problem);
-  ElementType native = driver::getElementType(dataType);
   // The problem's type first; f32 where oneDNN has no implementation of it.
   for (ElementType computeType : {native, ElementType::F32}) {
     try {
@@ -372,8 +370,8 @@ LogicalResult driver::runOneDNN(const MIOpenProblem &problem,
         }
         result = runConv(*conv, inputs, iterations, computeType, run);
       } else {
-        result = runLayerNorm(std::get<MIOpenLayerNormProblem>(problem),
-                              inputs, iterations, computeType, run, error);
+        result = runLayerNorm(std::get<MIOpenLayerNormProblem>(problem), inputs,
+                              iterations, computeType, run, error);
         if (failed(result))
           return failure();
       }

@@ -1,4 +1,5 @@
-//===- CachedCompile.h - Compiling through the kernel cache ------*- C++ -*-===//
+//===- CachedCompile.h - Compiling through the kernel cache ------*- C++
+//-*-===//
 //
 // Part of the Boo project.
 //
@@ -19,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_DRIVER_CACHEDCOMPILE_H
-#define BOO_DRIVER_CACHEDCOMPILE_H
+#ifndef BOO_HARNESS_CACHEDCOMPILE_H
+#define BOO_HARNESS_CACHEDCOMPILE_H
 
 #include "Boo/Artifact/ModuleArtifact.h"
 #include "Boo/Cache/KernelCache.h"
@@ -29,7 +30,7 @@
 
 #include <string>
 
-namespace mlir::boo::driver {
+namespace mlir::boo::harness {
 
 /// BLAKE3 of the running executable, computed once per process.
 const std::string &getCompilerIdentity();
@@ -62,6 +63,6 @@ bool compileCached(ModuleOp module, const ArtifactOptions &options,
                    KernelCache *cache, CompileResult &result,
                    std::string &error);
 
-} // namespace mlir::boo::driver
+} // namespace mlir::boo::harness
 
-#endif // BOO_DRIVER_CACHEDCOMPILE_H
+#endif // BOO_HARNESS_CACHEDCOMPILE_H

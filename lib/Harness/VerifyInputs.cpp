@@ -17,8 +17,8 @@
 
 using namespace mlir;
 using namespace mlir::boo;
-using namespace mlir::boo::driver;
-using namespace mlir::boo::driver::detail;
+using namespace mlir::boo::harness;
+using namespace mlir::boo::harness::detail;
 
 namespace {
 
@@ -42,16 +42,16 @@ bool isInBlock(const std::vector<int64_t> &shape, int64_t index) {
 
 } // namespace
 
-LogicalResult mlir::boo::driver::makeInputs(const MIOpenProblem &problem,
-                                            InputFill fill, uint64_t seed,
-                                            double splatValue,
-                                            std::vector<HostTensor> &inputs,
-                                            std::string &error) {
-  std::vector<TensorSpec> specs = getArgumentSpecs(problem);
+LogicalResult mlir::boo::harness::makeInputs(const MIOpenProblem &problem,
+                                             InputFill fill, uint64_t seed,
+                                             double splatValue,
+                                             std::vector<HostTensor> &inputs,
+                                             std::string &error) {
+  std::vector<TensorSpec> specs = getProblemSignature(problem).arguments;
   inputs.clear();
   for (size_t i = 0; i < specs.size(); ++i) {
     const TensorSpec &spec = specs[i];
-    DType type = *toRefType(spec.type);
+    ElementType type = spec.type;
     HostTensor t = HostTensor::zeros(spec.shape, spec.type);
     int64_t n = t.numElements();
     switch (fill) {
@@ -68,7 +68,7 @@ LogicalResult mlir::boo::driver::makeInputs(const MIOpenProblem &problem,
     case InputFill::Splat:
       if (!std::isfinite(ref::roundTo(splatValue, type))) {
         error = "splat value " + formatDouble(splatValue) +
-                " is not finite in " + ref::dtypeName(type);
+                " is not finite in " + getElementTypeName(type);
         return failure();
       }
       for (int64_t j = 0; j < n; ++j)
@@ -92,8 +92,8 @@ LogicalResult mlir::boo::driver::makeInputs(const MIOpenProblem &problem,
       nullptr, nullptr, norm->epsilon);
   HostTensor &mean = inputs[inputs.size() - 2], &rstd = inputs.back();
   for (int64_t j = 0; j < fwd.mean.size(); ++j) {
-    writeElement(mean, DType::F32, j, fwd.mean.data[j]);
-    writeElement(rstd, DType::F32, j, fwd.rstd.data[j]);
+    writeElement(mean, ElementType::F32, j, fwd.mean.data[j]);
+    writeElement(rstd, ElementType::F32, j, fwd.rstd.data[j]);
   }
   return success();
 }

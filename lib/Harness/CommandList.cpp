@@ -1,10 +1,11 @@
-//===- CommandList.cpp - MIOpenDriver command files ------------------------===//
+//===- CommandList.cpp - MIOpenDriver command files
+//------------------------===//
 //
 // Part of the Boo project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Driver/CommandList.h"
+#include "Boo/Harness/CommandList.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -13,7 +14,7 @@
 
 using namespace mlir::boo;
 
-std::string driver::normalizeCommand(llvm::StringRef command) {
+std::string harness::normalizeCommand(llvm::StringRef command) {
   llvm::SmallVector<llvm::StringRef> words;
   llvm::SplitString(command, words);
   if (!words.empty() &&
@@ -22,9 +23,9 @@ std::string driver::normalizeCommand(llvm::StringRef command) {
   return llvm::join(words, " ");
 }
 
-bool driver::readCommandsFile(llvm::StringRef path,
-                              std::vector<CommandLine> &commands,
-                              std::string &error) {
+bool harness::readCommandsFile(llvm::StringRef path,
+                               std::vector<CommandLine> &commands,
+                               std::string &error) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (!buffer) {

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_DRIVER_COMMANDLIST_H
-#define BOO_DRIVER_COMMANDLIST_H
+#ifndef BOO_HARNESS_COMMANDLIST_H
+#define BOO_HARNESS_COMMANDLIST_H
 
 #include "llvm/ADT/StringRef.h"
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace mlir::boo::driver {
+namespace mlir::boo::harness {
 
 /// One command of a commands file.
 struct CommandLine {
@@ -32,6 +32,6 @@ std::string normalizeCommand(llvm::StringRef command);
 bool readCommandsFile(llvm::StringRef path, std::vector<CommandLine> &commands,
                       std::string &error);
 
-} // namespace mlir::boo::driver
+} // namespace mlir::boo::harness
 
-#endif // BOO_DRIVER_COMMANDLIST_H
+#endif // BOO_HARNESS_COMMANDLIST_H

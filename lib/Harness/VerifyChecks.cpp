@@ -59,8 +59,8 @@
 
 using namespace mlir;
 using namespace mlir::boo;
-using namespace mlir::boo::driver;
-using namespace mlir::boo::driver::detail;
+using namespace mlir::boo::harness;
+using namespace mlir::boo::harness::detail;
 
 namespace {
 
@@ -86,7 +86,7 @@ std::string formatCoordinates(const std::vector<int64_t> &shape,
 
 /// The spacing of `type` at |v|: 2u * 2^floor(log2 |v|), at least the
 /// subnormal spacing.
-double ulpOf(double v, DType type) {
+double ulpOf(double v, ElementType type) {
   double minSpacing = 2 * ref::subnormalHalfSpacing(type);
   double a = std::fabs(v);
   if (!(a > 0) || !std::isfinite(a))
@@ -132,7 +132,7 @@ std::string samplesNote(int64_t n) {
 void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
                     int64_t extraRoundings, const HostTensor &actual,
                     const Tensor &expected, std::vector<CheckResult> &checks) {
-  DType type = *toRefType(spec.type);
+  ElementType type = spec.type;
   double u = ref::unitRoundoff(type);
   std::vector<double> errors;
   double sumExpected2 = 0, sumRounding = 0;
@@ -175,7 +175,7 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
     finite.details = "no NaN or Inf";
   if (overflows)
     finite.details += "; " + std::to_string(overflows) +
-                      " expected values overflow " + ref::dtypeName(type) +
+                      " expected values overflow " + getElementTypeName(type) +
                       " and are not compared";
   checks.push_back(finite);
 
@@ -222,7 +222,7 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
       "mean(error) / rms(expected) = " + formatDouble(mean / scale, "%.2e") +
       inU(mean / scale) + ", limit " + formatDouble(bias.limit, "%.2e") +
       inU(bias.limit) + "; u = " + formatDouble(u, "%.2e") + " (" +
-      ref::dtypeName(type) + "); " + samples + scaleNote;
+      getElementTypeName(type) + "); " + samples + scaleNote;
 
   stddev.measured = std::sqrt(variance) / scale;
   stddev.limit = (1.5 + 3 / std::sqrt(static_cast<double>(n))) * sigma;
@@ -231,7 +231,7 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
       "stddev(error) / rms(expected) = " +
       formatDouble(stddev.measured, "%.2e") + inU(stddev.measured) +
       ", limit " + formatDouble(stddev.limit, "%.2e") + inU(stddev.limit) +
-      " from rounding to " + ref::dtypeName(type) + " " +
+      " from rounding to " + getElementTypeName(type) + " " +
       formatDouble(std::sqrt(roundingRel2), "%.2e") +
       " and f32 accumulation over K = " + std::to_string(reductionLength) +
       " terms " + formatDouble(std::sqrt(accumulationRel2), "%.2e") + "; " +
@@ -243,10 +243,10 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
 } // namespace
 
 std::vector<CheckResult>
-mlir::boo::driver::checkStatistics(const MIOpenProblem &problem,
-                                   const std::vector<HostTensor> &actual,
-                                   const std::vector<Tensor> &expected) {
-  std::vector<TensorSpec> specs = getResultSpecs(problem);
+mlir::boo::harness::checkStatistics(const MIOpenProblem &problem,
+                                    const std::vector<HostTensor> &actual,
+                                    const std::vector<Tensor> &expected) {
+  std::vector<TensorSpec> specs = getProblemSignature(problem).results;
   std::vector<CheckResult> checks = checkResultShapes(specs, actual, expected);
   if (!checks.empty())
     return checks;
@@ -323,7 +323,7 @@ getLayerNormErrorBounds(const MIOpenLayerNormProblem &p,
     }
   }
   std::vector<Tensor> bounds;
-  for (const TensorSpec &spec : getLayerNormResults(p))
+  for (const TensorSpec &spec : getProblemSignature(p).results)
     bounds.push_back(spec.name == "y"         ? y
                      : spec.name == "mean"    ? mean
                      : spec.name == "rstd"    ? rstd
@@ -336,10 +336,10 @@ getLayerNormErrorBounds(const MIOpenLayerNormProblem &p,
 } // namespace
 
 CheckResult
-mlir::boo::driver::checkStructured(const MIOpenProblem &problem,
-                                   const std::vector<HostTensor> &actual,
-                                   const std::vector<Tensor> &expected) {
-  std::vector<TensorSpec> specs = getResultSpecs(problem);
+mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
+                                    const std::vector<HostTensor> &actual,
+                                    const std::vector<Tensor> &expected) {
+  std::vector<TensorSpec> specs = getProblemSignature(problem).results;
   bool isConv = std::holds_alternative<MIOpenConvProblem>(problem);
   CheckResult check;
   check.name = isConv ? "structured: exact" : "structured: within 1 ulp";
@@ -359,7 +359,7 @@ mlir::boo::driver::checkStructured(const MIOpenProblem &problem,
       check.details = error;
       return check;
     }
-    std::vector<TensorSpec> argSpecs = getArgumentSpecs(problem);
+    std::vector<TensorSpec> argSpecs = getProblemSignature(problem).arguments;
     std::vector<Tensor> args;
     for (const HostTensor &t : inputs)
       args.push_back(decodeTensor(t));
@@ -370,7 +370,7 @@ mlir::boo::driver::checkStructured(const MIOpenProblem &problem,
   int64_t mismatches = 0, total = 0;
   std::string first, perResult;
   for (size_t r = 0; r < specs.size(); ++r) {
-    DType type = *toRefType(specs[r].type);
+    ElementType type = specs[r].type;
     int64_t k = getReductionLength(problem, r);
     int64_t resultMismatches = 0;
     for (int64_t i = 0; i < expected[r].size(); ++i) {
@@ -411,8 +411,8 @@ mlir::boo::driver::checkStructured(const MIOpenProblem &problem,
 }
 
 double
-mlir::boo::driver::getMaxRelativeError(const std::vector<HostTensor> &actual,
-                                       const std::vector<Tensor> &expected) {
+mlir::boo::harness::getMaxRelativeError(const std::vector<HostTensor> &actual,
+                                        const std::vector<Tensor> &expected) {
   double worst = 0;
   for (size_t r = 0; r < actual.size() && r < expected.size(); ++r) {
     double squares = 0;

@@ -1,4 +1,5 @@
-//===- OneDNNBackendTest.cpp - oneDNN reference backend tests --------------===//
+//===- OneDNNBackendTest.cpp - oneDNN reference backend tests
+//--------------===//
 //
 // Part of the Boo project.
 //
@@ -12,14 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Driver/OneDNNBackend.h"
-#include "Boo/Driver/Verify.h"
+#include "Boo/Harness/OneDNNBackend.h"
+#include "Boo/Harness/Verify.h"
 
 #include "gtest/gtest.h"
 
 using namespace mlir;
 using namespace mlir::boo;
-using namespace mlir::boo::driver;
+using namespace mlir::boo::harness;
 
 namespace {
 
@@ -40,8 +41,8 @@ TEST_P(OneDNNBackendTest, MatchesReference) {
       parseMIOpenCommand(GetParam().command, error);
   ASSERT_TRUE(succeeded(problem)) << error;
   std::vector<HostTensor> inputs;
-  ASSERT_TRUE(succeeded(
-      makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)))
+  ASSERT_TRUE(
+      succeeded(makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)))
       << error;
   std::vector<::boo::ref::Tensor> expected;
   ASSERT_TRUE(succeeded(computeReference(*problem, inputs, expected, error)))
@@ -49,7 +50,7 @@ TEST_P(OneDNNBackendTest, MatchesReference) {
   OneDNNRun run;
   ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 3, run, error))) << error;
   EXPECT_EQ(run.milliseconds.size(), 3u);
-  std::vector<TensorSpec> specs = getResultSpecs(*problem);
+  std::vector<TensorSpec> specs = getProblemSignature(*problem).results;
   ASSERT_EQ(run.results.size(), specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
     EXPECT_EQ(run.results[i].shape, specs[i].shape) << specs[i].name;
@@ -78,7 +79,8 @@ INSTANTIATE_TEST_SUITE_P(
              "-F 4 -b 1 --in_layout NHWC --fil_layout NHWC --out_layout NHWC",
              0.03},
         Case{"conv -n 1 -c 4 -H 6 -W 6 -k 4 -y 3 -x 3 -p 1 -q 1 -F 6", 1e-5},
-        Case{"conv --spatial_dim 3 -n 1 -c 3 --in_d 5 -H 6 -W 7 -k 4 --fil_d 3 -y 3 -x 3 "
+        Case{"conv --spatial_dim 3 -n 1 -c 3 --in_d 5 -H 6 -W 7 -k 4 --fil_d 3 "
+             "-y 3 -x 3 "
              "--pad_d 1 -p 1 -q 1 -F 1",
              1e-5},
         Case{"layernorm -X 4x8x96 -o 2 -e 1e-5 -m 1 -F 1", 1e-5},

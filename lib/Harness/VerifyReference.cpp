@@ -15,8 +15,8 @@
 
 using namespace mlir;
 using namespace mlir::boo;
-using namespace mlir::boo::driver;
-using namespace mlir::boo::driver::detail;
+using namespace mlir::boo::harness;
+using namespace mlir::boo::harness::detail;
 
 namespace {
 
@@ -99,9 +99,8 @@ void computeLayerNorm(const MIOpenLayerNormProblem &p,
     results = {r.y, r.mean, r.rstd};
     return;
   }
-  // The backward reads weight only for dx (-F 2 and 14 with -m 1).
-  if (!hasWeightArgument(p))
-    weight = nullptr;
+  // The backward reads weight only for dx (-F 2 and 14 with -m 1): only
+  // then is it an argument.
   ref::LayerNormGrads g;
   if (p.direction == 8) {
     // dbias sums dy over the rows; x and the statistics do not enter.
@@ -112,7 +111,7 @@ void computeLayerNorm(const MIOpenLayerNormProblem &p,
     g = ref::layerNormBackward(args[0], args[1], args[args.size() - 2],
                                args.back(), weight, normalizedRank);
   }
-  for (const TensorSpec &spec : getLayerNormResults(p))
+  for (const TensorSpec &spec : getProblemSignature(p).results)
     results.push_back(spec.name == "dx"        ? g.dx
                       : spec.name == "dweight" ? g.dweight
                                                : g.dbias);
@@ -122,10 +121,10 @@ void computeLayerNorm(const MIOpenLayerNormProblem &p,
 
 } // namespace
 
-LogicalResult mlir::boo::driver::computeReference(
+LogicalResult mlir::boo::harness::computeReference(
     const MIOpenProblem &problem, const std::vector<HostTensor> &inputs,
     std::vector<Tensor> &results, std::string &error) {
-  std::vector<TensorSpec> specs = getArgumentSpecs(problem);
+  std::vector<TensorSpec> specs = getProblemSignature(problem).arguments;
   if (inputs.size() != specs.size()) {
     error = "expected " + std::to_string(specs.size()) + " inputs, got " +
             std::to_string(inputs.size());
@@ -150,7 +149,7 @@ LogicalResult mlir::boo::driver::computeReference(
     computeLayerNorm(std::get<MIOpenLayerNormProblem>(problem), specs, args,
                      results);
   }
-  std::vector<TensorSpec> resultSpecs = getResultSpecs(problem);
+  std::vector<TensorSpec> resultSpecs = getProblemSignature(problem).results;
   for (size_t i = 0; i < results.size(); ++i)
     if (i >= resultSpecs.size() || results[i].shape != resultSpecs[i].shape) {
       error = "internal error: reference result " + std::to_string(i) +

@@ -1,4 +1,5 @@
-//===- ProblemStats.h - Work and names of MIOpen problems --------*- C++ -*-===//
+//===- ProblemStats.h - Work and names of MIOpen problems --------*- C++
+//-*-===//
 //
 // Part of the Boo project.
 //
@@ -10,14 +11,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_DRIVER_PROBLEMSTATS_H
-#define BOO_DRIVER_PROBLEMSTATS_H
+#ifndef BOO_HARNESS_PROBLEMSTATS_H
+#define BOO_HARNESS_PROBLEMSTATS_H
 
 #include "Boo/Import/MIOpenImport.h"
 
 #include <string>
 
-namespace mlir::boo::driver {
+namespace mlir::boo::harness {
 
 /// Convolutions: 2 * N * K * prod(output spatial) * (C / G) * prod(filter)
 /// per direction in -F (forward, backward data, backward weight), plus one
@@ -30,6 +31,6 @@ double getProblemFlops(const MIOpenProblem &problem);
 /// "conv2d-fwd", "conv3d-bwd-data+weight", "layernorm-fwd", ...
 std::string getProblemKind(const MIOpenProblem &problem);
 
-} // namespace mlir::boo::driver
+} // namespace mlir::boo::harness
 
-#endif // BOO_DRIVER_PROBLEMSTATS_H
+#endif // BOO_HARNESS_PROBLEMSTATS_H

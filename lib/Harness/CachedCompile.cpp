@@ -1,10 +1,11 @@
-//===- CachedCompile.cpp - Compiling through the kernel cache --------------===//
+//===- CachedCompile.cpp - Compiling through the kernel cache
+//--------------===//
 //
 // Part of the Boo project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Driver/CachedCompile.h"
+#include "Boo/Harness/CachedCompile.h"
 
 #include "Boo/Dialect/Boo/TransformOps/TuningSpec.h"
 #include "boo/ModuleFormat.h"
@@ -23,7 +24,7 @@
 using namespace mlir;
 using namespace mlir::boo;
 
-const std::string &driver::getCompilerIdentity() {
+const std::string &harness::getCompilerIdentity() {
   static const std::string identity = [] {
     std::string path = llvm::sys::fs::getMainExecutable(
         nullptr, reinterpret_cast<void *>(&getCompilerIdentity));
@@ -35,19 +36,18 @@ const std::string &driver::getCompilerIdentity() {
     if (!buffer)
       return "unreadable-executable-" +
              std::to_string(llvm::sys::Process::getProcessId()) + "-" +
-             std::to_string(std::chrono::system_clock::now()
-                                .time_since_epoch()
-                                .count());
-    return llvm::toHex(llvm::BLAKE3::hash(
-                           llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
-                       /*LowerCase=*/true);
+             std::to_string(
+                 std::chrono::system_clock::now().time_since_epoch().count());
+    return llvm::toHex(
+        llvm::BLAKE3::hash(llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
+        /*LowerCase=*/true);
   }();
   return identity;
 }
 
-bool driver::computeArtifactCacheKey(ModuleOp module,
-                                     const ArtifactOptions &options,
-                                     std::string &key, std::string &error) {
+bool harness::computeArtifactCacheKey(ModuleOp module,
+                                      const ArtifactOptions &options,
+                                      std::string &key, std::string &error) {
   std::string spec;
   if (!getTuningSpecIdentity(options.tuningSpec, spec, error))
     return false;
@@ -79,7 +79,7 @@ bool driver::computeArtifactCacheKey(ModuleOp module,
   return true;
 }
 
-const char *driver::getCacheOutcomeName(CacheOutcome outcome) {
+const char *harness::getCacheOutcomeName(CacheOutcome outcome) {
   switch (outcome) {
   case CacheOutcome::Disabled:
     return "off";
@@ -93,14 +93,14 @@ const char *driver::getCacheOutcomeName(CacheOutcome outcome) {
   return "?";
 }
 
-bool driver::compileCached(ModuleOp module, const ArtifactOptions &options,
-                           KernelCache *cache, CompileResult &result,
-                           std::string &error) {
+bool harness::compileCached(ModuleOp module, const ArtifactOptions &options,
+                            KernelCache *cache, CompileResult &result,
+                            std::string &error) {
   auto start = std::chrono::steady_clock::now();
   auto finish = [&] {
-    result.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     return true;
   };
   result = CompileResult();

@@ -1,4 +1,5 @@
-//===- OneDNNBackend.h - oneDNN as a reference backend -----------*- C++ -*-===//
+//===- OneDNNBackend.h - oneDNN as a reference backend -----------*- C++
+//-*-===//
 //
 // Part of the Boo project.
 //
@@ -11,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_DRIVER_ONEDNNBACKEND_H
-#define BOO_DRIVER_ONEDNNBACKEND_H
+#ifndef BOO_HARNESS_ONEDNNBACKEND_H
+#define BOO_HARNESS_ONEDNNBACKEND_H
 
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/Runner/HostTensor.h"
@@ -22,14 +23,14 @@
 #include <string>
 #include <vector>
 
-namespace mlir::boo::driver {
+namespace mlir::boo::harness {
 
 /// Whether this build has oneDNN.
 bool isOneDNNAvailable();
 
 struct OneDNNRun {
   /// In the function's result order, with its shapes and element types
-  /// (getResultSpecs).
+  /// (getProblemSignature).
   std::vector<HostTensor> results;
   /// One per timed call: the primitives' execution and the stream's wait
   /// (reorders to and from the user layouts are outside).
@@ -47,9 +48,8 @@ struct OneDNNRun {
 /// `error`, for what oneDNN cannot run.
 LogicalResult runOneDNN(const MIOpenProblem &problem,
                         const std::vector<HostTensor> &inputs,
-                        int64_t iterations, OneDNNRun &run,
-                        std::string &error);
+                        int64_t iterations, OneDNNRun &run, std::string &error);
 
-} // namespace mlir::boo::driver
+} // namespace mlir::boo::harness
 
-#endif // BOO_DRIVER_ONEDNNBACKEND_H
+#endif // BOO_HARNESS_ONEDNNBACKEND_H

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Driver/Verify.h"
+#include "Boo/Harness/Verify.h"
 
 #include "gtest/gtest.h"
 
@@ -22,9 +22,8 @@
 
 using namespace mlir;
 using namespace mlir::boo;
-using namespace mlir::boo::driver;
+using namespace mlir::boo::harness;
 namespace ref = ::boo::ref;
-using ref::DType;
 using ref::Tensor;
 
 namespace {
@@ -80,10 +79,10 @@ Case makeCase(const char *command, InputFill fill = InputFill::Random,
   return run;
 }
 
-DType refType(ElementType type) {
-  return type == ElementType::F16    ? DType::F16
-         : type == ElementType::BF16 ? DType::BF16
-                                     : DType::F32;
+ElementType refType(ElementType type) {
+  return type == ElementType::F16    ? ElementType::F16
+         : type == ElementType::BF16 ? ElementType::BF16
+                                     : ElementType::F32;
 }
 
 double rms(const Tensor &t) {
@@ -97,7 +96,7 @@ double rms(const Tensor &t) {
 std::vector<HostTensor> toDevice(const MIOpenProblem &problem,
                                  const std::vector<Tensor> &values) {
   std::vector<HostTensor> out;
-  std::vector<TensorSpec> specs = getResultSpecs(problem);
+  std::vector<TensorSpec> specs = getProblemSignature(problem).results;
   for (size_t r = 0; r < specs.size(); ++r)
     out.push_back(
         HostTensor::fromDoubles(specs[r].shape, specs[r].type, values[r].data));
@@ -229,8 +228,8 @@ TEST(Verify, InputShapesAndTypes) {
   for (const char *command : kCommands) {
     SCOPED_TRACE(command);
     Case run = makeCase(command);
-    std::vector<TensorSpec> args = getArgumentSpecs(run.problem);
-    std::vector<TensorSpec> results = getResultSpecs(run.problem);
+    std::vector<TensorSpec> args = getProblemSignature(run.problem).arguments;
+    std::vector<TensorSpec> results = getProblemSignature(run.problem).results;
     ASSERT_EQ(run.inputs.size(), args.size());
     for (size_t i = 0; i < args.size(); ++i)
       expectSpec(run.inputs[i], args[i].shape, args[i].type);
@@ -374,7 +373,7 @@ TEST(Verify, ConstantOffsetFailsBias) {
   for (const char *command : kCommands) {
     SCOPED_TRACE(command);
     Case run = makeCase(command);
-    std::vector<TensorSpec> specs = getResultSpecs(run.problem);
+    std::vector<TensorSpec> specs = getProblemSignature(run.problem).results;
     std::vector<Tensor> shifted = run.expected;
     for (size_t r = 0; r < shifted.size(); ++r) {
       // Half a unit roundoff of bf16/f16, or 16 of f32: far below what an
@@ -403,7 +402,7 @@ TEST(Verify, NoiseFailsStddev) {
   for (const char *command : kCommands) {
     SCOPED_TRACE(command);
     Case run = makeCase(command);
-    std::vector<TensorSpec> specs = getResultSpecs(run.problem);
+    std::vector<TensorSpec> specs = getProblemSignature(run.problem).results;
     // Ten times the deviation rounding and f32 accumulation explain:
     // rounding to the type (u / sqrt(3)) and u32 sqrt(K / 3).
     std::vector<Tensor> noisy = addNoise(run.expected, [&](size_t r) {
@@ -443,7 +442,8 @@ TEST(Verify, NaNFailsFinite) {
     actual[0].setFromDouble(99, std::numeric_limits<double>::infinity());
     std::vector<CheckResult> checks =
         checkStatistics(run.problem, actual, run.expected);
-    std::string name = getResultSpecs(run.problem)[0].name + ": finite";
+    std::string name =
+        getProblemSignature(run.problem).results[0].name + ": finite";
     const CheckResult *finite = findCheck(checks, name);
     ASSERT_TRUE(finite);
     EXPECT_FALSE(finite->passed);
@@ -453,7 +453,8 @@ TEST(Verify, NaNFailsFinite) {
         << finite->details;
     // The other results are unaffected.
     for (const CheckResult &c : checks)
-      if (c.name.rfind(getResultSpecs(run.problem)[0].name + ":", 0) != 0)
+      if (c.name.rfind(getProblemSignature(run.problem).results[0].name + ":",
+                       0) != 0)
         EXPECT_TRUE(c.passed) << c.name << ": " << c.details;
   }
 }
@@ -502,7 +503,7 @@ TEST(Verify, WrongShapeFails) {
 std::vector<Tensor> layerNormF32(const MIOpenProblem &problem,
                                  const std::vector<HostTensor> &inputs) {
   const auto &p = std::get<MIOpenLayerNormProblem>(problem);
-  std::vector<TensorSpec> args = getArgumentSpecs(problem);
+  std::vector<TensorSpec> args = getProblemSignature(problem).arguments;
   auto find = [&](const char *name) -> const HostTensor * {
     for (size_t i = 0; i < args.size(); ++i)
       if (args[i].name == name)
@@ -564,7 +565,7 @@ std::vector<Tensor> layerNormF32(const MIOpenProblem &problem,
     return t;
   };
   std::vector<Tensor> out;
-  for (const TensorSpec &spec : getResultSpecs(problem)) {
+  for (const TensorSpec &spec : getProblemSignature(problem).results) {
     const std::vector<float> &v = spec.name == "y"         ? y
                                   : spec.name == "mean"    ? mean
                                   : spec.name == "rstd"    ? rstd
@@ -640,7 +641,8 @@ TEST(Verify, StructuredConvIsExact) {
     check = checkStructured(run.problem, actual, run.expected);
     EXPECT_FALSE(check.passed);
     EXPECT_EQ(check.measured, static_cast<double>(changed)) << check.details;
-    std::string first = getResultSpecs(run.problem)[0].name + "[0]";
+    std::string first =
+        getProblemSignature(run.problem).results[0].name + "[0]";
     EXPECT_NE(check.details.find(first), std::string::npos) << check.details;
   }
 }

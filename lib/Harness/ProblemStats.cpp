@@ -1,10 +1,11 @@
-//===- ProblemStats.cpp - Work and names of MIOpen problems ----------------===//
+//===- ProblemStats.cpp - Work and names of MIOpen problems
+//----------------===//
 //
 // Part of the Boo project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Boo/Driver/ProblemStats.h"
+#include "Boo/Harness/ProblemStats.h"
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -16,11 +17,11 @@ static double product(ArrayRef<int64_t> values) {
   return result;
 }
 
-double driver::getProblemFlops(const MIOpenProblem &problem) {
+double harness::getProblemFlops(const MIOpenProblem &problem) {
   if (const auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
     const ConvGeometry &g = conv->geometry;
-    double outputs = static_cast<double>(g.batch) * g.outChannels *
-                     product(g.outSpatial);
+    double outputs =
+        static_cast<double>(g.batch) * g.outChannels * product(g.outSpatial);
     double macs = outputs * g.inChannelsPerGroup() * product(g.filterSpatial);
     double flops = 0.0;
     for (int64_t bit : {1, 2, 4})
@@ -44,7 +45,7 @@ double driver::getProblemFlops(const MIOpenProblem &problem) {
   return flops;
 }
 
-std::string driver::getProblemKind(const MIOpenProblem &problem) {
+std::string harness::getProblemKind(const MIOpenProblem &problem) {
   if (const auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
     std::string kind =
         "conv" + std::to_string(conv->geometry.spatialRank) + "d";

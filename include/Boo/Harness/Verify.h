@@ -27,10 +27,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_DRIVER_VERIFY_H
-#define BOO_DRIVER_VERIFY_H
+#ifndef BOO_HARNESS_VERIFY_H
+#define BOO_HARNESS_VERIFY_H
 
-#include "Boo/Import/MIOpenImport.h"
+#include "Boo/Import/ProblemSignature.h"
 #include "Boo/Reference/Reference.h"
 #include "Boo/Runner/HostTensor.h"
 
@@ -39,23 +39,7 @@
 #include <string>
 #include <vector>
 
-namespace mlir::boo::driver {
-
-/// The host element type of an MIOpen data type.
-ElementType getElementType(MIOpenDataType type);
-
-/// One argument or result of the function a problem compiles to.
-struct TensorSpec {
-  /// "input", "filter", "grad_output", ..., "x", "mean", "dx", ...
-  std::string name;
-  std::vector<int64_t> shape;
-  ElementType type = ElementType::F32;
-};
-
-/// The function's arguments and results, in order (docs/MIOpenImport.md).
-/// Layer-norm `mean` and `rstd` are f32 whatever the problem's type.
-std::vector<TensorSpec> getArgumentSpecs(const MIOpenProblem &problem);
-std::vector<TensorSpec> getResultSpecs(const MIOpenProblem &problem);
+namespace mlir::boo::harness {
 
 /// How makeInputs fills the inputs.
 enum class InputFill {
@@ -72,7 +56,7 @@ enum class InputFill {
 };
 
 /// Makes the function's inputs for `problem`, in argument order, each with
-/// its shape and type (getArgumentSpecs). Values are encoded with the
+/// its shape and type (getProblemSignature). Values are encoded with the
 /// reference's own codec. The layer-norm backward's `mean` and `rstd`
 /// arguments are never filled: whatever the fill, they are computed from `x`
 /// by the reference forward (with the problem's epsilon) and rounded to f32,
@@ -83,7 +67,7 @@ LogicalResult makeInputs(const MIOpenProblem &problem, InputFill fill,
 
 /// The function's results for `inputs` (in argument order, as makeInputs
 /// makes them), computed in double by boo::ref, in result order, each with
-/// its shape (getResultSpecs). Fails with a message when an input's count,
+/// its shape (getProblemSignature). Fails with a message when an input's count,
 /// shape or type is wrong.
 LogicalResult computeReference(const MIOpenProblem &problem,
                                const std::vector<HostTensor> &inputs,
@@ -155,6 +139,6 @@ double getMaxRelativeError(const std::vector<HostTensor> &actual,
 /// dweight and dbias. 0 for an index out of range.
 int64_t getReductionLength(const MIOpenProblem &problem, unsigned resultIndex);
 
-} // namespace mlir::boo::driver
+} // namespace mlir::boo::harness
 
-#endif // BOO_DRIVER_VERIFY_H
+#endif // BOO_HARNESS_VERIFY_H

@@ -4,35 +4,28 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Private to lib/Driver: the reference's view of host tensors (its element
+// Private to lib/Harness: the reference's view of host tensors (its element
 // types and its own codec), the layer norm's shapes, and the formatting of
-// the checks' messages, for the parts of Boo/Driver/Verify.h:
+// the checks' messages, for the parts of Boo/Harness/Verify.h:
 // VerifySignatures.cpp (arguments, results, codec), VerifyInputs.cpp,
 // VerifyReference.cpp and VerifyChecks.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BOO_LIB_DRIVER_VERIFYINTERNAL_H
-#define BOO_LIB_DRIVER_VERIFYINTERNAL_H
+#ifndef BOO_LIB_HARNESS_VERIFYINTERNAL_H
+#define BOO_LIB_HARNESS_VERIFYINTERNAL_H
 
-#include "Boo/Driver/Verify.h"
+#include "Boo/Harness/Verify.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace mlir::boo::driver::detail {
+namespace mlir::boo::harness::detail {
 
 // The reference's names, as the Verify*.cpp files spell them.
 namespace ref = ::boo::ref;
-using ref::DType;
 using ref::Tensor;
-
-/// The reference type of a host tensor type; only f32, f16 and bf16 occur.
-FailureOr<DType> toRefType(ElementType type);
-
-/// The reference type of `t` (f32, f16 or bf16).
-DType refTypeOf(const HostTensor &t);
 
 std::vector<int64_t> toVector(ArrayRef<int64_t> values);
 
@@ -44,11 +37,11 @@ std::string formatDouble(double v, const char *format = "%.3g");
 
 /// Element `i` of `t` decoded with the reference's codec, not HostTensor's,
 /// so that a codec bug shared with the runner cannot cancel out.
-double readElement(const HostTensor &t, DType type, int64_t i);
+double readElement(const HostTensor &t, ElementType type, int64_t i);
 
 /// Stores `v` rounded to `type` as element `i` of `t`, with the reference's
 /// codec.
-void writeElement(HostTensor &t, DType type, int64_t i, double v);
+void writeElement(HostTensor &t, ElementType type, int64_t i, double v);
 
 /// Every element of `t`, decoded with readElement.
 Tensor decodeTensor(const HostTensor &t);
@@ -62,13 +55,6 @@ struct LayerNormShapes {
 
 LayerNormShapes getShapes(const MIOpenLayerNormProblem &p);
 
-/// Whether a layer-norm backward reads `weight` (for dx: -F 2 and 14 with
-/// -m 1).
-bool hasWeightArgument(const MIOpenLayerNormProblem &p);
-
-/// The layer norm's results, in order (getResultSpecs).
-std::vector<TensorSpec> getLayerNormResults(const MIOpenLayerNormProblem &p);
-
 /// Finds the argument named `name`, or null.
 const Tensor *findArgument(const std::vector<TensorSpec> &specs,
                            const std::vector<Tensor> &args, StringRef name);
@@ -77,6 +63,6 @@ const Tensor *findArgument(const std::vector<TensorSpec> &specs,
 /// else what is wrong.
 std::string describeMismatch(const TensorSpec &spec, const HostTensor &t);
 
-} // namespace mlir::boo::driver::detail
+} // namespace mlir::boo::harness::detail
 
-#endif // BOO_LIB_DRIVER_VERIFYINTERNAL_H
+#endif // BOO_LIB_HARNESS_VERIFYINTERNAL_H

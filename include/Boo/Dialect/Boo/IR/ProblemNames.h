@@ -1,0 +1,59 @@
+//===- ProblemNames.h - IREE BOO's names of Boo problems --------*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The one spelling of a problem's name, following IREE BOO's kernel names:
+// the MIOpen importer names its functions with it (Boo/Import/
+// ProblemSignature.h) and tuning specs match kernels by it
+// (Boo/Dialect/Boo/TransformOps/TuningSpec.h). docs/Tuning.md lists the
+// grammar.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_DIALECT_BOO_IR_PROBLEMNAMES_H
+#define BOO_DIALECT_BOO_IR_PROBLEMNAMES_H
+
+#include "Boo/Dialect/Boo/IR/ConvGeometry.h"
+#include "Boo/ElementType.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir::boo {
+
+/// A layout as IREE BOO's kernel names spell it: lower case; a filter's
+/// output-channel letter (K, F or N) is `f` and its spatial letters are d, h,
+/// w; an output's channel letter is `f`.
+std::string getLayoutSignatureName(StringRef layout, LayoutKind kind,
+                                   bool isOutput);
+
+/// "2x3x4": a shape as kernel names spell it.
+std::string joinShape(ArrayRef<int64_t> values);
+
+/// conv_<r>d_<dtype>_<mode>[_b]_<input shape>_<input layout>_<filter shape>_
+/// <filter layout>_<output layout>_<strides>s_<padding>p[_<high padding>ph]_
+/// <dilations>d_<groups>g. The layouts are as the op or command spells them
+/// (defaults filled in); `ph` appears only when the padding is asymmetric.
+/// `dtype` is torch's spelling ("bfloat16").
+std::string getConvProblemName(ElementType type, const ConvGeometry &g,
+                               StringRef inputLayout, StringRef filterLayout,
+                               StringRef outputLayout, StringRef mode,
+                               bool bias);
+
+/// conv_<r>d_<dtype>_bias_backward_<grad output shape>_<output layout>.
+std::string getConvBiasBackwardName(ElementType type,
+                                    ArrayRef<int64_t> gradOutputShape,
+                                    StringRef outputLayout);
+
+/// layer_norm_<normalized rank>d_<dtype>_<mode>_<x shape>[_w][_b].
+std::string getLayerNormProblemName(ElementType type, ArrayRef<int64_t> shape,
+                                    int64_t normalizedRank, StringRef mode,
+                                    bool weight, bool bias);
+
+} // namespace mlir::boo
+
+#endif // BOO_DIALECT_BOO_IR_PROBLEMNAMES_H

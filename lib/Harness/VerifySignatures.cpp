@@ -1,0 +1,125 @@
+//===- VerifySignatures.cpp - A problem's arguments, results, codec -------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The function a problem compiles to, as the checks see it: its arguments
+// and results in the orders of docs/MIOpenImport.md, the reference length
+// of each result, and the reference's own types and codec for host tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyInternal.h"
+
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::boo;
+using namespace mlir::boo::harness;
+using namespace mlir::boo::harness::detail;
+
+//===----------------------------------------------------------------------===//
+// Types, shapes and the reference's codec
+//===----------------------------------------------------------------------===//
+
+std::vector<int64_t>
+mlir::boo::harness::detail::toVector(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+std::string
+mlir::boo::harness::detail::formatShape(const std::vector<int64_t> &shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+std::string mlir::boo::harness::detail::formatDouble(double v,
+                                                     const char *format) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, v);
+  return buffer;
+}
+
+double mlir::boo::harness::detail::readElement(const HostTensor &t,
+                                               ElementType type, int64_t i) {
+  int64_t bytes = getElementSize(type);
+  uint32_t bits = 0;
+  for (int64_t b = 0; b < bytes; ++b)
+    bits |= static_cast<uint32_t>(t.data[i * bytes + b]) << (8 * b);
+  return ref::decode(bits, type);
+}
+
+void mlir::boo::harness::detail::writeElement(HostTensor &t, ElementType type,
+                                              int64_t i, double v) {
+  int64_t bytes = getElementSize(type);
+  uint32_t bits = ref::encode(ref::roundTo(v, type), type);
+  for (int64_t b = 0; b < bytes; ++b)
+    t.data[i * bytes + b] = static_cast<uint8_t>(bits >> (8 * b));
+}
+
+Tensor mlir::boo::harness::detail::decodeTensor(const HostTensor &t) {
+  Tensor result(t.shape);
+  ElementType type = t.type;
+  for (int64_t i = 0; i < result.size(); ++i)
+    result.data[i] = readElement(t, type, i);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Signatures (Boo/Import/ProblemSignature.h)
+//===----------------------------------------------------------------------===//
+
+LayerNormShapes
+mlir::boo::harness::detail::getShapes(const MIOpenLayerNormProblem &p) {
+  LayerNormShapes s;
+  s.x = toVector(p.shape);
+  s.stat.assign(s.x.begin(), s.x.begin() + p.normalizedDim);
+  s.param.assign(s.x.begin() + p.normalizedDim, s.x.end());
+  s.rows = ref::product(s.stat);
+  s.rowSize = ref::product(s.param);
+  return s;
+}
+
+const Tensor *
+mlir::boo::harness::detail::findArgument(const std::vector<TensorSpec> &specs,
+                                         const std::vector<Tensor> &args,
+                                         StringRef name) {
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].name == name)
+      return &args[i];
+  return nullptr;
+}
+
+std::string mlir::boo::harness::detail::describeMismatch(const TensorSpec &spec,
+                                                         const HostTensor &t) {
+  if (t.shape == spec.shape && t.type == spec.type &&
+      static_cast<int64_t>(t.data.size()) ==
+          t.numElements() * getElementSize(t.type))
+    return "";
+  return "expected " + formatTensorType(spec.shape, spec.type) + ", got " +
+         t.getTypeString() + " (" + std::to_string(t.data.size()) + " bytes)";
+}
+
+int64_t mlir::boo::harness::getReductionLength(const MIOpenProblem &problem,
+                                               unsigned resultIndex) {
+  std::vector<TensorSpec> specs = getProblemSignature(problem).results;
+  if (resultIndex >= specs.size())
+    return 0;
+  const std::string &name = specs[resultIndex].name;
+  if (auto *norm = std::get_if<MIOpenLayerNormProblem>(&problem)) {
+    LayerNormShapes s = getShapes(*norm);
+    return name == "dweight" || name == "dbias" ? s.rows : s.rowSize;
+  }
+  const auto &p = std::get<MIOpenConvProblem>(problem);
+  const ConvGeometry &g = p.geometry;
+  int64_t filterSize = ref::product(toVector(g.filterSpatial));
+  if (name == "output")
+    return g.inChannelsPerGroup() * filterSize + (p.bias ? 1 : 0);
+  if (name == "grad_input")
+    return g.outChannelsPerGroup() * filterSize;
+  // grad_filter and grad_bias sum over the batch and the output positions.
+  return g.batch * ref::product(toVector(g.outSpatial));
+}
