@@ -58,7 +58,7 @@ constexpr FlagType Str = FlagType::String;
 /// MIOpen, which atoi reads as 0.
 const FlagSpec convFlags[] = {
   // long name             short default    type   ignored meaning
-  {"spatial_dim",          '_', "2",       Int,   false, "2-D or 3-D convolution"},
+  {"spatial_dim",          '_', "2",       Int,   false, "1-D (IREE BOO), 2-D or 3-D convolution"},
   {"forw",                 'F', "0",       Int,   false, "direction: 1 fwd, 2 bwd data, 4 bwd weight, 6 both bwd"},
   {"batchsize",            'n', "100",     Int,   false, "batch size N"},
   {"in_channels",          'c', "3",       Int,   false, "input channels C (all groups)"},
@@ -152,6 +152,10 @@ public:
   }
   std::string name(StringRef longName) const {
     return flagName(table[indexOf(longName)]);
+  }
+  /// Whether the command gives the flag (else its default applies).
+  bool isSet(StringRef longName) const {
+    return values[indexOf(longName)].has_value();
   }
 
   FailureOr<int64_t> getInt(StringRef longName) const;
@@ -304,6 +308,7 @@ FailureOr<int64_t> FlagValues::getIntAtLeast(StringRef longName,
 struct SpatialDim {
   StringLiteral suffix, word;
 };
+const SpatialDim spatialDims1D[] = {{"w", "width"}};
 const SpatialDim spatialDims2D[] = {{"h", "height"}, {"w", "width"}};
 const SpatialDim spatialDims3D[] = {
     {"d", "depth"}, {"h", "height"}, {"w", "width"}};
@@ -315,15 +320,15 @@ FailureOr<std::string> getLayout(const FlagValues &flags, StringRef longName,
   std::string layout = flags.getString(longName).upper();
   // MIOpen spells the filter default with activation letters too.
   if (layout.empty())
-    layout = spatialRank == 2 ? "NCHW" : "NCDHW";
+    layout = defaultLayout(LayoutKind::Activation, spatialRank);
   if (static_cast<int64_t>(layout.size()) != spatialRank + 2) {
+    static const char *examples[] = {"NWC", "NHWC", "NDHWC"};
     (void)flags.fail(longName,
                      llvm::formatv("layout '{0}' has {1} letters, but "
                                    "--spatial_dim (-_) {2} needs {3} (e.g. "
                                    "'{4}')",
                                    layout, layout.size(), spatialRank,
-                                   spatialRank + 2,
-                                   spatialRank == 2 ? "NHWC" : "NDHWC"));
+                                   spatialRank + 2, examples[spatialRank - 1]));
     return failure();
   }
   std::string layoutError;
@@ -382,15 +387,36 @@ LogicalResult checkConvMode(const FlagValues &flags) {
   return success();
 }
 
-/// Reads --spatial_dim: 2 or 3.
+/// The number of spatial dims: --spatial_dim when the command gives it
+/// (1, 2 or 3; 1-D is IREE BOO's extension of MIOpenDriver's flags), else,
+/// as IREE BOO reads commands, the rank the given layouts spell (all alike:
+/// "NWC" is 1-D), else 2.
 FailureOr<int64_t> getSpatialRank(const FlagValues &flags) {
+  if (!flags.isSet("spatial_dim")) {
+    StringRef first;
+    for (StringRef layoutFlag : {"in_layout", "fil_layout", "out_layout"}) {
+      StringRef layout = flags.getString(layoutFlag);
+      if (layout.empty())
+        continue;
+      if (!first.empty() && layout.size() != first.size())
+        return flags.fail(layoutFlag,
+                          llvm::formatv("layout '{0}' has {1} letters, but "
+                                        "another layout of the command has "
+                                        "{2}; give --spatial_dim (-_) or "
+                                        "layouts of one rank",
+                                        layout, layout.size(), first.size()));
+      first = layout;
+    }
+    if (first.size() >= 3 && first.size() <= 5)
+      return static_cast<int64_t>(first.size()) - 2;
+  }
   FailureOr<int64_t> spatialRank = flags.getInt("spatial_dim");
   if (failed(spatialRank))
     return failure();
-  if (*spatialRank != 2 && *spatialRank != 3)
+  if (*spatialRank < 1 || *spatialRank > 3)
     return flags.fail("spatial_dim",
-                      llvm::formatv("expected 2 or 3, got {0} (MIOpenDriver "
-                                    "has 2-D and 3-D convolutions only)",
+                      llvm::formatv("expected 1, 2 or 3, got {0} (1-D is IREE "
+                                    "BOO's; MIOpenDriver has 2-D and 3-D)",
                                     *spatialRank));
   return *spatialRank;
 }
@@ -597,8 +623,9 @@ parseConv(ElementType dataType, ArrayRef<StringRef> args, std::string &error) {
   FailureOr<int64_t> spatialRank = getSpatialRank(flags);
   if (failed(spatialRank) || failed(checkUnsupportedConvFeatures(flags)))
     return failure();
-  ArrayRef<SpatialDim> dims =
-      *spatialRank == 2 ? ArrayRef(spatialDims2D) : ArrayRef(spatialDims3D);
+  ArrayRef<SpatialDim> dims = *spatialRank == 1   ? ArrayRef(spatialDims1D)
+                              : *spatialRank == 2 ? ArrayRef(spatialDims2D)
+                                                  : ArrayRef(spatialDims3D);
 
   FailureOr<ConvSizes> sizes = getConvSizes(flags, dims);
   if (failed(sizes) || failed(applyPadMode(flags, *sizes)) ||
