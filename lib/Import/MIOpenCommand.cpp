@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Import/MIOpenImport.h"
+#include "MIOpenFlags.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -29,25 +30,13 @@
 
 using namespace mlir;
 using namespace mlir::boo;
+using namespace mlir::boo::detail;
 
 namespace {
 
 //===----------------------------------------------------------------------===//
 // Flag tables
 //===----------------------------------------------------------------------===//
-
-enum class FlagType { Int, Float, String };
-
-/// One MIOpenDriver flag. `ignored` flags only steer the benchmark (timing,
-/// iterations, verification, data files) and do not change the problem.
-struct FlagSpec {
-  StringLiteral longName;
-  char shortName;
-  StringLiteral defaultValue;
-  FlagType type;
-  bool ignored;
-  StringLiteral meaning;
-};
 
 constexpr FlagType Int = FlagType::Int;
 constexpr FlagType Float = FlagType::Float;
@@ -123,182 +112,6 @@ const FlagSpec layerNormFlags[] = {
   {"wall",                 'w', "0",           Int,   true,  "wall-clock timing"},
 };
 // clang-format on
-
-std::string flagName(const FlagSpec &flag) {
-  if (!flag.shortName)
-    return ("--" + flag.longName).str();
-  return llvm::formatv("--{0} (-{1})", flag.longName, flag.shortName).str();
-}
-
-//===----------------------------------------------------------------------===//
-// Flag values
-//===----------------------------------------------------------------------===//
-
-/// The values of one command's flags: what the command gave, else the
-/// defaults. Every getter reports errors as "<flag>: <what is wrong>".
-class FlagValues {
-public:
-  FlagValues(ArrayRef<FlagSpec> table, StringRef what, std::string &error)
-      : table(table), what(what), values(table.size()), error(error) {}
-
-  /// Reads `args` (the words after the base argument) the way MIOpenDriver
-  /// does: `--long value`, `-s value`, plus `--long=value`. The last
-  /// occurrence of a flag wins.
-  LogicalResult parse(ArrayRef<StringRef> args);
-
-  StringRef getString(StringRef longName) const {
-    size_t i = indexOf(longName);
-    return values[i] ? StringRef(*values[i]) : StringRef(table[i].defaultValue);
-  }
-  std::string name(StringRef longName) const {
-    return flagName(table[indexOf(longName)]);
-  }
-  /// Whether the command gives the flag (else its default applies).
-  bool isSet(StringRef longName) const {
-    return values[indexOf(longName)].has_value();
-  }
-
-  FailureOr<int64_t> getInt(StringRef longName) const;
-  FailureOr<double> getFloat(StringRef longName) const;
-  /// An integer that must be >= `minValue` (0 or 1).
-  FailureOr<int64_t> getIntAtLeast(StringRef longName, int64_t minValue) const;
-
-  /// Sets `error` to "<flag>: <message>" and returns failure.
-  LogicalResult fail(StringRef longName, const Twine &message) const {
-    error = (name(longName) + ": " + message).str();
-    return failure();
-  }
-
-private:
-  size_t indexOf(StringRef longName) const {
-    for (auto [i, flag] : llvm::enumerate(table))
-      if (flag.longName == longName)
-        return i;
-    llvm_unreachable("flag missing from its table");
-  }
-  const FlagSpec *lookupLong(StringRef longName) const {
-    for (const FlagSpec &flag : table)
-      if (flag.longName == longName)
-        return &flag;
-    return nullptr;
-  }
-  const FlagSpec *lookupShort(char shortName) const {
-    for (const FlagSpec &flag : table)
-      if (flag.shortName == shortName)
-        return &flag;
-    return nullptr;
-  }
-
-  ArrayRef<FlagSpec> table;
-  /// "convolution" or "layer norm", for messages about unknown flags.
-  StringRef what;
-  SmallVector<std::optional<std::string>> values;
-  std::string &error;
-};
-
-LogicalResult FlagValues::parse(ArrayRef<StringRef> args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    StringRef word = args[i];
-    const FlagSpec *flag = nullptr;
-    std::optional<StringRef> inlineValue;
-    if (word.starts_with("--") && word.size() > 2) {
-      auto [longName, value] = word.drop_front(2).split('=');
-      if (word.contains('='))
-        inlineValue = value;
-      flag = lookupLong(longName);
-      if (!flag) {
-        error = llvm::formatv("unknown {0} flag '--{1}'", what, longName);
-        return failure();
-      }
-    } else if (word.starts_with("-") && word.size() == 2) {
-      flag = lookupShort(word[1]);
-      if (!flag) {
-        error = llvm::formatv("unknown {0} flag '{1}'", what, word);
-        return failure();
-      }
-    } else if (word.starts_with("-") && word.size() > 2 &&
-               !llvm::all_of(word.drop_front(), llvm::isDigit)) {
-      // MIOpenDriver would read "-n2" as "-n" and take the next word as the
-      // value; refuse rather than guess.
-      error = llvm::formatv("'{0}': a short flag is one character and takes "
-                            "its value from the next word (e.g. '-{1} {2}')",
-                            word, word[1], word.drop_front(2));
-      return failure();
-    } else {
-      error = llvm::formatv("unexpected argument '{0}' (flags start with '-' "
-                            "or '--'; quote the whole command as one argument)",
-                            word);
-      return failure();
-    }
-    std::string value;
-    if (inlineValue) {
-      value = inlineValue->str();
-    } else {
-      if (i + 1 >= args.size()) {
-        error = flagName(*flag) + ": missing value";
-        return failure();
-      }
-      value = args[++i].str();
-    }
-    values[flag - table.data()] = std::move(value);
-  }
-
-  // Check the type of every value given, ignored flags included, so that a
-  // typo is reported wherever it is.
-  for (auto [i, flag] : llvm::enumerate(table)) {
-    if (!values[i])
-      continue;
-    if (flag.type == FlagType::Int && failed(getInt(flag.longName)))
-      return failure();
-    if (flag.type == FlagType::Float && failed(getFloat(flag.longName)))
-      return failure();
-  }
-  return success();
-}
-
-FailureOr<int64_t> FlagValues::getInt(StringRef longName) const {
-  StringRef text = getString(longName);
-  int64_t value = 0;
-  if (text.getAsInteger(10, value)) {
-    // getAsInteger also fails on overflow; tell the two apart.
-    if (!text.empty() &&
-        llvm::all_of(text.drop_front(text[0] == '-'), llvm::isDigit) &&
-        text != "-")
-      return fail(longName, llvm::formatv("{0} does not fit in a 32-bit "
-                                          "integer (MIOpenDriver's int)",
-                                          text));
-    return fail(longName,
-                llvm::formatv("expected an integer, got '{0}'", text));
-  }
-  if (value < std::numeric_limits<int32_t>::min() ||
-      value > std::numeric_limits<int32_t>::max())
-    return fail(longName, llvm::formatv("{0} does not fit in a 32-bit integer "
-                                        "(MIOpenDriver's int)",
-                                        value));
-  return value;
-}
-
-FailureOr<double> FlagValues::getFloat(StringRef longName) const {
-  StringRef text = getString(longName);
-  double value = 0;
-  if (text.getAsDouble(value) || !std::isfinite(value))
-    return fail(longName,
-                llvm::formatv("expected a finite number, got '{0}'", text));
-  return value;
-}
-
-FailureOr<int64_t> FlagValues::getIntAtLeast(StringRef longName,
-                                             int64_t minValue) const {
-  FailureOr<int64_t> value = getInt(longName);
-  if (failed(value))
-    return failure();
-  if (*value < minValue)
-    return fail(longName,
-                llvm::formatv("must be {0}, got {1}",
-                              minValue == 0 ? "non-negative" : "positive",
-                              *value));
-  return *value;
-}
 
 //===----------------------------------------------------------------------===//
 // Convolution

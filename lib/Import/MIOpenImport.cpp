@@ -84,12 +84,6 @@ Value getArgument(const ProblemSignature &signature, ValueRange args,
 LogicalResult buildConv(OpBuilder &b, Location loc, ModuleOp module,
                         const MIOpenConvProblem &p, std::string &error) {
   const ConvGeometry &g = p.geometry;
-  Type elementType = getMLIRType(b.getContext(), p.dataType);
-  auto inputType = RankedTensorType::get(g.inputShape(), elementType);
-  auto filterType = RankedTensorType::get(g.filterShape(), elementType);
-  auto outputType = RankedTensorType::get(g.outputShape(), elementType);
-  auto biasType = RankedTensorType::get({g.outChannels}, elementType);
-
   // Every attribute is spelled out, defaults included, so that the IR reads
   // on its own. MIOpen's padding is symmetric.
   DenseI64ArrayAttr strides = b.getDenseI64ArrayAttr(g.strides);
@@ -108,24 +102,24 @@ LogicalResult buildConv(OpBuilder &b, Location loc, ModuleOp module,
     };
     SmallVector<Value> results;
     for (const TensorSpec &result : signature.results) {
+      // Each op computes one result, whose type the signature gives.
+      RankedTensorType type = getTensorType(b.getContext(), result);
       if (result.name == "output")
         results.push_back(
-            ConvOp::create(b, loc, outputType, arg("input"), arg("filter"),
+            ConvOp::create(b, loc, type, arg("input"), arg("filter"),
                            arg("bias"), strides, dilations, padLow, padHigh,
                            groups, inputLayout, filterLayout, outputLayout));
       else if (result.name == "grad_input")
         results.push_back(ConvBwdDataOp::create(
-            b, loc, inputType, arg("grad_output"), arg("filter"), strides,
-            dilations, padLow, padHigh, groups, inputLayout, filterLayout,
-            outputLayout));
+            b, loc, type, arg("grad_output"), arg("filter"), strides, dilations,
+            padLow, padHigh, groups, inputLayout, filterLayout, outputLayout));
       else if (result.name == "grad_filter")
         results.push_back(ConvBwdWeightOp::create(
-            b, loc, filterType, arg("grad_output"), arg("input"), strides,
-            dilations, padLow, padHigh, groups, inputLayout, filterLayout,
-            outputLayout));
+            b, loc, type, arg("grad_output"), arg("input"), strides, dilations,
+            padLow, padHigh, groups, inputLayout, filterLayout, outputLayout));
       else if (result.name == "grad_bias")
         results.push_back(ConvBwdBiasOp::create(
-            b, loc, biasType, arg("grad_output"), outputLayout));
+            b, loc, type, arg("grad_output"), outputLayout));
     }
     return results;
   };
