@@ -183,6 +183,33 @@ boo_status_t boo_function_invoke(boo_function_t *function,
                                  boo_buffer_t *const *results,
                                  size_t result_count);
 
+/* A tensor in caller-owned memory: a host pointer on "cpu" and "emu:*", a
+ * device pointer on "hip" (memory the caller allocated with HIP, e.g. a
+ * PyTorch tensor's data). `dims` and `strides` (in elements, not bytes)
+ * have `rank` entries; `strides` NULL means dense row-major. */
+typedef struct boo_tensor_view {
+  void *data;
+  boo_dtype_t dtype;
+  size_t rank;
+  const int64_t *dims;
+  const int64_t *strides;
+} boo_tensor_view_t;
+
+/* boo_function_invoke on caller-owned memory, without copies: each view
+ * must have the argument's dtype and dims, and strides that make it dense
+ * row-major (a dim of extent 1 may have any stride), which is how the
+ * compiled code reads it. A view that breaks this is BOO_STATUS_INVALID_
+ * ARGUMENT naming the argument, the expected and the given shape or
+ * strides; the caller then makes the tensor dense (or permutes its dims to
+ * the function's layout: a channels-last NCHW tensor is a dense NHWC one).
+ * Results may alias nothing the call reads. Ordering and completion as for
+ * boo_function_invoke. */
+boo_status_t boo_function_invoke_views(boo_function_t *function,
+                                       const boo_tensor_view_t *inputs,
+                                       size_t input_count,
+                                       const boo_tensor_view_t *results,
+                                       size_t result_count);
+
 /*===--------------------------------------------------------------------===*
  * Timing
  *===--------------------------------------------------------------------===*/

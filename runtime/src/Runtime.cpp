@@ -16,6 +16,7 @@
 #include "Backend.h"
 #include "ModuleChecks.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -143,6 +144,69 @@ boo_status_t checkBuffer(const boo_function *function, const char *kind,
                            std::to_string(buffer->size) +
                            " bytes, the tensor " + describeTensor(tensor) +
                            " needs " + std::to_string(bytes));
+  return nullptr;
+}
+
+std::string joinDims(const int64_t *values, size_t count) {
+  std::string text = "[";
+  for (size_t i = 0; i < count; ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+/// Checks one caller-owned view of an invocation: the dtype and dims of
+/// `tensor`, and strides that make it dense row-major.
+boo_status_t checkView(const boo_function *function, const char *kind,
+                       size_t index, const TensorDesc &tensor,
+                       const boo_tensor_view_t &view) {
+  auto what = [&] {
+    std::string text = "@" +
+                       function->module->desc.functions[function->index].name +
+                       ": " + kind + " " + std::to_string(index);
+    return tensor.name.empty() ? text : text + " (" + tensor.name + ")";
+  };
+  if (view.dtype != static_cast<boo_dtype_t>(tensor.dtype))
+    return invalidArgument(what() + " is " + boo_dtype_name(view.dtype) +
+                           ", the function takes " + describeTensor(tensor));
+  if (view.rank != tensor.dims.size() || (view.rank && !view.dims) ||
+      !std::equal(tensor.dims.begin(), tensor.dims.end(), view.dims))
+    return invalidArgument(what() + " has shape " +
+                           joinDims(view.dims, view.dims ? view.rank : 0) +
+                           ", the function takes " + describeTensor(tensor));
+  uint64_t bytes = 0;
+  tensor.getByteSize(bytes);
+  if (!view.data && bytes)
+    return invalidArgument(what() + ": data is NULL");
+  if (!view.strides)
+    return nullptr;
+  int64_t dense = 1;
+  for (size_t d = view.rank; d-- > 0;) {
+    if (view.dims[d] != 1 && view.strides[d] != dense)
+      return invalidArgument(
+          what() + " has strides " + joinDims(view.strides, view.rank) +
+          " (elements) for shape " + joinDims(view.dims, view.rank) +
+          "; the function reads it dense row-major: make it contiguous, or "
+          "pass the layout its memory has");
+    dense *= view.dims[d];
+  }
+  return nullptr;
+}
+
+/// The argument counts of an invocation.
+boo_status_t checkCounts(const FunctionDesc &desc, const void *inputs,
+                         size_t inputCount, const void *results,
+                         size_t resultCount) {
+  std::string prefix = "@" + desc.name + ": ";
+  if (inputCount != desc.inputs.size())
+    return invalidArgument(prefix + "expected " +
+                           std::to_string(desc.inputs.size()) +
+                           " input(s), got " + std::to_string(inputCount));
+  if (resultCount != desc.results.size())
+    return invalidArgument(prefix + "expected " +
+                           std::to_string(desc.results.size()) +
+                           " result(s), got " + std::to_string(resultCount));
+  if ((inputCount && !inputs) || (resultCount && !results))
+    return invalidArgument(prefix + "the inputs or results array is NULL");
   return nullptr;
 }
 
@@ -557,17 +621,9 @@ boo_status_t boo_function_invoke(boo_function_t *function,
   if (!function)
     return invalidArgument("boo_function_invoke: function is NULL");
   const FunctionDesc &desc = function->module->desc.functions[function->index];
-  std::string prefix = "@" + desc.name + ": ";
-  if (input_count != desc.inputs.size())
-    return invalidArgument(prefix + "expected " +
-                           std::to_string(desc.inputs.size()) +
-                           " input(s), got " + std::to_string(input_count));
-  if (result_count != desc.results.size())
-    return invalidArgument(prefix + "expected " +
-                           std::to_string(desc.results.size()) +
-                           " result(s), got " + std::to_string(result_count));
-  if ((input_count && !inputs) || (result_count && !results))
-    return invalidArgument(prefix + "the inputs or results array is NULL");
+  if (boo_status_t status =
+          checkCounts(desc, inputs, input_count, results, result_count))
+    return status;
   std::vector<void *> inputPointers(input_count), resultPointers(result_count);
   for (size_t i = 0; i < input_count; ++i) {
     if (boo_status_t status =
@@ -621,4 +677,40 @@ boo_status_t boo_event_elapsed_ms(const boo_event_t *start,
                            start->device->spec + ", " + end->device->spec +
                            ")");
   return start->event->getElapsedMs(*end->event, *out_ms);
+}
+
+boo_status_t boo_function_invoke_views(boo_function_t *function,
+                                       const boo_tensor_view_t *inputs,
+                                       size_t input_count,
+                                       const boo_tensor_view_t *results,
+                                       size_t result_count) {
+  if (!function)
+    return invalidArgument("boo_function_invoke_views: function is NULL");
+  const FunctionDesc &desc = function->module->desc.functions[function->index];
+  if (boo_status_t status =
+          checkCounts(desc, inputs, input_count, results, result_count))
+    return status;
+  // Few arguments: no heap allocation per call.
+  constexpr size_t kInline = 16;
+  void *fixed[2 * kInline];
+  std::vector<void *> heap;
+  void **pointers = fixed;
+  if (input_count + result_count > 2 * kInline) {
+    heap.resize(input_count + result_count);
+    pointers = heap.data();
+  }
+  for (size_t i = 0; i < input_count; ++i) {
+    if (boo_status_t status =
+            checkView(function, "input", i, desc.inputs[i], inputs[i]))
+      return status;
+    pointers[i] = inputs[i].data;
+  }
+  for (size_t i = 0; i < result_count; ++i) {
+    if (boo_status_t status =
+            checkView(function, "result", i, desc.results[i], results[i]))
+      return status;
+    pointers[input_count + i] = results[i].data;
+  }
+  return function->module->executable->invoke(function->index, *function->impl,
+                                              pointers, pointers + input_count);
 }

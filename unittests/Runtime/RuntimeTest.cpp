@@ -435,6 +435,90 @@ TEST_F(RuntimeCPUModuleTest, InvokeChecksArguments) {
   boo_device_close(other);
 }
 
+TEST_F(RuntimeCPUModuleTest, InvokeViewsRunsOnCallerMemory) {
+  boo_module_t *module = nullptr;
+  ASSERT_BOO_OK(load(test::makeTestModule(sharedObject, 1000), module));
+  boo_function_t *add = nullptr;
+  ASSERT_BOO_OK(boo_module_lookup_function(module, "add", &add));
+  std::vector<float> a(1000), b(1000), c(1000, -1);
+  for (int i = 0; i < 1000; ++i) {
+    a[i] = float(i);
+    b[i] = 0.5f * float(i);
+  }
+  std::vector<int32_t> stats(3, -1);
+  int64_t n = 1000, three = 3, unit = 1;
+  boo_tensor_view_t inputs[] = {{a.data(), BOO_DTYPE_F32, 1, &n, &unit},
+                                {b.data(), BOO_DTYPE_F32, 1, &n, nullptr}};
+  boo_tensor_view_t results[] = {
+      {c.data(), BOO_DTYPE_F32, 1, &n, &unit},
+      {stats.data(), BOO_DTYPE_I32, 1, &three, nullptr}};
+  ASSERT_BOO_OK(boo_function_invoke_views(add, inputs, 2, results, 2));
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_EQ(c[i], 1.5f * float(i)) << "element " << i;
+  EXPECT_GT(stats[0], 0) << "chunks run";
+  EXPECT_EQ(stats[2], 1) << "descriptors with offset 0 and unit stride";
+}
+
+TEST_F(RuntimeCPUModuleTest, InvokeViewsChecksArguments) {
+  boo_module_t *module = nullptr;
+  ASSERT_BOO_OK(load(test::makeTestModule(sharedObject, 1000), module));
+  boo_function_t *add = nullptr, *describe = nullptr;
+  ASSERT_BOO_OK(boo_module_lookup_function(module, "add", &add));
+  ASSERT_BOO_OK(boo_module_lookup_function(module, "describe", &describe));
+  std::vector<float> data(1000);
+  std::vector<int32_t> out(8);
+  int64_t n = 1000, other = 999, three = 3, two = 2;
+  auto f32 = [&](const int64_t *dims, const int64_t *strides = nullptr) {
+    return boo_tensor_view_t{data.data(), BOO_DTYPE_F32, 1, dims, strides};
+  };
+  boo_tensor_view_t stats{out.data(), BOO_DTYPE_I32, 1, &three, nullptr};
+  boo_tensor_view_t good[] = {f32(&n), f32(&n)};
+  boo_tensor_view_t results[] = {f32(&n), stats};
+
+  expectStatus(boo_function_invoke_views(add, good, 1, results, 2),
+               BOO_STATUS_INVALID_ARGUMENT, "@add: expected 2 input(s), got 1");
+  boo_tensor_view_t wrongType[] = {f32(&n), stats};
+  expectStatus(boo_function_invoke_views(add, wrongType, 2, results, 2),
+               BOO_STATUS_INVALID_ARGUMENT,
+               "@add: input 1 (b) is i32, the function takes 1000xf32");
+  boo_tensor_view_t wrongShape[] = {f32(&n), f32(&other)};
+  expectStatus(boo_function_invoke_views(add, wrongShape, 2, results, 2),
+               BOO_STATUS_INVALID_ARGUMENT,
+               "@add: input 1 (b) has shape [999], the function takes "
+               "1000xf32");
+  boo_tensor_view_t strided[] = {f32(&n, &two), f32(&n)};
+  expectStatus(boo_function_invoke_views(add, strided, 2, results, 2),
+               BOO_STATUS_INVALID_ARGUMENT,
+               "@add: input 0 (a) has strides [2] (elements) for shape "
+               "[1000]; the function reads it dense row-major");
+  boo_tensor_view_t noData[] = {f32(&n), f32(&n)};
+  noData[0].data = nullptr;
+  expectStatus(boo_function_invoke_views(add, noData, 2, results, 2),
+               BOO_STATUS_INVALID_ARGUMENT, "@add: input 0 (a): data is NULL");
+
+  // @describe takes f32[2,3,4]: row-major strides pass, column-major ones
+  // do not.
+  int64_t dims[] = {2, 3, 4}, rowMajor[] = {12, 4, 1}, colMajor[] = {1, 2, 6};
+  boo_tensor_view_t x{data.data(), BOO_DTYPE_F32, 3, dims, rowMajor};
+  boo_tensor_view_t described{out.data(), BOO_DTYPE_I32, 1, nullptr, nullptr};
+  int64_t eight = 8;
+  described.dims = &eight;
+  EXPECT_BOO_OK(boo_function_invoke_views(describe, &x, 1, &described, 1));
+  x.strides = colMajor;
+  expectStatus(boo_function_invoke_views(describe, &x, 1, &described, 1),
+               BOO_STATUS_INVALID_ARGUMENT,
+               "@describe: input 0 (x) has strides [1, 2, 6] (elements) for "
+               "shape [2, 3, 4]");
+  x.strides = rowMajor;
+  int64_t oneDims[] = {1, 8}, oneStrides[] = {1000, 1};
+  int32_t wide[8];
+  boo_tensor_view_t rowOfOne{wide, BOO_DTYPE_I32, 2, oneDims, oneStrides};
+  expectStatus(boo_function_invoke_views(describe, &x, 1, &rowOfOne, 1),
+               BOO_STATUS_INVALID_ARGUMENT,
+               "@describe: result 0 (out) has shape [1, 8], the function "
+               "takes 8xi32");
+}
+
 TEST_F(RuntimeCPUModuleTest, LookupErrors) {
   boo_module_t *module = nullptr;
   ASSERT_BOO_OK(load(test::makeTestModule(sharedObject, 4), module));
