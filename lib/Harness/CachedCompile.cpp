@@ -1,5 +1,4 @@
-//===- CachedCompile.cpp - Compiling through the kernel cache
-//--------------===//
+//===- CachedCompile.cpp - Compiling through the kernel cache ------------===//
 //
 // Part of the Boo project.
 //
@@ -20,14 +19,24 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <dlfcn.h>
 
 using namespace mlir;
 using namespace mlir::boo;
 
 const std::string &harness::getCompilerIdentity() {
   static const std::string identity = [] {
-    std::string path = llvm::sys::fs::getMainExecutable(
-        nullptr, reinterpret_cast<void *>(&getCompilerIdentity));
+    // The file that holds this code: the tool's executable, which links the
+    // Boo libraries statically, or the Python extension (boo/_boo*.so)
+    // inside a Python interpreter.
+    std::string path;
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&getCompilerIdentity), &info) &&
+        info.dli_fname && *info.dli_fname)
+      path = info.dli_fname;
+    if (path.empty() || !llvm::sys::fs::exists(path))
+      path = llvm::sys::fs::getMainExecutable(
+          nullptr, reinterpret_cast<void *>(&getCompilerIdentity));
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
         llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                     /*RequiresNullTerminator=*/false);

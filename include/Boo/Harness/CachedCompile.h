@@ -1,11 +1,10 @@
-//===- CachedCompile.h - Compiling through the kernel cache ------*- C++
-//-*-===//
+//===- CachedCompile.h - Compiling through the kernel cache -----*- C++ -*-===//
 //
 // Part of the Boo project.
 //
 //===----------------------------------------------------------------------===//
 //
-// boo-driver's compile step: an MLIR module (an imported MIOpenDriver
+// boo-driver's and the Python package's compile step: an MLIR module (an imported MIOpenDriver
 // command) to a compiled module (boo/ModuleFormat.h) for one set of
 // targets, served from the kernel cache (Boo/Cache/KernelCache.h) when it
 // holds the same compilation.
@@ -15,8 +14,9 @@
 // CPU pipeline's options, the GPU optimization level, the emulator's
 // checks), the content hash of the tuning spec in use (resolved as the
 // pipelines resolve it: an edited spec gives new keys), the module format
-// version, LLVM's version, and the compiler itself (a BLAKE3 of the running
-// executable, which links every Boo library statically).
+// version, LLVM's version, and the compiler itself (a BLAKE3 of the file
+// that links every Boo library statically: the tool's executable, or the
+// Python extension).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +32,8 @@
 
 namespace mlir::boo::harness {
 
-/// BLAKE3 of the running executable, computed once per process.
+/// BLAKE3 of the file that holds the compiler: the running tool, or the
+/// Python extension that links it; computed once per process.
 const std::string &getCompilerIdentity();
 
 /// The cache key of compiling `module` with `options`; false, with

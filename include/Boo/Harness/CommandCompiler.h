@@ -1,0 +1,71 @@
+//===- CommandCompiler.h - MIOpenDriver commands, compiled in-process -*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The compiler as a library for callers that do not speak MLIR: the Python
+// package's extension (python/src). One MIOpenDriver command
+// (docs/MIOpenImport.md) gives the signature of the function it compiles
+// to, and a compiled module (docs/ModuleFormat.md) for one target, built in
+// this process through the kernel cache (CachedCompile.h) that BOO_CACHE_ON,
+// BOO_CACHE_DIR and BOO_CACHE_MAX_BYTES configure; the GPU pipelines read
+// BOO_TUNING_SPEC_PATH.
+//
+// No MLIR or LLVM type appears here, so that code compiled with exceptions
+// and RTTI (nanobind) includes it safely. Every function is thread-safe.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_HARNESS_COMMANDCOMPILER_H
+#define BOO_HARNESS_COMMANDCOMPILER_H
+
+#include "boo/ElementType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::boo::harness {
+
+/// One argument or result of a command's function (ProblemSignature.h's
+/// TensorSpec, without MLIR types).
+struct CommandTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  ::boo::ElementType type = ::boo::ElementType::F32;
+};
+
+struct CommandSignature {
+  /// "conv" or "layernorm".
+  std::string kind;
+  /// IREE BOO's name of the function.
+  std::string functionName;
+  std::vector<CommandTensor> arguments, results;
+};
+
+/// Parses `command` and returns its function's signature; false, with the
+/// importer's message naming the flag, if the command is not valid.
+bool describeCommand(const std::string &command, CommandSignature &signature,
+                     std::string &error);
+
+struct CompiledCommand {
+  /// The compiled module's bytes.
+  std::string bytes;
+  /// "off", "hit", "miss" or "corrupt" (CachedCompile.h).
+  std::string cacheOutcome;
+  /// Why the cache did not serve or store as planned, else empty.
+  std::string cacheNote;
+  double seconds = 0.0;
+};
+
+/// Compiles `command` for `target` ("cpu", a chip such as "gfx942", or
+/// "emu:gfx942"); `producer` goes into the module's manifest. False, with
+/// the compiler's diagnostics, on failure.
+bool compileCommand(const std::string &command, const std::string &target,
+                    const std::string &producer, CompiledCommand &compiled,
+                    std::string &error);
+
+} // namespace mlir::boo::harness
+
+#endif // BOO_HARNESS_COMMANDCOMPILER_H

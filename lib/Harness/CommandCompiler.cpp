@@ -1,0 +1,81 @@
+//===- CommandCompiler.cpp - MIOpenDriver commands, compiled in-process ---===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Harness/CommandCompiler.h"
+
+#include "Boo/Harness/CachedCompile.h"
+#include "Boo/Import/ProblemSignature.h"
+#include "Boo/InitAll.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+
+const DialectRegistry &getRegistry() {
+  static const DialectRegistry *registry = [] {
+    auto *created = new DialectRegistry;
+    registerAllDialects(*created);
+    return created;
+  }();
+  return *registry;
+}
+
+std::vector<harness::CommandTensor>
+toCommandTensors(const std::vector<TensorSpec> &specs) {
+  std::vector<harness::CommandTensor> tensors;
+  for (const TensorSpec &spec : specs)
+    tensors.push_back({spec.name, spec.shape, spec.type});
+  return tensors;
+}
+
+} // namespace
+
+bool harness::describeCommand(const std::string &command,
+                              CommandSignature &signature,
+                              std::string &error) {
+  FailureOr<MIOpenProblem> problem = parseMIOpenCommand(command, error);
+  if (failed(problem))
+    return false;
+  ProblemSignature problemSignature = getProblemSignature(*problem);
+  signature.kind =
+      std::holds_alternative<MIOpenConvProblem>(*problem) ? "conv" : "layernorm";
+  signature.functionName = problemSignature.functionName;
+  signature.arguments = toCommandTensors(problemSignature.arguments);
+  signature.results = toCommandTensors(problemSignature.results);
+  return true;
+}
+
+bool harness::compileCommand(const std::string &command,
+                             const std::string &target,
+                             const std::string &producer,
+                             CompiledCommand &compiled, std::string &error) {
+  KernelCacheOptions cacheOptions;
+  if (!KernelCacheOptions::fromEnvironment(cacheOptions, error))
+    return false;
+  KernelCache cache(cacheOptions);
+  // One context per compilation, single-threaded: callers compile from
+  // several threads at once, and the contexts share nothing.
+  MLIRContext ctx(getRegistry(), MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      importMIOpenCommand(&ctx, command, error);
+  if (failed(module))
+    return false;
+  ArtifactOptions options;
+  options.targets = {target};
+  options.producer = producer;
+  CompileResult result;
+  if (!compileCached(**module, options, &cache, result, error))
+    return false;
+  compiled.bytes = std::move(result.bytes);
+  compiled.cacheOutcome = getCacheOutcomeName(result.outcome);
+  compiled.cacheNote = std::move(result.cacheNote);
+  compiled.seconds = result.seconds;
+  return true;
+}
