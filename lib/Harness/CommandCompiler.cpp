@@ -34,6 +34,35 @@ toCommandTensors(const std::vector<TensorSpec> &specs) {
   return tensors;
 }
 
+std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+void describeParameters(const MIOpenConvProblem &conv,
+                        harness::CommandSignature &signature) {
+  const ConvGeometry &geometry = conv.geometry;
+  signature.parameters = {
+      {"stride", toVector(geometry.strides)},
+      {"padding_low", toVector(geometry.padLow)},
+      {"padding_high", toVector(geometry.padHigh)},
+      {"dilation", toVector(geometry.dilations)},
+      {"groups", {geometry.groups}},
+      {"direction", {conv.direction}},
+      {"bias", {conv.bias ? 1 : 0}},
+  };
+  signature.layouts = {{"input_layout", conv.inputLayout},
+                       {"kernel_layout", conv.filterLayout},
+                       {"output_layout", conv.outputLayout}};
+}
+
+void describeParameters(const MIOpenLayerNormProblem &norm,
+                        harness::CommandSignature &signature) {
+  signature.parameters = {{"normalized_dim", {norm.normalizedDim}},
+                          {"direction", {norm.direction}},
+                          {"affine", {norm.weightAndBias ? 1 : 0}}};
+  signature.epsilon = norm.epsilon;
+}
+
 } // namespace
 
 bool harness::describeCommand(const std::string &command,
@@ -48,6 +77,8 @@ bool harness::describeCommand(const std::string &command,
   signature.functionName = problemSignature.functionName;
   signature.arguments = toCommandTensors(problemSignature.arguments);
   signature.results = toCommandTensors(problemSignature.results);
+  std::visit([&](const auto &p) { describeParameters(p, signature); },
+             *problem);
   return true;
 }
 

@@ -1,2 +1,52 @@
-"""Boo for PyTorch (placeholder while the package is assembled)."""
+"""Boo for PyTorch: Boo's convolution and layer-norm kernels as PyTorch ops.
+
+IREE BOO's names, so BOO code ports by changing an import:
+
+- ``boo.ops.boo_conv`` and ``boo.ops.boo_layer_norm``: differentiable ops,
+  registered as torch custom ops (``torch.ops.boo.*``);
+- ``boo.modeling``: ``BooConv1d/2d/3d``, ``BooLayerNorm`` and
+  ``replace_convs_with_boo``;
+- ``ConvSignature``, ``LayerNormSignature``, ``parse_command``,
+  ``get_launchable`` and ``preload``;
+- ``set_device("emu:gfx942")`` (or BOO_DEVICE) runs torch CPU tensors
+  through the GPU kernels on Boo's SIMT emulator.
+
+See docs/Python.md.
+"""
+
 from . import _boo
+from .signature import (
+    ConvMode,
+    ConvSignature,
+    LayerNormMode,
+    LayerNormSignature,
+    parse_command,
+)
+from .runtime import (
+    Launchable,
+    get_device,
+    get_launchable,
+    preload,
+    reset_stats,
+    set_device,
+    stats,
+)
+from . import ops
+from . import modeling
+
+__all__ = [
+    "ConvMode",
+    "ConvSignature",
+    "LayerNormMode",
+    "LayerNormSignature",
+    "Launchable",
+    "get_device",
+    "get_launchable",
+    "modeling",
+    "ops",
+    "parse_command",
+    "preload",
+    "reset_stats",
+    "set_device",
+    "stats",
+]

@@ -25,6 +25,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <map>
+
 #include <mutex>
 
 namespace nb = nanobind;
@@ -162,15 +164,27 @@ nb::list toList(const std::vector<CommandTensor> &tensors) {
   return list;
 }
 
-/// (kind, function name, [(name, shape, dtype)] arguments, ... results).
+/// (kind, function name, [(name, shape, dtype)] arguments, ... results,
+/// parameters: {name: value or [values], layouts, "epsilon"}).
 nb::tuple describe(const std::string &command) {
   CommandSignature signature;
   std::string error;
   if (!describeCommand(command, signature, error))
     throw nb::value_error(error.c_str());
+  nb::dict parameters;
+  for (const auto &[name, values] : signature.parameters) {
+    nb::list list;
+    for (int64_t value : values)
+      list.append(value);
+    parameters[name.c_str()] = list;
+  }
+  for (const auto &[name, layout] : signature.layouts)
+    parameters[name.c_str()] = layout;
+  if (signature.kind == "layernorm")
+    parameters["epsilon"] = signature.epsilon;
   return nb::make_tuple(signature.kind, signature.functionName,
                         toList(signature.arguments),
-                        toList(signature.results));
+                        toList(signature.results), parameters);
 }
 
 /// (module bytes, cache outcome, cache note, seconds).
@@ -194,6 +208,9 @@ nb::tuple compile(const std::string &command, const std::string &target,
 
 NB_MODULE(_boo, m) {
   m.doc() = "Boo's compiler and runtime (the boo package's native part)";
+  // The package keeps devices and launchables for the life of the process
+  // (the launchable cache); they are not leaks.
+  nb::set_leak_warnings(false);
   m.def("describe_command", &describe, nb::arg("command"),
         "(kind, function name, arguments, results) of an MIOpenDriver "
         "command; each argument and result is (name, shape, dtype code)");

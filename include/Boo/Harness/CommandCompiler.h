@@ -23,6 +23,7 @@
 #include "boo/ElementType.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,16 @@ struct CommandSignature {
   /// IREE BOO's name of the function.
   std::string functionName;
   std::vector<CommandTensor> arguments, results;
+  /// The problem's parameters as the importer read them (defaults and
+  /// --pad_mode applied). Convolutions: "stride", "padding_low",
+  /// "padding_high", "dilation" (one value per spatial dim), "groups",
+  /// "direction" (-F), "bias" (0 or 1). Layer norms: "normalized_dim",
+  /// "direction", "affine" (-m).
+  std::map<std::string, std::vector<int64_t>> parameters;
+  /// Convolutions: "input_layout", "kernel_layout", "output_layout".
+  std::map<std::string, std::string> layouts;
+  /// Layer norms: -e.
+  double epsilon = 0.0;
 };
 
 /// Parses `command` and returns its function's signature; false, with the
