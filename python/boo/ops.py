@@ -44,6 +44,29 @@ def is_boo_backward_enabled() -> bool:
     return os.environ.get("BOO_USE_BACKWARD_KERNELS", "1") != "0"
 
 
+def _plain_eager(*tensors: Optional[Tensor]) -> bool:
+    """True when no tracer, compiler or tensor subclass is watching: the
+    public ops then call Boo directly (a torch custom-op dispatch costs about
+    35 us of Python per call). Otherwise they go through torch.ops.boo, so
+    that FX graphs, fake tensors and torch.compile see boo:: nodes."""
+    if (torch.compiler.is_compiling() or torch._C._len_torch_dispatch_stack()
+            or torch._C._is_torch_function_mode_enabled()):
+        return False
+    for t in tensors:
+        if t is not None and type(t) is not Tensor:
+            return False
+    return True
+
+
+def _needs_grad(*tensors: Optional[Tensor]) -> bool:
+    if not torch.is_grad_enabled():
+        return False
+    for t in tensors:
+        if t is not None and t.requires_grad:
+            return True
+    return False
+
+
 #===------------------------------------------------------------------------===#
 # Convolution layouts
 #===------------------------------------------------------------------------===#
@@ -130,8 +153,30 @@ def _conv_signature(x, w, has_bias, stride, padding, dilation, groups, layouts, 
     return torch_order, sig, xl, wl
 
 
-# The launchable of each conv call signature, without building a command.
-_conv_launchables: dict[tuple, tuple] = {}
+def _permutation(source: str, target: str) -> Optional[list[int]]:
+    """The permute that reads a `source`-ordered tensor in `target`'s order;
+    None for the identity."""
+    perm = [source.index(letter) for letter in target]
+    return None if perm == sorted(perm) else perm
+
+
+class _ConvCall:
+    """What a forward call with one signature needs, worked out once."""
+
+    def __init__(self, x, w, b, stride, padding, dilation, groups, layouts, spec):
+        _check_conv(x, w, b, groups, layouts, "boo_conv")
+        torch_order, sig, _, _ = _conv_signature(
+            x, w, b is not None, stride, padding, dilation, groups, layouts, ConvMode.FORWARD)
+        default = DEFAULT_LAYOUTS[x.dim() - 2]
+        self.x_perm = _permutation(default, sig.input_layout) if torch_order else None
+        self.w_perm = _permutation(default, sig.kernel_layout) if torch_order else None
+        self.out_perm = _permutation(sig.output_layout, default) if torch_order else None
+        self.out_shape = sig.output_shape
+        self.launchable = None if x.numel() == 0 else _launchable(sig, spec, "boo_conv")
+
+
+# The forward call of each signature, found without building a command.
+_conv_calls: dict[tuple, _ConvCall] = {}
 
 
 def _conv_forward(x, w, b, stride, padding, dilation, groups, layouts) -> Tensor:
@@ -139,25 +184,19 @@ def _conv_forward(x, w, b, stride, padding, dilation, groups, layouts) -> Tensor
     key = (spec, x.shape, x.stride(), w.shape, w.stride(), x.dtype, w.dtype, w.device,
            None if b is None else (b.dtype, b.device),
            tuple(stride), tuple(padding), tuple(dilation), groups, tuple(layouts))
-    hit = _conv_launchables.get(key)
-    if hit is None:
-        _check_conv(x, w, b, groups, layouts, "boo_conv")
-        torch_order, sig, _, _ = _conv_signature(
-            x, w, b is not None, stride, padding, dilation, groups, layouts, ConvMode.FORWARD)
-        launchable = None if x.numel() == 0 else _launchable(sig, spec, "boo_conv")
-        hit = (torch_order, sig, launchable)
-        _conv_launchables[key] = hit
-    torch_order, sig, launchable = hit
-    rank = x.dim() - 2
-    out = torch.empty(sig.output_shape, dtype=x.dtype, device=x.device)
-    if launchable is not None:
-        xl = _to_layout(x, sig.input_layout, rank) if torch_order else x
-        wl = _to_layout(w, sig.kernel_layout, rank) if torch_order else w
+    call = _conv_calls.get(key)
+    if call is None:
+        call = _ConvCall(x, w, b, stride, padding, dilation, groups, layouts, spec)
+        _conv_calls[key] = call
+    out = torch.empty(call.out_shape, dtype=x.dtype, device=x.device)
+    if call.launchable is not None:
+        xl = x if call.x_perm is None else x.permute(call.x_perm)
+        wl = w if call.w_perm is None else w.permute(call.w_perm)
         args = [make_dense(xl, "input"), make_dense(wl, "weight")]
         if b is not None:
             args.append(make_dense(b, "bias"))
-        launchable.invoke(args, [out])
-    return _from_layout(out, sig.output_layout, rank) if torch_order else out
+        call.launchable.invoke(args, [out])
+    return out if call.out_perm is None else out.permute(call.out_perm)
 
 
 def _launchable(sig, spec: str, where: str):
@@ -283,6 +322,17 @@ def _conv_autograd_backward(ctx, grad):
 convolution.register_autograd(_conv_autograd_backward, setup_context=_conv_setup_context)
 
 
+class _EagerConvolution(torch.autograd.Function):
+    """boo::convolution's autograd, without the custom-op dispatch."""
+
+    @staticmethod
+    def forward(x, w, b, stride, padding, dilation, groups, il, kl, ol):
+        return _conv_forward(x, w, b, stride, padding, dilation, groups, (il, kl, ol))
+
+    setup_context = staticmethod(_conv_setup_context)
+    backward = staticmethod(_conv_autograd_backward)
+
+
 def _spatial_tuple(name: str, value, rank: int) -> list[int]:
     if isinstance(value, int):
         return [value] * rank
@@ -332,13 +382,21 @@ def boo_conv(
         raise ValueError(f"boo_conv: weight {tuple(weight.shape)} has {rank} spatial dims; Boo has 1, 2 or 3")
     stride = _spatial_tuple("stride", stride, rank)
     dilation = _spatial_tuple("dilation", dilation, rank)
-    layouts = tuple((shared_layout or l or "").upper() for l in (input_layout, kernel_layout, output_layout))
+    if shared_layout is None and input_layout is None and kernel_layout is None and output_layout is None:
+        layouts = ("", "", "")  # PyTorch's order
+    else:
+        layouts = tuple((shared_layout or l or "").upper() for l in (input_layout, kernel_layout, output_layout))
     if isinstance(padding, str):
         kl = layouts[1] or DEFAULT_LAYOUTS[rank]
         kernel = [weight.shape[kl.index(letter)] for letter in DEFAULT_LAYOUTS[rank][2:]]
         padding = _string_padding(padding, kernel, stride, dilation)
     padding = _spatial_tuple("padding", padding, rank)
-    return torch.ops.boo.convolution(input, weight, bias, stride, padding, dilation, int(groups), *layouts)
+    args = (input, weight, bias, stride, padding, dilation, int(groups), *layouts)
+    if not _plain_eager(input, weight, bias):
+        return torch.ops.boo.convolution(*args)
+    if _needs_grad(input, weight, bias):
+        return _EagerConvolution.apply(*args)
+    return _conv_forward(input, weight, bias, stride, padding, dilation, int(groups), layouts)
 
 
 #===------------------------------------------------------------------------===#
@@ -485,6 +543,17 @@ def _layer_norm_autograd_backward(ctx, dy, _dmean, _drstd):
 layer_norm.register_autograd(_layer_norm_autograd_backward, setup_context=_layer_norm_setup_context)
 
 
+class _EagerLayerNorm(torch.autograd.Function):
+    """boo::layer_norm's autograd, without the custom-op dispatch."""
+
+    @staticmethod
+    def forward(x, normalized_shape, weight, bias, eps):
+        return _layer_norm_impl(x, normalized_shape, weight, bias, eps)
+
+    setup_context = staticmethod(_layer_norm_setup_context)
+    backward = staticmethod(_layer_norm_autograd_backward)
+
+
 def boo_layer_norm(
     input: Tensor,
     normalized_shape: int | Sequence[int],
@@ -495,4 +564,9 @@ def boo_layer_norm(
     """torch.nn.functional.layer_norm on Boo, differentiable."""
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
-    return torch.ops.boo.layer_norm(input, list(normalized_shape), weight, bias, float(eps))[0]
+    args = (input, list(normalized_shape), weight, bias, float(eps))
+    if not _plain_eager(input, weight, bias):
+        return torch.ops.boo.layer_norm(*args)[0]
+    if _needs_grad(input, weight, bias):
+        return _EagerLayerNorm.apply(*args)[0]
+    return _layer_norm_impl(*args)[0]

@@ -61,7 +61,7 @@ def set_device(spec: str | None) -> None:
 
 def get_device(tensor_device: torch.device | str = "cpu") -> str:
     """The Boo device that runs tensors of `tensor_device`."""
-    device = torch.device(tensor_device)
+    device = tensor_device if isinstance(tensor_device, torch.device) else torch.device(tensor_device)
     if device.type == "cpu":
         return _host_device or "cpu"
     if device.type == "cuda" and torch.version.hip is not None:
@@ -118,7 +118,12 @@ class Launchable:
         tensor must be dense row-major in the function's shape (the runtime
         checks dtype, shape and strides and names what is wrong)."""
         _stats["launches"] += 1
-        self._native.invoke([_view(t) for t in args], [_view(t) for t in results])
+        try:
+            inputs = [(t.data_ptr(), DTYPE_CODES[t.dtype], t.shape, t.stride()) for t in args]
+            outputs = [(t.data_ptr(), DTYPE_CODES[t.dtype], t.shape, t.stride()) for t in results]
+        except KeyError as e:
+            raise ValueError(f"@{self.func_name}: Boo has no element type for {e.args[0]}") from None
+        self._native.invoke(inputs, outputs)
 
     def __call__(self, *args: torch.Tensor) -> tuple[torch.Tensor, ...] | torch.Tensor:
         if len(args) != len(self.arguments):
@@ -134,13 +139,6 @@ class Launchable:
 
     def __repr__(self) -> str:
         return f"Launchable(@{self.func_name} on {self.device})"
-
-
-def _view(t: torch.Tensor) -> tuple:
-    code = DTYPE_CODES.get(t.dtype)
-    if code is None:
-        raise ValueError(f"Boo has no element type for {t.dtype}")
-    return (t.data_ptr(), code, t.shape, t.stride())
 
 
 def make_dense(t: torch.Tensor, what: str) -> torch.Tensor:
