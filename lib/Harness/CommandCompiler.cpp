@@ -10,7 +10,9 @@
 #include "Boo/Import/ProblemSignature.h"
 #include "Boo/InitAll.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -82,14 +84,36 @@ bool harness::describeCommand(const std::string &command,
   return true;
 }
 
-bool harness::compileCommand(const std::string &command,
-                             const std::string &target,
-                             const std::string &producer,
-                             CompiledCommand &compiled, std::string &error) {
+namespace {
+
+/// Compiles `module` for `target` through the kernel cache of the
+/// environment.
+bool compileModule(ModuleOp module, const std::string &target,
+                   const std::string &producer,
+                   harness::CompiledCommand &compiled, std::string &error) {
   KernelCacheOptions cacheOptions;
   if (!KernelCacheOptions::fromEnvironment(cacheOptions, error))
     return false;
   KernelCache cache(cacheOptions);
+  ArtifactOptions options;
+  options.targets = {target};
+  options.producer = producer;
+  harness::CompileResult result;
+  if (!harness::compileCached(module, options, &cache, result, error))
+    return false;
+  compiled.bytes = std::move(result.bytes);
+  compiled.cacheOutcome = harness::getCacheOutcomeName(result.outcome);
+  compiled.cacheNote = std::move(result.cacheNote);
+  compiled.seconds = result.seconds;
+  return true;
+}
+
+} // namespace
+
+bool harness::compileCommand(const std::string &command,
+                             const std::string &target,
+                             const std::string &producer,
+                             CompiledCommand &compiled, std::string &error) {
   // One context per compilation, single-threaded: callers compile from
   // several threads at once, and the contexts share nothing.
   MLIRContext ctx(getRegistry(), MLIRContext::Threading::DISABLED);
@@ -98,15 +122,31 @@ bool harness::compileCommand(const std::string &command,
       importMIOpenCommand(&ctx, command, error);
   if (failed(module))
     return false;
-  ArtifactOptions options;
-  options.targets = {target};
-  options.producer = producer;
-  CompileResult result;
-  if (!compileCached(**module, options, &cache, result, error))
+  return compileModule(**module, target, producer, compiled, error);
+}
+
+bool harness::compileSource(const std::string &source,
+                            const std::string &sourceName,
+                            const std::string &target,
+                            const std::string &producer,
+                            CompiledCommand &compiled, std::string &error) {
+  MLIRContext ctx(getRegistry(), MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  std::string diagnostics;
+  OwningOpRef<ModuleOp> module;
+  {
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << (diagnostics.empty() ? "" : "\n") << diag.getLocation() << ": "
+         << diag;
+      return success();
+    });
+    module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx),
+                                         sourceName);
+  }
+  if (!module) {
+    error = sourceName + ": " + diagnostics;
     return false;
-  compiled.bytes = std::move(result.bytes);
-  compiled.cacheOutcome = getCacheOutcomeName(result.outcome);
-  compiled.cacheNote = std::move(result.cacheNote);
-  compiled.seconds = result.seconds;
-  return true;
+  }
+  return compileModule(*module, target, producer, compiled, error);
 }

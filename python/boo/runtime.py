@@ -95,23 +95,30 @@ def _compile_target(spec: str, device: _boo.Device) -> str:
 class Launchable:
     """A compiled function on a device: call it with its arguments (torch
     tensors in the function's order, shapes and dtypes) to get its results
-    as new tensors, or use `invoke` to write into tensors you own."""
+    as new tensors, or use `invoke` to write into tensors you own.
 
-    def __init__(self, command: str, spec: str):
-        kind, name, arguments, results, _ = _boo.describe_command(command)
-        self.command = command
+    `source` is an MIOpenDriver command, or Boo MLIR text with `mlir=True`
+    (whose one public function is the launchable's)."""
+
+    def __init__(self, source: str, spec: str, *, mlir: bool = False, name: str = ""):
         self.device = spec
-        self.func_name = name
-        self.arguments = [(n, tuple(s), TORCH_DTYPES[c]) for n, s, c in arguments]
-        self.results = [(n, tuple(s), TORCH_DTYPES[c]) for n, s, c in results]
         device = _open_device(spec)
-        module, outcome, note, seconds = _boo.compile_command(command, _compile_target(spec, device))
+        target = _compile_target(spec, device)
+        if mlir:
+            self.command = None
+            module, outcome, note, seconds = _boo.compile_mlir(source, name or "<boo>", target)
+        else:
+            self.command = source
+            module, outcome, note, seconds = _boo.compile_command(source, target)
         _stats["compiles" if outcome != "hit" else "cache_hits"] += 1
         if note:
             logger.warning("boo: kernel cache: %s", note)
-        logger.debug("boo: compiled %s for %s (%s, %.3f s)", name, spec, outcome, seconds)
-        self._native = _boo.Launchable(device, module, name)
+        self._native = _boo.Launchable(device, module, "")
+        self.func_name = self._native.name
+        self.arguments = [(n, tuple(s), TORCH_DTYPES[c]) for n, s, c in self._native.inputs]
+        self.results = [(n, tuple(s), TORCH_DTYPES[c]) for n, s, c in self._native.results]
         self.launch_count = self._native.launch_count
+        logger.debug("boo: compiled @%s for %s (%s, %.3f s)", self.func_name, spec, outcome, seconds)
 
     def invoke(self, args: Sequence[torch.Tensor], results: Sequence[torch.Tensor]) -> None:
         """Runs the function on `args`, writing `results` in place. Each

@@ -119,6 +119,24 @@ public:
   Launchable &operator=(const Launchable &) = delete;
 
   std::string getName() const { return boo_function_name(function); }
+
+  /// [(name, shape, dtype code)] of the function's inputs or results.
+  nb::list getTensors(bool results) const {
+    nb::list list;
+    size_t count = results ? boo_function_result_count(function)
+                           : boo_function_input_count(function);
+    for (size_t i = 0; i < count; ++i) {
+      boo_tensor_info_t info;
+      check(results ? boo_function_result(function, i, &info)
+                    : boo_function_input(function, i, &info));
+      nb::list shape;
+      for (size_t d = 0; d < info.rank; ++d)
+        shape.append(info.dims[d]);
+      list.append(nb::make_tuple(std::string(info.name), nb::tuple(shape),
+                                 static_cast<int>(info.dtype)));
+    }
+    return list;
+  }
   size_t getLaunchCount() const { return boo_function_launch_count(function); }
 
   void invoke(nb::list inputs, nb::list results) {
@@ -187,6 +205,12 @@ nb::tuple describe(const std::string &command) {
                         toList(signature.results), parameters);
 }
 
+nb::tuple toTuple(const CompiledCommand &compiled) {
+  return nb::make_tuple(
+      nb::bytes(compiled.bytes.data(), compiled.bytes.size()),
+      compiled.cacheOutcome, compiled.cacheNote, compiled.seconds);
+}
+
 /// (module bytes, cache outcome, cache note, seconds).
 nb::tuple compile(const std::string &command, const std::string &target,
                   const std::string &producer) {
@@ -199,9 +223,22 @@ nb::tuple compile(const std::string &command, const std::string &target,
   }
   if (!ok)
     throw std::runtime_error(error);
-  return nb::make_tuple(
-      nb::bytes(compiled.bytes.data(), compiled.bytes.size()),
-      compiled.cacheOutcome, compiled.cacheNote, compiled.seconds);
+  return toTuple(compiled);
+}
+
+/// As compile, for Boo MLIR text.
+nb::tuple compileMLIR(const std::string &source, const std::string &name,
+                      const std::string &target, const std::string &producer) {
+  CompiledCommand compiled;
+  std::string error;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = compileSource(source, name, target, producer, compiled, error);
+  }
+  if (!ok)
+    throw std::runtime_error(error);
+  return toTuple(compiled);
 }
 
 } // namespace
@@ -217,6 +254,10 @@ NB_MODULE(_boo, m) {
   m.def("compile_command", &compile, nb::arg("command"), nb::arg("target"),
         nb::arg("producer") = "boo-python",
         "(module bytes, cache outcome, cache note, seconds)");
+  m.def("compile_mlir", &compileMLIR, nb::arg("source"), nb::arg("name"),
+        nb::arg("target"), nb::arg("producer") = "boo-python",
+        "As compile_command, for Boo MLIR text; `name` names it in "
+        "diagnostics");
   m.def("dtype_name", [](int dtype) {
     return std::string(boo_dtype_name(static_cast<boo_dtype_t>(dtype)));
   });
@@ -234,6 +275,10 @@ NB_MODULE(_boo, m) {
            nb::keep_alive<1, 2>())
       .def_prop_ro("name", &Launchable::getName)
       .def_prop_ro("launch_count", &Launchable::getLaunchCount)
+      .def_prop_ro("inputs",
+                   [](const Launchable &l) { return l.getTensors(false); })
+      .def_prop_ro("results",
+                   [](const Launchable &l) { return l.getTensors(true); })
       .def("invoke", &Launchable::invoke, nb::arg("inputs"),
            nb::arg("results"),
            "Runs the function on [(data_ptr, dtype, shape, strides)] "

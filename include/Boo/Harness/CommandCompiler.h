@@ -10,7 +10,7 @@
 // to, and a compiled module (docs/ModuleFormat.md) for one target, built in
 // this process through the kernel cache (CachedCompile.h) that BOO_CACHE_ON,
 // BOO_CACHE_DIR and BOO_CACHE_MAX_BYTES configure; the GPU pipelines read
-// BOO_TUNING_SPEC_PATH.
+// BOO_TUNING_SPEC_PATH. Boo MLIR text (fused kernels) compiles the same way.
 //
 // No MLIR or LLVM type appears here, so that code compiled with exceptions
 // and RTTI (nanobind) includes it safely. Every function is thread-safe.
@@ -76,6 +76,14 @@ struct CompiledCommand {
 bool compileCommand(const std::string &command, const std::string &target,
                     const std::string &producer, CompiledCommand &compiled,
                     std::string &error);
+
+/// Compiles Boo MLIR `source` (a module of public functions, as the Python
+/// package's fusion writes them) for `target`; `sourceName` names it in
+/// diagnostics. False, with the parser's, verifier's or compiler's
+/// diagnostics, on failure.
+bool compileSource(const std::string &source, const std::string &sourceName,
+                   const std::string &target, const std::string &producer,
+                   CompiledCommand &compiled, std::string &error);
 
 } // namespace mlir::boo::harness
 
