@@ -8,6 +8,10 @@ IREE BOO's names, so BOO code ports by changing an import:
   ``replace_convs_with_boo``;
 - ``ConvSignature``, ``LayerNormSignature``, ``parse_command``,
   ``get_launchable`` and ``preload``;
+- ``boo.fusion.fuse(graph_module)``: conv + epilogue and layer-norm
+  subgraphs of aten FX graphs into Boo kernels;
+- ``torch.compile(model, backend="boo")`` (or "boo_inductor", or
+  ``boo.backend(nested_backend=...)``);
 - ``set_device("emu:gfx942")`` (or BOO_DEVICE) runs torch CPU tensors
   through the GPU kernels on Boo's SIMT emulator.
 
@@ -33,6 +37,12 @@ from .runtime import (
 )
 from . import ops
 from . import modeling
+from . import kernels
+from . import fusion
+from . import backend as _backend_module
+from .backend import backend
+
+_backend_module.register()
 
 __all__ = [
     "ConvMode",
@@ -40,6 +50,8 @@ __all__ = [
     "LayerNormMode",
     "LayerNormSignature",
     "Launchable",
+    "backend",
+    "fusion",
     "get_device",
     "get_launchable",
     "modeling",

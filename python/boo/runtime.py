@@ -28,6 +28,7 @@ from .signature import DTYPE_CODES, TORCH_DTYPES, ConvSignature, LayerNormSignat
 __all__ = [
     "Launchable",
     "get_launchable",
+    "get_launchable_mlir",
     "set_device",
     "get_device",
     "preload",
@@ -171,6 +172,19 @@ def get_launchable(
     launchable = _launchables.get(key)
     if launchable is None:
         launchable = Launchable(command, spec)
+        with _lock:
+            launchable = _launchables.setdefault(key, launchable)
+    return launchable
+
+
+def get_launchable_mlir(source: str, device: str | None = None, name: str = "") -> Launchable:
+    """The launchable of Boo MLIR text's one public function on `device`,
+    compiled on first use; `name` names the source in diagnostics."""
+    spec = device or get_device("cpu")
+    key = (source, spec)
+    launchable = _launchables.get(key)
+    if launchable is None:
+        launchable = Launchable(source, spec, mlir=True, name=name)
         with _lock:
             launchable = _launchables.setdefault(key, launchable)
     return launchable

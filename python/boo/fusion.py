@@ -1,0 +1,317 @@
+"""FX fusion: rewrites the convolution and layer-norm subgraphs of an aten
+FX graph (what torch.export, make_fx, Dynamo and AOTAutograd produce) into
+Boo kernels; the rest of the graph stays as it was.
+
+- A convolution with its element-wise chain (bias, relu, sigmoid, gelu,
+  silu, tanh, leaky_relu, clamp/hardtanh, residual or per-channel add and
+  mul) becomes one ``boo::fused_conv`` kernel. The chain grows while its tip
+  has one user and the user's other operand is computed before the conv, as
+  in Boo's boo-form-fusions (docs/Fusion.md). A convolution with nothing to
+  fuse becomes ``boo::convolution``.
+- ``aten.native_layer_norm`` and ``aten.layer_norm`` become
+  ``boo::layer_norm``.
+- Backward graphs: ``aten.convolution_backward`` and
+  ``aten.native_layer_norm_backward`` become Boo's backward kernels.
+
+A node Boo cannot take (a transposed convolution, float64, a tensor that is
+not on the CPU, a graph without shape metadata) stays as it was and is
+logged at info level. The schema is a plain object that says which aten
+targets are anchors and how each epilogue target maps to a Boo op; copy
+DEFAULT_SCHEMA and extend it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import logging
+import operator
+from typing import Callable, Optional
+
+import torch
+import torch.fx as fx
+
+from . import kernels  # registers boo::fused_conv
+from .signature import CONV_BASE
+
+__all__ = ["FusionSchema", "DEFAULT_SCHEMA", "fuse", "FusionReport"]
+
+logger = logging.getLogger("boo")
+aten = torch.ops.aten
+
+# An epilogue rule: (user node, the chain's tip) -> (epilogue op, extra
+# operand node or None), or None when the user does not fit.
+EpilogueRule = Callable[[fx.Node, fx.Node], Optional[tuple[dict, Optional[fx.Node]]]]
+
+
+def _activation(name: str, **attrs) -> EpilogueRule:
+    def rule(user: fx.Node, tip: fx.Node):
+        if user.args[0] is not tip:
+            return None
+        return dict(op=name, **{k: (v(user) if callable(v) else v) for k, v in attrs.items()}), None
+    return rule
+
+
+def _gelu(user: fx.Node, tip: fx.Node):
+    if user.args[0] is not tip:
+        return None
+    approximate = user.kwargs.get("approximate", user.args[1] if len(user.args) > 1 else "none")
+    return {"op": "gelu" if approximate == "none" else "gelu_tanh"}, None
+
+
+def _clamp(low_index: int, high_index: int, defaults=(None, None)):
+    def rule(user: fx.Node, tip: fx.Node):
+        if user.args[0] is not tip:
+            return None
+        args = list(user.args) + [None] * 3
+        low = args[low_index] if args[low_index] is not None else defaults[0]
+        high = args[high_index] if args[high_index] is not None else defaults[1]
+        if not isinstance(low, (int, float)) or not isinstance(high, (int, float)):
+            return None
+        return {"op": "clamp", "min": float(low), "max": float(high)}, None
+    return rule
+
+
+def _binary(name: str) -> EpilogueRule:
+    def rule(user: fx.Node, tip: fx.Node):
+        if len(user.args) != 2 or user.kwargs.get("alpha", 1) != 1:
+            return None
+        a, b = user.args
+        other = b if a is tip else a if b is tip else None
+        if not isinstance(other, fx.Node) or other is tip:
+            return None
+        out, val = _val(tip), _val(other)
+        if out is None or val is None or val.dtype != out.dtype:
+            return None
+        if tuple(val.shape) == tuple(out.shape):
+            return {"op": name, "operand": "full"}, other
+        channels = out.shape[1]
+        # One value per channel, broadcast over the rest: [C, 1, ...] or
+        # [1, C, 1, ...] (a plain [C] would broadcast along the last dim).
+        shape = [int(d) for d in val.shape]
+        if val.numel() == channels and (shape == [channels] + [1] * (out.dim() - 2)
+                                        or shape == [1, channels] + [1] * (out.dim() - 2)):
+            return {"op": name, "operand": "channel"}, other
+        return None
+    return rule
+
+
+@dataclasses.dataclass
+class FusionSchema:
+    """What fuse() rewrites. `conv_anchors`: aten convolution targets;
+    `epilogues`: aten target -> EpilogueRule; `layer_norms` and `backward`
+    turn the layer-norm and backward rewrites on."""
+
+    conv_anchors: set = dataclasses.field(default_factory=set)
+    epilogues: dict = dataclasses.field(default_factory=dict)
+    layer_norms: bool = True
+    backward: bool = True
+
+    def copy(self) -> "FusionSchema":
+        return copy.deepcopy(self)
+
+
+DEFAULT_SCHEMA = FusionSchema(
+    conv_anchors={aten.convolution.default},
+    epilogues={
+        aten.relu.default: _activation("relu"),
+        aten.sigmoid.default: _activation("sigmoid"),
+        aten.tanh.default: _activation("tanh"),
+        aten.silu.default: _activation("silu"),
+        aten.gelu.default: _gelu,
+        aten.leaky_relu.default: _activation(
+            "leaky_relu", alpha=lambda n: float(n.args[1]) if len(n.args) > 1 else 0.01),
+        aten.hardtanh.default: _clamp(1, 2, (-1.0, 1.0)),
+        aten.clamp.default: _clamp(1, 2),
+        aten.add.Tensor: _binary("add"),
+        aten.mul.Tensor: _binary("mul"),
+    },
+)
+
+
+@dataclasses.dataclass
+class FusionReport:
+    """What fuse() did: counts of rewritten nodes and the skipped ones."""
+
+    fused_convs: int = 0
+    plain_convs: int = 0
+    layer_norms: int = 0
+    backward: int = 0
+    skipped: list = dataclasses.field(default_factory=list)
+
+
+def _val(node) -> Optional[torch.Tensor]:
+    val = node.meta.get("val") if isinstance(node, fx.Node) else None
+    return val if isinstance(val, torch.Tensor) else None
+
+
+def _unsupported(node: fx.Node, tensors) -> Optional[str]:
+    """Why Boo cannot take node's tensors, or None."""
+    vals = [_val(t) for t in tensors if t is not None]
+    if len(vals) != len([t for t in tensors if t is not None]):
+        return "no shape metadata (node.meta['val'])"
+    for v in vals:
+        if v.dtype not in CONV_BASE:
+            return f"dtype {v.dtype}"
+        if v.device.type != "cpu":
+            return f"device {v.device}"
+    return None
+
+
+def _skip(report: FusionReport, node: fx.Node, why: str) -> None:
+    report.skipped.append(f"{node.name} ({node.target}): {why}")
+    logger.info("boo: fusion: %s stays as it was: %s", node.name, why)
+
+
+class _Rewriter:
+    def __init__(self, gm: fx.GraphModule, schema: FusionSchema):
+        self.gm, self.graph, self.schema = gm, gm.graph, schema
+        self.order = {n: i for i, n in enumerate(self.graph.nodes)}
+        self.report = FusionReport()
+        self.erased: set = set()
+        vals = [_val(n) for n in self.graph.nodes]
+        self.fake_mode = torch._guards.detect_fake_mode([v for v in vals if v is not None])
+
+    def erase(self, node: fx.Node) -> None:
+        self.graph.erase_node(node)
+        self.erased.add(node)
+
+    def set_meta(self, node: fx.Node) -> None:
+        """node.meta['val'] from the op's fake implementation."""
+        if self.fake_mode is None:
+            return
+        to_val = lambda a: _val(a) if isinstance(a, fx.Node) else a
+        args = fx.node.map_arg(node.args, to_val)
+        kwargs = fx.node.map_arg(node.kwargs, to_val)
+        with self.fake_mode:
+            node.meta["val"] = node.target(*args, **kwargs)
+
+    def call(self, target, args, before: fx.Node) -> fx.Node:
+        with self.graph.inserting_before(before):
+            node = self.graph.call_function(target, args)
+        self.set_meta(node)
+        return node
+
+    def conv(self, node: fx.Node) -> None:
+        x, w, b, stride, padding, dilation, transposed, output_padding, groups = node.args
+        why = _unsupported(node, [x, w, b])
+        if why is None and transposed:
+            why = "transposed convolution"
+        if why is None and not 3 <= _val(x).dim() <= 5:
+            why = f"rank {_val(x).dim()}"
+        if why:
+            return _skip(self.report, node, why)
+        chain, extras, tip = [], [], node
+        while len(tip.users) == 1:
+            user = next(iter(tip.users))
+            rule = self.schema.epilogues.get(user.target)
+            found = rule(user, tip) if rule else None
+            if found is None:
+                break
+            op, extra = found
+            if extra is not None and self.order.get(extra, len(self.order)) > self.order[node]:
+                break  # computed after the conv
+            chain.append(user)
+            if extra is not None:
+                extras.append(extra)
+            tip = user
+            tip.meta.setdefault("boo_epilogue", op)
+        params = [list(stride), list(padding), list(dilation), int(groups)]
+        if not chain:
+            fused = self.call(torch.ops.boo.convolution.default, (x, w, b, *params, "", "", ""), node)
+            self.report.plain_convs += 1
+        else:
+            recipe = json.dumps({"stride": params[0], "padding": params[1], "dilation": params[2],
+                                 "groups": params[3], "bias": b is not None,
+                                 "epilogue": [n.meta.pop("boo_epilogue") for n in chain]})
+            inputs = [x, w] + ([b] if b is not None else []) + extras
+            fused = self.call(torch.ops.boo.fused_conv.default, (inputs, recipe), node)
+            self.report.fused_convs += 1
+        tip.replace_all_uses_with(fused)
+        for n in reversed(chain):
+            self.erase(n)
+        self.erase(node)
+
+    def conv_backward(self, node: fx.Node) -> None:
+        (grad, x, w, _bias_sizes, stride, padding, dilation, transposed, output_padding,
+         groups, mask) = node.args
+        why = _unsupported(node, [grad, x, w]) or ("transposed convolution" if transposed else None)
+        if why:
+            return _skip(self.report, node, why)
+        new = self.call(torch.ops.boo.convolution_backward.default,
+                        (grad, x, w, list(stride), list(padding), list(dilation), int(groups),
+                         "", "", "", list(mask)), node)
+        node.replace_all_uses_with(new)
+        self.erase(node)
+        self.report.backward += 1
+
+    def _cast(self, value: fx.Node, dtype, before: fx.Node) -> fx.Node:
+        if _val(value) is None or _val(value).dtype == dtype:
+            return value
+        with self.graph.inserting_before(before):
+            node = self.graph.call_function(aten._to_copy.default, (value,), {"dtype": dtype})
+        self.set_meta(node)
+        return node
+
+    def layer_norm(self, node: fx.Node) -> None:
+        x, shape, w, b, eps = node.args[:5]
+        why = _unsupported(node, [x, w, b])
+        if why is None and w is None and b is not None:
+            why = "a bias without a weight"
+        if why:
+            return _skip(self.report, node, why)
+        new = self.call(torch.ops.boo.layer_norm.default, (x, list(shape), w, b, float(eps)), node)
+        if node.target == aten.layer_norm.default:
+            y = self.call(operator.getitem, (new, 0), node)
+            node.replace_all_uses_with(y)
+        else:
+            for user in list(node.users):
+                index = user.args[1]
+                value = self.call(operator.getitem, (new, index), user)
+                if index > 0:  # mean, rstd: aten keeps the normalized dims as 1s
+                    value = self.call(aten.view.default, (value, list(_val(user).shape)), user)
+                    value = self._cast(value, _val(user).dtype, user)
+                user.replace_all_uses_with(value)
+                self.erase(user)
+        self.erase(node)
+        self.report.layer_norms += 1
+
+    def layer_norm_backward(self, node: fx.Node) -> None:
+        dy, x, shape, mean, rstd, w, b, mask = node.args
+        why = _unsupported(node, [dy, x, w, b])
+        if why is None and w is None and b is not None:
+            why = "a bias without a weight"
+        if why:
+            return _skip(self.report, node, why)
+        lead = list(_val(x).shape[: _val(x).dim() - len(shape)])
+        stats = []
+        for value in (mean, rstd):
+            value = self.call(aten.view.default, (value, lead), node)
+            stats.append(self._cast(value, torch.float32, node))
+        new = self.call(torch.ops.boo.layer_norm_backward.default,
+                        (dy, x, list(shape), w, stats[0], stats[1], list(mask), w is not None), node)
+        node.replace_all_uses_with(new)
+        self.erase(node)
+        self.report.backward += 1
+
+    def run(self) -> FusionReport:
+        for node in list(self.graph.nodes):
+            if node.op != "call_function" or node in self.erased:
+                continue
+            if node.target in self.schema.conv_anchors:
+                self.conv(node)
+            elif self.schema.layer_norms and node.target in (aten.native_layer_norm.default, aten.layer_norm.default):
+                self.layer_norm(node)
+            elif self.schema.backward and node.target == aten.convolution_backward.default:
+                self.conv_backward(node)
+            elif self.schema.backward and node.target == aten.native_layer_norm_backward.default:
+                self.layer_norm_backward(node)
+        self.graph.lint()
+        self.gm.recompile()
+        return self.report
+
+
+def fuse(gm: fx.GraphModule, schema: FusionSchema = DEFAULT_SCHEMA) -> FusionReport:
+    """Rewrites `gm` in place (see the module) and returns what it did."""
+    return _Rewriter(gm, schema).run()

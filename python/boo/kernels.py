@@ -1,0 +1,250 @@
+"""Fused convolution kernels: conv (+ bias) (+ element-wise chain) as one
+Boo kernel, the custom op ``boo::fused_conv`` that FX fusion inserts.
+
+A recipe (JSON) describes the chain: the convolution's parameters, whether
+a bias follows, and the epilogue, e.g.::
+
+    {"stride": [1, 1], "padding": [1, 1], "dilation": [1, 1], "groups": 1,
+     "bias": true, "epilogue": [{"op": "add", "operand": "full"},
+                                {"op": "relu"}]}
+
+Epilogue ops: the activations of ``boo.activation`` (relu, sigmoid, tanh,
+gelu, gelu_tanh, silu, leaky_relu with "alpha", clamp with "min"/"max"),
+and ``add``/``mul`` with an extra operand that is "full" (the output's
+shape) or "channel" (one value per output channel). Extra operands follow
+x, w and the bias in the op's inputs, in epilogue order.
+
+Tensors are in PyTorch's order; Boo reads them as their memory is (a
+channels-last input runs an NHWC kernel), as boo_conv does. The kernel is
+Boo MLIR (a ``boo.conv`` followed by the chain, which Boo's
+``boo-form-fusions`` turns into one ``boo.fusion``), compiled once per
+shape, stride and device; BOO_DUMP_DIR receives each kernel's MLIR.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from typing import Sequence
+
+import torch
+
+from . import runtime
+from .ops import _conv_signature, _memory_layouts, _permutation, make_dense
+from .runtime import get_device
+from .signature import DEFAULT_LAYOUTS, ConvMode
+
+__all__ = ["fused_conv", "ACTIVATIONS"]
+
+Tensor = torch.Tensor
+ACTIVATIONS = ("relu", "sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "leaky_relu", "clamp")
+_ELEMENT = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+
+
+@functools.lru_cache(maxsize=None)
+def _recipe(text: str) -> dict:
+    recipe = json.loads(text)
+    for op in recipe["epilogue"]:
+        if op["op"] not in ACTIVATIONS + ("add", "mul"):
+            raise ValueError(f"boo::fused_conv: unknown epilogue op {op['op']!r}")
+    return recipe
+
+
+def _tensor_type(shape: Sequence[int], dtype: torch.dtype) -> str:
+    return f"tensor<{'x'.join(str(d) for d in shape)}x{_ELEMENT[dtype]}>"
+
+
+def _array(values: Sequence[int]) -> str:
+    return f"array<i64: {', '.join(str(v) for v in values)}>"
+
+
+def _activation_attrs(op: dict) -> str:
+    if op["op"] == "leaky_relu":
+        return f" {{alpha = {float(op['alpha'])!r} : f32}}"
+    if op["op"] == "clamp":
+        return f" {{max = {float(op['max'])!r} : f32, min = {float(op['min'])!r} : f32}}"
+    return ""
+
+
+def conv_mlir(name: str, sig, recipe: dict, extra_kinds: Sequence[str]) -> str:
+    """Boo MLIR of the fused kernel: args x, w[, b], extras (in the output
+    layout, or per channel)."""
+    dtype = sig.dtype
+    out_shape = sig.output_shape
+    out_type = _tensor_type(out_shape, dtype)
+    channels = out_shape[sig.output_layout.index("C")]
+    channel_dim = sig.output_layout.index("C")
+    args = [f"%x: {_tensor_type(sig.input_shape, dtype)}", f"%w: {_tensor_type(sig.kernel_shape, dtype)}"]
+    if recipe["bias"]:
+        args.append(f"%b: {_tensor_type([channels], dtype)}")
+    for i, kind in enumerate(extra_kinds):
+        args.append(f"%e{i}: {out_type if kind == 'full' else _tensor_type([channels], dtype)}")
+    lines = [
+        f"  func.func @{name}({', '.join(args)}) -> {out_type} {{",
+        f"    %v0 = boo.conv %x, %w {{dilations = {_array(sig.dilation)}, "
+        f"filter_layout = \"{sig.kernel_layout}\", groups = {sig.groups} : i64, "
+        f"input_layout = \"{sig.input_layout}\", output_layout = \"{sig.output_layout}\", "
+        f"padding_high = {_array(sig.padding)}, padding_low = {_array(sig.padding)}, "
+        f"strides = {_array(sig.stride)}}} : {_tensor_type(sig.input_shape, dtype)}, "
+        f"{_tensor_type(sig.kernel_shape, dtype)} -> {out_type}",
+    ]
+    value = 0
+
+    def binary(op: str, operand: str, kind: str):
+        nonlocal value
+        if kind == "full":
+            lines.append(f"    %v{value + 1} = boo.{op} %v{value}, {operand} : {out_type}, {out_type}")
+        else:
+            lines.append(f"    %v{value + 1} = boo.{op} %v{value}, {operand} "
+                         f"{{channel_dim = {channel_dim} : i64}} : {out_type}, {_tensor_type([channels], dtype)}")
+        value += 1
+
+    if recipe["bias"]:
+        binary("add", "%b", "channel")
+    extra = 0
+    for op in recipe["epilogue"]:
+        if op["op"] in ("add", "mul"):
+            binary(op["op"], f"%e{extra}", extra_kinds[extra])
+            extra += 1
+        else:
+            lines.append(f"    %v{value + 1} = boo.activation {op['op']} %v{value}{_activation_attrs(op)} : {out_type}")
+            value += 1
+    lines += [f"    return %v{value} : {out_type}", "  }"]
+    return "module {\n" + "\n".join(lines) + "\n}\n"
+
+
+def _suffix(recipe: dict) -> str:
+    parts = [op["op"] + ("_" + op["operand"][0] if "operand" in op else "") for op in recipe["epilogue"]]
+    return "_".join(["fused"] + parts)
+
+
+class _FusedCall:
+    """A fused kernel for one recipe, shapes, strides and device."""
+
+    def __init__(self, inputs: Sequence[Tensor], recipe: dict, spec: str):
+        x, w = inputs[0], inputs[1]
+        rank = x.dim() - 2
+        layouts = _memory_layouts(x, w, rank)
+        _, sig, _, _ = _conv_signature(
+            x, w, recipe["bias"], recipe["stride"], recipe["padding"], recipe["dilation"],
+            recipe["groups"], layouts, ConvMode.FORWARD)
+        kinds = [op["operand"] for op in recipe["epilogue"] if op["op"] in ("add", "mul")]
+        default = DEFAULT_LAYOUTS[rank]
+        self.x_perm = _permutation(default, sig.input_layout)
+        self.w_perm = _permutation(default, sig.kernel_layout)
+        self.out_perm = _permutation(sig.output_layout, default)
+        self.extra_perm = _permutation(default, sig.output_layout)
+        self.kinds = kinds
+        self.out_shape = sig.output_shape
+        name = sig.func_name + "_" + _suffix(recipe)
+        source = conv_mlir(name, sig, recipe, kinds)
+        dump = os.environ.get("BOO_DUMP_DIR")
+        if dump:
+            os.makedirs(dump, exist_ok=True)
+            with open(os.path.join(dump, name + ".mlir"), "w") as f:
+                f.write(source)
+        self.launchable = runtime.get_launchable_mlir(source, spec, name)
+
+
+_fused_calls: dict[tuple, _FusedCall] = {}
+
+
+def _fused_conv_impl(inputs: list[Tensor], recipe_text: str) -> Tensor:
+    recipe = _recipe(recipe_text)
+    x, w = inputs[0], inputs[1]
+    spec = get_device(x.device)
+    key = (recipe_text, spec) + tuple((t.shape, t.stride(), t.dtype) for t in inputs)
+    call = _fused_calls.get(key)
+    if call is None:
+        call = _FusedCall(inputs, recipe, spec)
+        _fused_calls[key] = call
+    args = [make_dense(x if call.x_perm is None else x.permute(call.x_perm), "input"),
+            make_dense(w if call.w_perm is None else w.permute(call.w_perm), "weight")]
+    rest = list(inputs[2:])
+    if recipe["bias"]:
+        args.append(make_dense(rest.pop(0), "bias"))
+    for t, kind in zip(rest, call.kinds):
+        if kind == "full" and call.extra_perm is not None:
+            t = t.permute(call.extra_perm)
+        args.append(make_dense(t.reshape(-1) if kind == "channel" else t, "epilogue operand"))
+    out = torch.empty(call.out_shape, dtype=x.dtype, device=x.device)
+    call.launchable.invoke(args, [out])
+    return out if call.out_perm is None else out.permute(call.out_perm)
+
+
+@torch.library.custom_op("boo::fused_conv", mutates_args=())
+def fused_conv(inputs: list[Tensor], recipe: str) -> Tensor:
+    """One Boo kernel for a conv and its epilogue (see the module)."""
+    return _fused_conv_impl(inputs, recipe)
+
+
+@fused_conv.register_fake
+def _(inputs, recipe):
+    r = _recipe(recipe)
+    x, w = inputs[0], inputs[1]
+    rank = x.dim() - 2
+    layouts = _memory_layouts(x, w, rank)
+    _, sig, _, _ = _conv_signature(x, w, r["bias"], r["stride"], r["padding"], r["dilation"],
+                                   r["groups"], layouts, ConvMode.FORWARD)
+    out = x.new_empty(sig.output_shape)
+    perm = _permutation(sig.output_layout, DEFAULT_LAYOUTS[rank])
+    return out if perm is None else out.permute(perm)
+
+
+def apply_epilogue(z: Tensor, recipe: dict, extras: Sequence[Tensor]) -> Tensor:
+    """The epilogue in PyTorch (for autograd), on PyTorch-ordered z."""
+    F = torch.nn.functional
+    acts = {
+        "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+        "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "silu": F.silu,
+    }
+    extras = list(extras)
+    for op in recipe["epilogue"]:
+        name = op["op"]
+        if name in ("add", "mul"):
+            e = extras.pop(0)
+            if op["operand"] == "channel":
+                e = e.reshape([1, -1] + [1] * (z.dim() - 2))
+            z = z + e if name == "add" else z * e
+        elif name == "leaky_relu":
+            z = F.leaky_relu(z, op["alpha"])
+        elif name == "clamp":
+            z = torch.clamp(z, op["min"], op["max"])
+        else:
+            z = acts[name](z)
+    return z
+
+
+def _fused_setup_context(ctx, inputs, output):
+    tensors, recipe = inputs
+    ctx.save_for_backward(*tensors)
+    ctx.recipe = recipe
+
+
+def _fused_backward(ctx, grad):
+    """Recomputes the conv on Boo, differentiates the epilogue in PyTorch,
+    and runs Boo's backward convolution."""
+    from .ops import boo_conv
+
+    recipe = _recipe(ctx.recipe)
+    tensors = ctx.saved_tensors
+    x, w = tensors[0], tensors[1]
+    b = tensors[2] if recipe["bias"] else None
+    extras = list(tensors[2 + recipe["bias"]:])
+    kw = dict(stride=recipe["stride"], padding=recipe["padding"], dilation=recipe["dilation"], groups=recipe["groups"])
+    with torch.no_grad():
+        z = boo_conv(x, w, b, **kw)
+    with torch.enable_grad():
+        z = z.detach().requires_grad_()
+        leaves = [e.detach().requires_grad_() for e in extras]
+        y = apply_epilogue(z, recipe, leaves)
+        dz, *dextras = torch.autograd.grad(y, [z] + leaves, grad)
+    mask = [True, True, b is not None]
+    gi, gw, gb = torch.ops.boo.convolution_backward(
+        dz, x, w, kw["stride"], kw["padding"], kw["dilation"], kw["groups"], "", "", "", mask)
+    grads = [gi, gw] + ([gb] if b is not None else []) + dextras
+    return [g.reshape(t.shape) for g, t in zip(grads, tensors)], None
+
+
+fused_conv.register_autograd(_fused_backward, setup_context=_fused_setup_context)
