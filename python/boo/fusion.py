@@ -181,7 +181,7 @@ class _Rewriter:
         """node.meta['val'] from the op's fake implementation."""
         if self.fake_mode is None:
             return
-        to_val = lambda a: _val(a) if isinstance(a, fx.Node) else a
+        to_val = lambda a: a.meta.get("val") if isinstance(a, fx.Node) else a
         args = fx.node.map_arg(node.args, to_val)
         kwargs = fx.node.map_arg(node.kwargs, to_val)
         with self.fake_mode:

@@ -31,7 +31,7 @@ from typing import Sequence
 import torch
 
 from . import runtime
-from .ops import _conv_signature, _memory_layouts, _permutation, make_dense
+from .ops import _conv_signature, _permutation, make_dense
 from .runtime import get_device
 from .signature import DEFAULT_LAYOUTS, ConvMode
 
@@ -125,10 +125,10 @@ class _FusedCall:
     def __init__(self, inputs: Sequence[Tensor], recipe: dict, spec: str):
         x, w = inputs[0], inputs[1]
         rank = x.dim() - 2
-        layouts = _memory_layouts(x, w, rank)
+        # Layouts "": PyTorch's order, read as the memory is.
         _, sig, _, _ = _conv_signature(
             x, w, recipe["bias"], recipe["stride"], recipe["padding"], recipe["dilation"],
-            recipe["groups"], layouts, ConvMode.FORWARD)
+            recipe["groups"], ("", "", ""), ConvMode.FORWARD)
         kinds = [op["operand"] for op in recipe["epilogue"] if op["op"] in ("add", "mul")]
         default = DEFAULT_LAYOUTS[rank]
         self.x_perm = _permutation(default, sig.input_layout)
@@ -184,9 +184,8 @@ def _(inputs, recipe):
     r = _recipe(recipe)
     x, w = inputs[0], inputs[1]
     rank = x.dim() - 2
-    layouts = _memory_layouts(x, w, rank)
     _, sig, _, _ = _conv_signature(x, w, r["bias"], r["stride"], r["padding"], r["dilation"],
-                                   r["groups"], layouts, ConvMode.FORWARD)
+                                   r["groups"], ("", "", ""), ConvMode.FORWARD)
     out = x.new_empty(sig.output_shape)
     perm = _permutation(sig.output_layout, DEFAULT_LAYOUTS[rank])
     return out if perm is None else out.permute(perm)

@@ -110,6 +110,7 @@ class Launchable:
             module, outcome, note, seconds = _boo.compile_mlir(source, name or "<boo>", target)
         else:
             self.command = source
+            _boo.describe_command(source)  # a bad command is a ValueError
             module, outcome, note, seconds = _boo.compile_command(source, target)
         _stats["compiles" if outcome != "hit" else "cache_hits"] += 1
         if note:
@@ -146,7 +147,7 @@ class Launchable:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def __repr__(self) -> str:
-        return f"Launchable(@{self.func_name} on {self.device})"
+        return f"Launchable(@{getattr(self, 'func_name', '?')} on {self.device})"
 
 
 def make_dense(t: torch.Tensor, what: str) -> torch.Tensor:

@@ -1,0 +1,114 @@
+"""torch.compile(backend="boo") and "boo_inductor": Boo runs the
+convolutions and layer norms of real models, forward and backward."""
+
+import copy
+
+import pytest
+import torch
+
+import boo
+from conftest import count_launches
+from models import ResNet18, TinyCNN, TransformerBlock
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _step(model, x, target):
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    opt.zero_grad()
+    logits = model(x)
+    torch.nn.functional.cross_entropy(logits, target).backward()
+    grads = {n: p.grad.clone() for n, p in model.named_parameters()}
+    opt.step()
+    return logits.detach(), grads, {n: p.detach().clone() for n, p in model.named_parameters()}
+
+
+def _compare(compiled_model, eager_model, x, target, launches_expected, rtol, atol):
+    (logits, grads, params), launches = count_launches(lambda: _step(compiled_model, x, target))
+    assert launches == launches_expected, "every conv and layer norm, forward and backward, on Boo"
+    ref_logits, ref_grads, ref_params = _step(eager_model, x, target)
+    torch.testing.assert_close(logits, ref_logits, rtol=rtol, atol=atol)
+    for name in ref_grads:
+        key = name if name in grads else "_orig_mod." + name
+        torch.testing.assert_close(grads[key], ref_grads[name], rtol=rtol, atol=atol, msg=lambda m: f"{name}: {m}")
+        torch.testing.assert_close(params[key], ref_params[name], rtol=rtol, atol=atol)
+
+
+def test_resnet18_compile_boo(device, seeded):
+    model = ResNet18()
+    eager = copy.deepcopy(model)
+    x, target = torch.randn(4, 3, 64, 64), torch.tensor([1, 7, 3, 0])
+    compiled = torch.compile(model, backend="boo", dynamic=False)
+    # 20 convs forward (each feeds a batch norm: nothing to fuse) and 20
+    # backward-convolution kernels.
+    _compare(compiled, eager, x, target, 40, rtol=1e-3, atol=1e-4)
+
+
+def test_resnet18_compile_boo_eval(device, seeded):
+    model = ResNet18().eval()
+    x = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        ref = model(x)
+        got, launches = count_launches(lambda: torch.compile(model, backend="boo")(x))
+    assert launches == 20
+    torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_transformer_block_layer_norms_on_boo(device, seeded):
+    block = TransformerBlock()
+    eager = copy.deepcopy(block)
+    x = torch.randn(2, 10, 64)
+    compiled = torch.compile(block, backend="boo", dynamic=False)
+    out, launches = count_launches(lambda: compiled(x))
+    assert launches == 2, "both layer norms forward"
+    torch.testing.assert_close(out, eager(x), rtol=1e-4, atol=1e-5)
+    dy = torch.randn_like(out)
+    _, launches = count_launches(lambda: out.backward(dy))
+    assert launches == 2, "both layer norms backward"
+    eager(x).backward(dy)
+    for (name, p), (_, q) in zip(block.named_parameters(), eager.named_parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=lambda m: f"{name}: {m}")
+
+
+def test_boo_inductor_and_nested_backends(device, seeded):
+    for backend in ("boo_inductor", boo.backend(nested_backend=None)):
+        torch._dynamo.reset()
+        model = TinyCNN()
+        eager = copy.deepcopy(model)
+        compiled = torch.compile(model, backend=backend, dynamic=False)
+        x, target = torch.randn(2, 3, 8, 8), torch.tensor([0, 3])
+        # conv+bias+relu and conv+bias+sigmoid fuse; two backward kernels.
+        _compare(compiled, eager, x, target, 4, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", ["emu:gfx942"], indirect=True)
+def test_tiny_cnn_compiled_on_the_emulator(device, seeded):
+    model = TinyCNN()
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="boo", dynamic=False)
+    _compare(compiled, eager, torch.randn(2, 3, 8, 8), torch.tensor([1, 2]), 4, rtol=1e-4, atol=1e-5)
+
+
+def test_dump_dir(tmp_path, monkeypatch, device, seeded):
+    monkeypatch.setenv("BOO_DUMP_DIR", str(tmp_path))
+    model = TinyCNN().eval()
+    with torch.no_grad():
+        torch.compile(model, backend="boo")(torch.randn(1, 3, 8, 8))
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert any(n.endswith("_before.py") for n in names) and any(n.endswith("_after.py") for n in names)
+    kernels = [n for n in names if n.endswith(".mlir")]
+    assert len(kernels) == 2 and all("fused" in n for n in kernels)
+    assert "boo.conv" in (tmp_path / kernels[0]).read_text()
+
+
+def test_unsupported_model_runs_eagerly(device, seeded):
+    model = TinyCNN().double()
+    x = torch.randn(1, 3, 8, 8, dtype=torch.float64)
+    got, launches = count_launches(lambda: torch.compile(model, backend="boo")(x))
+    assert launches == 0
+    torch.testing.assert_close(got, model(x))

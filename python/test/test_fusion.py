@@ -1,0 +1,154 @@
+"""boo.fusion.fuse on aten graphs: conv + epilogue chains become one Boo
+kernel, layer norms and backward ops Boo's; the rest stays."""
+
+import copy
+
+import pytest
+import torch
+
+import boo
+from boo.fusion import DEFAULT_SCHEMA, fuse
+from conftest import count_launches
+from models import ResNet18
+from numerics import check_conv_forward
+
+aten = torch.ops.aten
+
+
+class ConvChain(torch.nn.Module):
+    """conv + bias, then the chain given; `residual` is computed first."""
+
+    def __init__(self, chain):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 8, 3, padding=1)
+        self.scale = torch.nn.Parameter(torch.randn(8, 1, 1))
+        self.chain = chain
+
+    def forward(self, x, residual):
+        y = self.conv(x)
+        for op in self.chain:
+            y = op(self, y, residual)
+        return y
+
+
+CHAINS = {
+    "relu": [lambda m, y, r: torch.relu(y)],
+    "gelu-tanh": [lambda m, y, r: torch.nn.functional.gelu(y, approximate="tanh")],
+    "residual-silu": [lambda m, y, r: y + r, lambda m, y, r: torch.nn.functional.silu(y)],
+    "channel-mul-clamp": [lambda m, y, r: y * m.scale, lambda m, y, r: torch.nn.functional.hardtanh(y, -0.5, 2.0)],
+    "leaky-sigmoid-tanh": [lambda m, y, r: torch.nn.functional.leaky_relu(y, 0.2),
+                           lambda m, y, r: torch.sigmoid(y), lambda m, y, r: torch.tanh(y)],
+}
+
+
+def _export(model, args):
+    """The model's aten graph, with silu and gelu kept whole (as AOTAutograd
+    keeps them) rather than decomposed into core aten."""
+    table = torch.export.default_decompositions()
+    for op in (aten.silu.default, aten.gelu.default):
+        table.pop(op, None)
+    return torch.export.export(model, args).run_decompositions(table).module()
+
+
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+@pytest.mark.parametrize("channels_last", [False, True], ids=["nchw", "channels_last"])
+def test_conv_chains_fuse_into_one_kernel(chain, channels_last, device, seeded):
+    model = ConvChain(CHAINS[chain])
+    x, r = torch.randn(2, 4, 6, 6), torch.randn(2, 8, 6, 6)
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x, r = x.to(memory_format=torch.channels_last), r.to(memory_format=torch.channels_last)
+    gm = _export(model, (x, r))
+    report = fuse(gm)
+    assert (report.fused_convs, report.plain_convs) == (1, 0), report
+    targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
+    assert torch.ops.boo.fused_conv.default in targets
+    assert not targets & {aten.relu.default, aten.add.Tensor, aten.sigmoid.default, aten.convolution.default}
+    with torch.no_grad():
+        got, launches = count_launches(lambda: gm(x, r))
+        ref = model(x, r)
+    assert launches == 1
+    torch.testing.assert_close(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_chain_stops_at_a_second_user_and_at_later_operands(device, seeded):
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(4, 4, 3, padding=1)
+
+        def forward(self, x):
+            y = torch.relu(self.conv(x))
+            z = torch.tanh(x)  # computed after the conv
+            return y + z, y
+
+    model = Model()
+    x = torch.randn(1, 4, 5, 5)
+    gm = _export(model, (x,))
+    report = fuse(gm)
+    assert report.fused_convs == 1
+    kept = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert aten.add.Tensor in kept and aten.tanh.default in kept
+    with torch.no_grad():
+        for got, ref in zip(gm(x), model(x)):
+            torch.testing.assert_close(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_resnet18_fuse_matches_eager_and_trains(device, seeded):
+    model = ResNet18().eval()
+    x = torch.randn(2, 3, 32, 32)
+    gm = _export(model, (x,))
+    report = fuse(gm)
+    assert report.plain_convs + report.fused_convs == 20 and not report.skipped
+    with torch.no_grad():
+        got, launches = count_launches(lambda: gm(x))
+        ref = model(x)
+    assert launches == 20
+    torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-5)
+    # One SGD step through the fused graph: Boo's kernels run backward.
+    target = torch.tensor([3, 5])
+    params = dict(gm.named_parameters())
+    loss = torch.nn.functional.cross_entropy(gm(x), target)
+    _, launches = count_launches(lambda: loss.backward())
+    assert launches == 20
+    ref_loss = torch.nn.functional.cross_entropy(model(x), target)
+    ref_loss.backward()
+    for name, p in model.named_parameters():
+        torch.testing.assert_close(params[name].grad, p.grad, rtol=1e-3, atol=1e-5, msg=lambda m: f"{name}: {m}")
+
+
+def test_fused_conv_trains(device, seeded):
+    model = ConvChain(CHAINS["residual-silu"])
+    x, r = torch.randn(2, 4, 6, 6), torch.randn(2, 8, 6, 6, requires_grad=True)
+    gm = _export(model, (x, r))
+    fuse(gm)
+    params = dict(gm.named_parameters())
+    gm(x, r).square().sum().backward()
+    r_grad = r.grad.clone()
+    r.grad = None
+    model(x, r).square().sum().backward()
+    torch.testing.assert_close(r_grad, r.grad, rtol=1e-4, atol=1e-5)
+    for name, p in model.named_parameters():
+        if p.grad is not None:
+            torch.testing.assert_close(params[name].grad, p.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_unsupported_nodes_stay(device, seeded):
+    model = ConvChain(CHAINS["relu"]).double()
+    x, r = torch.randn(1, 4, 5, 5, dtype=torch.float64), torch.randn(1, 8, 5, 5, dtype=torch.float64)
+    gm = _export(model, (x, r))
+    report = fuse(gm)
+    assert report.fused_convs == 0 and "float64" in report.skipped[0]
+    torch.testing.assert_close(gm(x, r), model(x, r))
+
+
+def test_schema_is_extensible(device, seeded):
+    """A schema without relu leaves relu to PyTorch."""
+    schema = DEFAULT_SCHEMA.copy()
+    del schema.epilogues[aten.relu.default]
+    model = ConvChain(CHAINS["relu"])
+    x, r = torch.randn(1, 4, 5, 5), torch.randn(1, 8, 5, 5)
+    gm = _export(model, (x, r))
+    report = fuse(gm, schema)
+    assert (report.fused_convs, report.plain_convs) == (0, 1)  # conv + bias alone
+    assert aten.relu.default in [n.target for n in gm.graph.nodes]
