@@ -73,16 +73,27 @@ def _inductor_inner(gm, example_inputs):
     return compile_fx_inner(gm, example_inputs)
 
 
-def backend(nested_backend: Optional[Callable] = None, *, schema: FusionSchema = DEFAULT_SCHEMA,
-            decompositions=None):
+def backend(nested_backend: "str | Callable | None" = "eager", *,
+            fusion_schema: FusionSchema = DEFAULT_SCHEMA, decompositions=None):
     """A torch.compile backend that fuses into Boo kernels and hands each
-    aten graph to `nested_backend(gm, example_inputs)` (None: run it
-    eagerly). `nested_backend` receives post-autograd aten graphs and must
-    return a boxed callable, as AOTAutograd's compilers do."""
+    aten graph to `nested_backend`: "eager" (or None) runs it as it is,
+    "inductor" compiles it with Inductor, and a callable
+    `nested_backend(gm, example_inputs)` receives post-autograd aten graphs
+    and returns a boxed callable, as AOTAutograd's compilers do. IREE BOO's
+    signature: backend(nested_backend=..., fusion_schema=...)."""
+    if nested_backend in (None, "eager"):
+        nested = None
+    elif nested_backend == "inductor":
+        nested = _inductor_inner
+        decompositions = decompositions if decompositions is not None else _inductor_decompositions()
+    elif callable(nested_backend):
+        nested = nested_backend
+    else:
+        raise ValueError(f"boo.backend: nested_backend {nested_backend!r}: expected 'eager', 'inductor' or a callable")
     return aot_autograd(
-        fw_compiler=_fusing("forward", schema, nested_backend),
-        bw_compiler=_fusing("backward", schema, nested_backend),
-        inference_compiler=_fusing("inference", schema, nested_backend),
+        fw_compiler=_fusing("forward", fusion_schema, nested),
+        bw_compiler=_fusing("backward", fusion_schema, nested),
+        inference_compiler=_fusing("inference", fusion_schema, nested),
         decompositions=decompositions,
     )
 
@@ -95,7 +106,7 @@ def boo(gm: torch.fx.GraphModule, example_inputs):
 def boo_inductor(gm: torch.fx.GraphModule, example_inputs):
     """torch.compile(model, backend="boo_inductor"): Boo kernels, the rest
     through Inductor."""
-    return backend(_inductor_inner, decompositions=_inductor_decompositions())(gm, example_inputs)
+    return backend("inductor")(gm, example_inputs)
 
 
 def register() -> None:

@@ -116,6 +116,8 @@ class Launchable:
         if note:
             logger.warning("boo: kernel cache: %s", note)
         self._native = _boo.Launchable(device, module, "")
+        self._device = device
+        self._hip = spec.startswith("hip")
         self.func_name = self._native.name
         self.arguments = [(n, tuple(s), TORCH_DTYPES[c]) for n, s, c in self._native.inputs]
         self.results = [(n, tuple(s), TORCH_DTYPES[c]) for n, s, c in self._native.results]
@@ -132,6 +134,8 @@ class Launchable:
             outputs = [(t.data_ptr(), DTYPE_CODES[t.dtype], t.shape, t.stride()) for t in results]
         except KeyError as e:
             raise ValueError(f"@{self.func_name}: Boo has no element type for {e.args[0]}") from None
+        if self._hip:
+            _follow_torch_stream(self._device, args[0].device if args else None)
         self._native.invoke(inputs, outputs)
 
     def __call__(self, *args: torch.Tensor) -> tuple[torch.Tensor, ...] | torch.Tensor:
@@ -148,6 +152,17 @@ class Launchable:
 
     def __repr__(self) -> str:
         return f"Launchable(@{getattr(self, 'func_name', '?')} on {self.device})"
+
+
+_streams: dict[int, int] = {}
+
+
+def _follow_torch_stream(device: _boo.Device, tensor_device) -> None:
+    """Orders a hip device's work on PyTorch's current stream."""
+    stream = torch.cuda.current_stream(tensor_device).cuda_stream
+    if _streams.get(id(device)) != stream:
+        device.set_stream(stream)
+        _streams[id(device)] = stream
 
 
 def make_dense(t: torch.Tensor, what: str) -> torch.Tensor:

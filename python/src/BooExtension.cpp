@@ -68,6 +68,13 @@ public:
     nb::gil_scoped_release release;
     check(boo_device_synchronize(device), spec + ": ");
   }
+  /// hip: later work goes to the caller's stream (0: the device's own).
+  void setStream(uintptr_t stream) {
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex);
+    check(boo_device_set_stream(device, reinterpret_cast<void *>(stream)),
+          spec + ": ");
+  }
 
   const std::string spec;
   boo_device_t *device = nullptr;
@@ -267,7 +274,8 @@ NB_MODULE(_boo, m) {
       .def_ro("spec", &Device::spec)
       .def_prop_ro("description", &Device::getDescription)
       .def_prop_ro("target", &Device::getTarget)
-      .def("synchronize", &Device::synchronize);
+      .def("synchronize", &Device::synchronize)
+      .def("set_stream", &Device::setStream, nb::arg("stream"));
 
   nb::class_<Launchable>(m, "Launchable")
       .def(nb::init<Device &, nb::bytes, const std::string &>(),

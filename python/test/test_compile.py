@@ -76,7 +76,7 @@ def test_transformer_block_layer_norms_on_boo(device, seeded):
 
 
 def test_boo_inductor_and_nested_backends(device, seeded):
-    for backend in ("boo_inductor", boo.backend(nested_backend=None)):
+    for backend in ("boo_inductor", boo.backend(nested_backend="inductor"), boo.backend()):
         torch._dynamo.reset()
         model = TinyCNN()
         eager = copy.deepcopy(model)

@@ -91,6 +91,12 @@ const char *boo_device_description(const boo_device_t *device);
 const char *boo_device_target(const boo_device_t *device);
 /* Waits until all work submitted to the device has finished. */
 boo_status_t boo_device_synchronize(boo_device_t *device);
+/* hip devices: orders later launches, copies, events and synchronize on
+ * `stream`, a hipStream_t of the device that the caller owns and keeps alive
+ * while it is set (e.g. PyTorch's current stream); NULL goes back to the
+ * device's own stream. Work already submitted finishes first. Other devices
+ * have no streams: BOO_STATUS_INVALID_ARGUMENT. */
+boo_status_t boo_device_set_stream(boo_device_t *device, void *stream);
 
 /*===--------------------------------------------------------------------===*
  * Buffers (device memory; host memory on the CPU device)

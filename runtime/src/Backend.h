@@ -64,6 +64,13 @@ public:
 
   virtual boo_status_t synchronize() = 0;
 
+  /// Orders later work on the caller's `stream` (a hipStream_t on HIP);
+  /// null goes back to the device's own. Devices without streams refuse.
+  virtual boo_status_t setStream(void *stream) {
+    return makeStatus(BOO_STATUS_INVALID_ARGUMENT,
+                      description + " has no streams; only hip devices do");
+  }
+
   /// Device memory; `bytes` may be 0 (the pointer is then still unique).
   virtual boo_status_t allocate(size_t bytes, void *&pointer) = 0;
   virtual void deallocate(void *pointer) = 0;

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Every HIP call goes through the dlopen'ed symbol table (HIPSymbols.h). A
-// device owns one stream; launches, copies and events are ordered on it.
+// device owns one stream; launches, copies and events are ordered on it, or
+// on the caller's stream once boo_device_set_stream names one.
 // Each function's scratch buffers are allocated on its first invocation
 // and kept until the module is freed.
 //
@@ -39,7 +40,7 @@ boo_status_t activate(const HIPSymbols &hip, int ordinal) {
 
 class HIPEvent : public Event {
 public:
-  HIPEvent(const HIPSymbols &hip, int ordinal, hipStream_t stream,
+  HIPEvent(const HIPSymbols &hip, int ordinal, const hipStream_t &stream,
            hipEvent_t event)
       : hip(hip), ordinal(ordinal), stream(stream), event(event) {}
   ~HIPEvent() override {
@@ -79,14 +80,15 @@ public:
 private:
   const HIPSymbols &hip;
   int ordinal;
-  hipStream_t stream;
+  /// The device's current stream (HIPBackend::current).
+  const hipStream_t &stream;
   hipEvent_t event;
   bool recorded = false;
 };
 
 class HIPExecutable : public Executable {
 public:
-  HIPExecutable(const HIPSymbols &hip, int ordinal, hipStream_t stream,
+  HIPExecutable(const HIPSymbols &hip, int ordinal, const hipStream_t &stream,
                 const ModuleDesc &module)
       : hip(hip), ordinal(ordinal), stream(stream), module(module) {}
   ~HIPExecutable() override;
@@ -98,7 +100,8 @@ public:
 private:
   const HIPSymbols &hip;
   int ordinal;
-  hipStream_t stream;
+  /// The device's current stream (HIPBackend::current).
+  const hipStream_t &stream;
   const ModuleDesc &module;
   /// Indexed by code object; null for those the target does not use.
   std::vector<hipModule_t> modules;
@@ -193,10 +196,10 @@ class HIPBackend : public Backend {
 public:
   HIPBackend(const HIPSymbols &hip, int ordinal) : hip(hip), ordinal(ordinal) {}
   ~HIPBackend() override {
-    if (stream) {
+    if (own) {
       (void)hip.hipSetDevice(ordinal);
-      (void)hip.hipStreamSynchronize(stream);
-      (void)hip.hipStreamDestroy(stream);
+      (void)hip.hipStreamSynchronize(own);
+      (void)hip.hipStreamDestroy(own);
     }
   }
 
@@ -207,8 +210,16 @@ public:
   boo_status_t synchronize() override {
     if (boo_status_t status = activate(hip, ordinal))
       return status;
-    return checkHIP(hip, hip.hipStreamSynchronize(stream),
+    return checkHIP(hip, hip.hipStreamSynchronize(current),
                     "hipStreamSynchronize");
+  }
+
+  boo_status_t setStream(void *stream) override {
+    // Work already submitted to the old stream finishes first.
+    if (boo_status_t status = synchronize())
+      return status;
+    current = stream ? static_cast<hipStream_t>(stream) : own;
+    return nullptr;
   }
 
   boo_status_t allocate(size_t bytes, void *&pointer) override {
@@ -243,7 +254,8 @@ public:
 
   boo_status_t load(const ModuleDesc &module, uint32_t targetIndex,
                     std::unique_ptr<Executable> &executable) override {
-    auto loaded = std::make_unique<HIPExecutable>(hip, ordinal, stream, module);
+    auto loaded =
+        std::make_unique<HIPExecutable>(hip, ordinal, current, module);
     if (boo_status_t status = loaded->load(targetIndex))
       return status;
     executable = std::move(loaded);
@@ -257,14 +269,17 @@ public:
     if (boo_status_t status =
             checkHIP(hip, hip.hipEventCreate(&created), "hipEventCreate"))
       return status;
-    event = std::make_unique<HIPEvent>(hip, ordinal, stream, created);
+    event = std::make_unique<HIPEvent>(hip, ordinal, current, created);
     return nullptr;
   }
 
 private:
   const HIPSymbols &hip;
   int ordinal;
-  hipStream_t stream = nullptr;
+  /// The stream open() creates, and the one work goes to: `own`, or the
+  /// caller's (setStream). Executables and events refer to `current`.
+  hipStream_t own = nullptr;
+  hipStream_t current = nullptr;
 };
 
 boo_status_t HIPBackend::open(const std::string &spec) {
@@ -292,8 +307,10 @@ boo_status_t HIPBackend::open(const std::string &spec) {
   std::string name(props.name, strnlen(props.name, sizeof(props.name)));
   description = spec + " (" + target + ", " + name + ", " +
                 std::to_string(props.totalGlobalMem >> 30) + " GiB)";
-  return checkHIP(hip, hip.hipStreamCreate(&stream),
-                  spec + ": hipStreamCreate");
+  boo_status_t status =
+      checkHIP(hip, hip.hipStreamCreate(&own), spec + ": hipStreamCreate");
+  current = own;
+  return status;
 }
 
 } // namespace

@@ -344,6 +344,12 @@ boo_status_t boo_device_synchronize(boo_device_t *device) {
   return device->backend->synchronize();
 }
 
+boo_status_t boo_device_set_stream(boo_device_t *device, void *stream) {
+  if (!device)
+    return invalidArgument("boo_device_set_stream: device is NULL");
+  return device->backend->setStream(stream);
+}
+
 //===----------------------------------------------------------------------===//
 // Buffers
 //===----------------------------------------------------------------------===//

@@ -136,6 +136,17 @@ TEST(RuntimeDeviceTest, BadSpecs) {
                "NULL");
 }
 
+TEST(RuntimeDeviceTest, OnlyHIPHasStreams) {
+  boo_device_t *device = nullptr;
+  ASSERT_BOO_OK(boo_device_open("cpu:1", &device));
+  int stream = 0;
+  expectStatus(boo_device_set_stream(device, &stream),
+               BOO_STATUS_INVALID_ARGUMENT, "has no streams; only hip");
+  expectStatus(boo_device_set_stream(nullptr, nullptr),
+               BOO_STATUS_INVALID_ARGUMENT, "device is NULL");
+  boo_device_close(device);
+}
+
 TEST(RuntimeBufferTest, WriteReadAndBounds) {
   boo_device_t *device = nullptr;
   ASSERT_BOO_OK(boo_device_open("cpu:1", &device));
