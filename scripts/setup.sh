@@ -52,6 +52,10 @@ if ! cmp -s python/requirements.txt "$venv/requirements.txt"; then
   cp python/requirements.txt "$venv/requirements.txt"
 fi
 
+# `import boo` in the venv finds the package that the build assembles.
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$PWD/build/python" > "$site/boo-build.pth"
+
 LLVM_DIR=/usr/lib/llvm-22
 export PATH="$LLVM_DIR/bin:$PATH"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
