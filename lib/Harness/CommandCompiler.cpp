@@ -68,14 +68,14 @@ void describeParameters(const MIOpenLayerNormProblem &norm,
 } // namespace
 
 bool harness::describeCommand(const std::string &command,
-                              CommandSignature &signature,
-                              std::string &error) {
+                              CommandSignature &signature, std::string &error) {
   FailureOr<MIOpenProblem> problem = parseMIOpenCommand(command, error);
   if (failed(problem))
     return false;
   ProblemSignature problemSignature = getProblemSignature(*problem);
-  signature.kind =
-      std::holds_alternative<MIOpenConvProblem>(*problem) ? "conv" : "layernorm";
+  signature.kind = std::holds_alternative<MIOpenConvProblem>(*problem)
+                       ? "conv"
+                       : "layernorm";
   signature.functionName = problemSignature.functionName;
   signature.arguments = toCommandTensors(problemSignature.arguments);
   signature.results = toCommandTensors(problemSignature.results);
@@ -141,8 +141,8 @@ bool harness::compileSource(const std::string &source,
          << diag;
       return success();
     });
-    module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx),
-                                         sourceName);
+    module =
+        parseSourceString<ModuleOp>(source, ParserConfig(&ctx), sourceName);
   }
   if (!module) {
     error = sourceName + ": " + diagnostics;

@@ -25,8 +25,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <map>
-
 #include <mutex>
 
 namespace nb = nanobind;
@@ -60,9 +58,7 @@ public:
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
 
-  std::string getDescription() const {
-    return boo_device_description(device);
-  }
+  std::string getDescription() const { return boo_device_description(device); }
   std::string getTarget() const { return boo_device_target(device); }
   void synchronize() {
     nb::gil_scoped_release release;
@@ -208,14 +204,14 @@ nb::tuple describe(const std::string &command) {
   if (signature.kind == "layernorm")
     parameters["epsilon"] = signature.epsilon;
   return nb::make_tuple(signature.kind, signature.functionName,
-                        toList(signature.arguments),
-                        toList(signature.results), parameters);
+                        toList(signature.arguments), toList(signature.results),
+                        parameters);
 }
 
 nb::tuple toTuple(const CompiledCommand &compiled) {
-  return nb::make_tuple(
-      nb::bytes(compiled.bytes.data(), compiled.bytes.size()),
-      compiled.cacheOutcome, compiled.cacheNote, compiled.seconds);
+  return nb::make_tuple(nb::bytes(compiled.bytes.data(), compiled.bytes.size()),
+                        compiled.cacheOutcome, compiled.cacheNote,
+                        compiled.seconds);
 }
 
 /// (module bytes, cache outcome, cache note, seconds).
@@ -287,8 +283,7 @@ NB_MODULE(_boo, m) {
                    [](const Launchable &l) { return l.getTensors(false); })
       .def_prop_ro("results",
                    [](const Launchable &l) { return l.getTensors(true); })
-      .def("invoke", &Launchable::invoke, nb::arg("inputs"),
-           nb::arg("results"),
+      .def("invoke", &Launchable::invoke, nb::arg("inputs"), nb::arg("results"),
            "Runs the function on [(data_ptr, dtype, shape, strides)] "
            "inputs and results, in place");
 }

@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// boo-driver's and the Python package's compile step: an MLIR module (an imported MIOpenDriver
-// command) to a compiled module (boo/ModuleFormat.h) for one set of
-// targets, served from the kernel cache (Boo/Cache/KernelCache.h) when it
-// holds the same compilation.
+// boo-driver's and the Python package's compile step: an MLIR module (an
+// imported MIOpenDriver command) to a compiled module (boo/ModuleFormat.h) for
+// one set of targets, served from the kernel cache (Boo/Cache/KernelCache.h)
+// when it holds the same compilation.
 //
 // The key covers everything that changes the bytes: the module (printed in
 // generic form, locations dropped), the targets, every artifact option (the

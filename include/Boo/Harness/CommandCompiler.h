@@ -1,4 +1,4 @@
-//===- CommandCompiler.h - MIOpenDriver commands, compiled in-process -*- C++ -*-===//
+//===- CommandCompiler.h - Commands compiled in-process --------*- C++ -*-===//
 //
 // Part of the Boo project.
 //
