@@ -112,3 +112,13 @@ def test_unsupported_model_runs_eagerly(device, seeded):
     got, launches = count_launches(lambda: torch.compile(model, backend="boo")(x))
     assert launches == 0
     torch.testing.assert_close(got, model(x))
+
+
+def test_boo_modules_under_plain_inductor(device, seeded):
+    """boo:: custom ops inside torch.compile's default backend."""
+    from boo.modeling import replace_convs_with_boo
+
+    model = TinyCNN()
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(replace_convs_with_boo(model), dynamic=False)
+    _compare(compiled, eager, torch.randn(2, 3, 8, 8), torch.tensor([1, 2]), 4, rtol=1e-4, atol=1e-5)

@@ -108,13 +108,17 @@ def test_resnet18_fuse_matches_eager_and_trains(device, seeded):
     # One SGD step through the fused graph: Boo's kernels run backward.
     target = torch.tensor([3, 5])
     params = dict(gm.named_parameters())
+    opt = torch.optim.SGD(gm.parameters(), lr=0.1, momentum=0.9)
     loss = torch.nn.functional.cross_entropy(gm(x), target)
     _, launches = count_launches(lambda: loss.backward())
     assert launches == 20
-    ref_loss = torch.nn.functional.cross_entropy(model(x), target)
-    ref_loss.backward()
+    opt.step()
+    ref_opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    torch.nn.functional.cross_entropy(model(x), target).backward()
+    ref_opt.step()
     for name, p in model.named_parameters():
         torch.testing.assert_close(params[name].grad, p.grad, rtol=1e-3, atol=1e-5, msg=lambda m: f"{name}: {m}")
+        torch.testing.assert_close(params[name].detach(), p.detach(), rtol=1e-3, atol=1e-5)
 
 
 def test_fused_conv_trains(device, seeded):
