@@ -18,7 +18,7 @@ IREE BOO's names, so BOO code ports by changing an import:
 See docs/Python.md.
 """
 
-from . import _boo
+from . import _boo  # noqa: F401 (the extension; fails early if it is missing)
 from .signature import (
     ConvMode,
     ConvSignature,
@@ -37,7 +37,7 @@ from .runtime import (
 )
 from . import ops
 from . import modeling
-from . import kernels
+from . import kernels  # noqa: F401 (registers boo::fused_conv)
 from . import fusion
 from . import backend as _backend_module
 from .backend import backend

@@ -32,7 +32,7 @@ from typing import Callable, Optional
 import torch
 import torch.fx as fx
 
-from . import kernels  # registers boo::fused_conv
+from . import kernels  # noqa: F401 (registers boo::fused_conv)
 from .signature import CONV_BASE
 
 __all__ = ["FusionSchema", "DEFAULT_SCHEMA", "fuse", "FusionReport"]

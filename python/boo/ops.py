@@ -22,7 +22,6 @@ from typing import Optional, Sequence
 
 import torch
 
-from . import runtime
 from .runtime import get_device, get_launchable, make_dense
 from .signature import (
     CHANNELS_LAST_LAYOUTS,

@@ -1,16 +1,12 @@
 """boo.fusion.fuse on aten graphs: conv + epilogue chains become one Boo
 kernel, layer norms and backward ops Boo's; the rest stays."""
 
-import copy
-
 import pytest
 import torch
 
-import boo
 from boo.fusion import DEFAULT_SCHEMA, fuse
 from conftest import count_launches
 from models import ResNet18
-from numerics import check_conv_forward
 
 aten = torch.ops.aten
 
