@@ -187,9 +187,9 @@ class _Rewriter:
         with self.fake_mode:
             node.meta["val"] = node.target(*args, **kwargs)
 
-    def call(self, target, args, before: fx.Node) -> fx.Node:
+    def call(self, target, args, before: fx.Node, kwargs=None) -> fx.Node:
         with self.graph.inserting_before(before):
-            node = self.graph.call_function(target, args)
+            node = self.graph.call_function(target, args, kwargs)
         self.set_meta(node)
         return node
 
@@ -249,10 +249,7 @@ class _Rewriter:
     def _cast(self, value: fx.Node, dtype, before: fx.Node) -> fx.Node:
         if _val(value) is None or _val(value).dtype == dtype:
             return value
-        with self.graph.inserting_before(before):
-            node = self.graph.call_function(aten._to_copy.default, (value,), {"dtype": dtype})
-        self.set_meta(node)
-        return node
+        return self.call(aten._to_copy.default, (value,), before, {"dtype": dtype})
 
     def layer_norm(self, node: fx.Node) -> None:
         x, shape, w, b, eps = node.args[:5]

@@ -31,9 +31,8 @@ from typing import Sequence
 import torch
 
 from . import runtime
-from .ops import _conv_signature, _permutation, make_dense
+from .ops import _ConvPlan, _permuted, make_dense
 from .runtime import get_device
-from .signature import DEFAULT_LAYOUTS, ConvMode
 
 __all__ = ["fused_conv", "ACTIVATIONS"]
 
@@ -123,28 +122,23 @@ class _FusedCall:
     """A fused kernel for one recipe, shapes, strides and device."""
 
     def __init__(self, inputs: Sequence[Tensor], recipe: dict, spec: str):
-        x, w = inputs[0], inputs[1]
-        rank = x.dim() - 2
         # Layouts "": PyTorch's order, read as the memory is.
-        _, sig, _, _ = _conv_signature(
-            x, w, recipe["bias"], recipe["stride"], recipe["padding"], recipe["dilation"],
-            recipe["groups"], ("", "", ""), ConvMode.FORWARD)
-        kinds = [op["operand"] for op in recipe["epilogue"] if op["op"] in ("add", "mul")]
-        default = DEFAULT_LAYOUTS[rank]
-        self.x_perm = _permutation(default, sig.input_layout)
-        self.w_perm = _permutation(default, sig.kernel_layout)
-        self.out_perm = _permutation(sig.output_layout, default)
-        self.extra_perm = _permutation(default, sig.output_layout)
-        self.kinds = kinds
-        self.out_shape = sig.output_shape
+        self.plan = _plan(inputs, recipe)
+        sig = self.plan.sig
+        self.kinds = [op["operand"] for op in recipe["epilogue"] if op["op"] in ("add", "mul")]
         name = sig.func_name + "_" + _suffix(recipe)
-        source = conv_mlir(name, sig, recipe, kinds)
+        source = conv_mlir(name, sig, recipe, self.kinds)
         dump = os.environ.get("BOO_DUMP_DIR")
         if dump:
             os.makedirs(dump, exist_ok=True)
             with open(os.path.join(dump, name + ".mlir"), "w") as f:
                 f.write(source)
         self.launchable = runtime.get_launchable_mlir(source, spec, name)
+
+
+def _plan(inputs: Sequence[Tensor], recipe: dict) -> _ConvPlan:
+    return _ConvPlan(inputs[0], inputs[1], recipe["bias"], recipe["stride"], recipe["padding"],
+                     recipe["dilation"], recipe["groups"], ("", "", ""))
 
 
 _fused_calls: dict[tuple, _FusedCall] = {}
@@ -159,18 +153,17 @@ def _fused_conv_impl(inputs: list[Tensor], recipe_text: str) -> Tensor:
     if call is None:
         call = _FusedCall(inputs, recipe, spec)
         _fused_calls[key] = call
-    args = [make_dense(x if call.x_perm is None else x.permute(call.x_perm), "input"),
-            make_dense(w if call.w_perm is None else w.permute(call.w_perm), "weight")]
+    plan = call.plan
+    args = plan.operands(x, w)
     rest = list(inputs[2:])
     if recipe["bias"]:
         args.append(make_dense(rest.pop(0), "bias"))
     for t, kind in zip(rest, call.kinds):
-        if kind == "full" and call.extra_perm is not None:
-            t = t.permute(call.extra_perm)
-        args.append(make_dense(t.reshape(-1) if kind == "channel" else t, "epilogue operand"))
-    out = torch.empty(call.out_shape, dtype=x.dtype, device=x.device)
+        t = t.reshape(-1) if kind == "channel" else _permuted(t, plan.to_out_perm)
+        args.append(make_dense(t, "epilogue operand"))
+    out = torch.empty(plan.out_shape, dtype=x.dtype, device=x.device)
     call.launchable.invoke(args, [out])
-    return out if call.out_perm is None else out.permute(call.out_perm)
+    return plan.to_torch(out)
 
 
 @torch.library.custom_op("boo::fused_conv", mutates_args=())
@@ -181,14 +174,8 @@ def fused_conv(inputs: list[Tensor], recipe: str) -> Tensor:
 
 @fused_conv.register_fake
 def _(inputs, recipe):
-    r = _recipe(recipe)
-    x, w = inputs[0], inputs[1]
-    rank = x.dim() - 2
-    _, sig, _, _ = _conv_signature(x, w, r["bias"], r["stride"], r["padding"], r["dilation"],
-                                   r["groups"], ("", "", ""), ConvMode.FORWARD)
-    out = x.new_empty(sig.output_shape)
-    perm = _permutation(sig.output_layout, DEFAULT_LAYOUTS[rank])
-    return out if perm is None else out.permute(perm)
+    plan = _plan(inputs, _recipe(recipe))
+    return plan.to_torch(inputs[0].new_empty(plan.out_shape))
 
 
 def apply_epilogue(z: Tensor, recipe: dict, extras: Sequence[Tensor]) -> Tensor:

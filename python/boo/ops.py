@@ -31,6 +31,7 @@ from .signature import (
     ConvSignature,
     LayerNormMode,
     LayerNormSignature,
+    _listify,
 )
 
 __all__ = ["boo_conv", "boo_layer_norm", "is_boo_backward_enabled"]
@@ -106,6 +107,17 @@ def _resolve_layouts(x: Tensor, w: Tensor, layouts: Sequence[str]) -> tuple[bool
     return False, tuple((l or DEFAULT_LAYOUTS[rank]).upper() for l in layouts)
 
 
+def _check_companions(x: Tensor, tensors: dict, where: str) -> None:
+    """The weight, bias, ... (None: absent) have x's dtype and device."""
+    for name, t in tensors.items():
+        if t is None:
+            continue
+        if t.dtype != x.dtype:
+            raise ValueError(f"{where}: input is {x.dtype} but {name} is {t.dtype}")
+        if t.device != x.device:
+            raise ValueError(f"{where}: input is on {x.device} but {name} is on {t.device}")
+
+
 def _check_conv(x: Tensor, w: Tensor, b: Optional[Tensor], groups: int, layouts, where: str) -> None:
     if x.dim() not in (3, 4, 5) or w.dim() != x.dim():
         raise ValueError(
@@ -114,13 +126,7 @@ def _check_conv(x: Tensor, w: Tensor, b: Optional[Tensor], groups: int, layouts,
         )
     if x.dtype not in CONV_BASE:
         raise NotImplementedError(f"{where}: Boo convolutions take float32, float16 or bfloat16, not {x.dtype}")
-    for name, t in (("weight", w), ("bias", b)):
-        if t is None:
-            continue
-        if t.dtype != x.dtype:
-            raise ValueError(f"{where}: input is {x.dtype} but {name} is {t.dtype}")
-        if t.device != x.device:
-            raise ValueError(f"{where}: input is on {x.device} but {name} is on {t.device}")
+    _check_companions(x, {"weight": w, "bias": b}, where)
     rank = x.dim() - 2
     torch_order, (il, kl, ol) = _resolve_layouts(x, w, layouts)
     xs = dict(zip(DEFAULT_LAYOUTS[rank] if torch_order else il, x.shape))
@@ -159,19 +165,44 @@ def _permutation(source: str, target: str) -> Optional[list[int]]:
     return None if perm == sorted(perm) else perm
 
 
-class _ConvCall:
-    """What a forward call with one signature needs, worked out once."""
+def _permuted(t: Tensor, perm: Optional[list[int]]) -> Tensor:
+    return t if perm is None else t.permute(perm)
+
+
+class _ConvPlan:
+    """How a forward call's tensors reach the kernel: the signature, and the
+    permutes (None: the identity) between the tensors' order and its
+    layouts, worked out once per signature."""
+
+    def __init__(self, x, w, has_bias, stride, padding, dilation, groups, layouts):
+        torch_order, sig, _, _ = _conv_signature(
+            x, w, has_bias, stride, padding, dilation, groups, layouts, ConvMode.FORWARD)
+        default = DEFAULT_LAYOUTS[x.dim() - 2]
+        order = lambda source, target: _permutation(source, target) if torch_order else None
+        self.sig = sig
+        self.out_shape = sig.output_shape
+        self.x_perm = order(default, sig.input_layout)
+        self.w_perm = order(default, sig.kernel_layout)
+        # Output-shaped tensors to the output layout, and the output back.
+        self.to_out_perm = order(default, sig.output_layout)
+        self.out_perm = order(sig.output_layout, default)
+
+    def operands(self, x: Tensor, w: Tensor) -> list[Tensor]:
+        """x and w as the kernel reads them (dense, in its layouts)."""
+        return [make_dense(_permuted(x, self.x_perm), "input"), make_dense(_permuted(w, self.w_perm), "weight")]
+
+    def to_torch(self, out: Tensor) -> Tensor:
+        """The kernel's output (in its layout) in the tensors' order."""
+        return _permuted(out, self.out_perm)
+
+
+class _ConvCall(_ConvPlan):
+    """A forward call's plan and launchable."""
 
     def __init__(self, x, w, b, stride, padding, dilation, groups, layouts, spec):
         _check_conv(x, w, b, groups, layouts, "boo_conv")
-        torch_order, sig, _, _ = _conv_signature(
-            x, w, b is not None, stride, padding, dilation, groups, layouts, ConvMode.FORWARD)
-        default = DEFAULT_LAYOUTS[x.dim() - 2]
-        self.x_perm = _permutation(default, sig.input_layout) if torch_order else None
-        self.w_perm = _permutation(default, sig.kernel_layout) if torch_order else None
-        self.out_perm = _permutation(sig.output_layout, default) if torch_order else None
-        self.out_shape = sig.output_shape
-        self.launchable = None if x.numel() == 0 else _launchable(sig, spec, "boo_conv")
+        super().__init__(x, w, b is not None, stride, padding, dilation, groups, layouts)
+        self.launchable = None if x.numel() == 0 else _launchable(self.sig, spec, "boo_conv")
 
 
 # The forward call of each signature, found without building a command.
@@ -189,13 +220,11 @@ def _conv_forward(x, w, b, stride, padding, dilation, groups, layouts) -> Tensor
         _conv_calls[key] = call
     out = torch.empty(call.out_shape, dtype=x.dtype, device=x.device)
     if call.launchable is not None:
-        xl = x if call.x_perm is None else x.permute(call.x_perm)
-        wl = w if call.w_perm is None else w.permute(call.w_perm)
-        args = [make_dense(xl, "input"), make_dense(wl, "weight")]
+        args = call.operands(x, w)
         if b is not None:
             args.append(make_dense(b, "bias"))
         call.launchable.invoke(args, [out])
-    return out if call.out_perm is None else out.permute(call.out_perm)
+    return call.to_torch(out)
 
 
 def _launchable(sig, spec: str, where: str):
@@ -221,10 +250,8 @@ def convolution(
 def _(x, w, b, stride, padding, dilation, groups, input_layout, kernel_layout, output_layout):
     layouts = (input_layout, kernel_layout, output_layout)
     _check_conv(x, w, b, groups, layouts, "boo_conv")
-    torch_order, sig, _, _ = _conv_signature(
-        x, w, b is not None, stride, padding, dilation, groups, layouts, ConvMode.FORWARD)
-    out = x.new_empty(sig.output_shape)
-    return _from_layout(out, sig.output_layout, x.dim() - 2) if torch_order else out
+    plan = _ConvPlan(x, w, b is not None, stride, padding, dilation, groups, layouts)
+    return plan.to_torch(x.new_empty(plan.out_shape))
 
 
 def _conv_backward_impl(grad_output, x, w, stride, padding, dilation, groups, layouts, mask):
@@ -242,10 +269,7 @@ def _conv_backward_impl(grad_output, x, w, stride, padding, dilation, groups, la
         return (torch.zeros_like(x) if mask[0] else empty(), torch.zeros_like(w) if mask[1] else empty(),
                 x.new_zeros(sig.output_shape[sig.output_layout.index("C")]) if mask[2] else empty())
     launchable = _launchable(sig, get_device(x.device), "boo_conv backward")
-    given = {"grad_output": gol, "input": xl, "filter": wl}
-    args = [make_dense(given[name], name) for name, _, _ in launchable.arguments]
-    outs = {name: torch.empty(shape, dtype=dtype, device=x.device) for name, shape, dtype in launchable.results}
-    launchable.invoke(args, [outs[name] for name, _, _ in launchable.results])
+    outs = launchable.call_named({"grad_output": gol, "input": xl, "filter": wl})
     gi, gw, gb = outs.get("grad_input"), outs.get("grad_filter"), outs.get("grad_bias")
     if torch_order:
         gi = _from_layout(gi, sig.input_layout, rank) if gi is not None else None
@@ -332,17 +356,6 @@ class _EagerConvolution(torch.autograd.Function):
     backward = staticmethod(_conv_autograd_backward)
 
 
-def _spatial_tuple(name: str, value, rank: int) -> list[int]:
-    if isinstance(value, int):
-        return [value] * rank
-    values = [int(v) for v in value]
-    if len(values) == 1:
-        values *= rank
-    if len(values) != rank:
-        raise ValueError(f"boo_conv: {name} has {len(values)} values for {rank} spatial dims: {values}")
-    return values
-
-
 def _string_padding(padding: str, kernel: Sequence[int], stride, dilation) -> list[int]:
     if padding == "valid":
         return [0] * len(kernel)
@@ -379,8 +392,8 @@ def boo_conv(
     rank = weight.dim() - 2
     if rank not in (1, 2, 3):
         raise ValueError(f"boo_conv: weight {tuple(weight.shape)} has {rank} spatial dims; Boo has 1, 2 or 3")
-    stride = _spatial_tuple("stride", stride, rank)
-    dilation = _spatial_tuple("dilation", dilation, rank)
+    stride = _listify("boo_conv: stride", stride, rank)
+    dilation = _listify("boo_conv: dilation", dilation, rank)
     if shared_layout is None and input_layout is None and kernel_layout is None and output_layout is None:
         layouts = ("", "", "")  # PyTorch's order
     else:
@@ -389,7 +402,7 @@ def boo_conv(
         kl = layouts[1] or DEFAULT_LAYOUTS[rank]
         kernel = [weight.shape[kl.index(letter)] for letter in DEFAULT_LAYOUTS[rank][2:]]
         padding = _string_padding(padding, kernel, stride, dilation)
-    padding = _spatial_tuple("padding", padding, rank)
+    padding = _listify("boo_conv: padding", padding, rank)
     args = (input, weight, bias, stride, padding, dilation, int(groups), *layouts)
     if not _plain_eager(input, weight, bias):
         return torch.ops.boo.convolution(*args)
@@ -413,25 +426,24 @@ def _check_layer_norm(x, normalized_shape, weight, bias, where="boo_layer_norm")
     if x.dtype not in CONV_BASE:
         raise NotImplementedError(f"{where}: Boo layer norms take float32, float16 or bfloat16, not {x.dtype}")
     for name, t in (("weight", weight), ("bias", bias)):
-        if t is None:
-            continue
-        if tuple(t.shape) != tuple(normalized_shape):
+        if t is not None and tuple(t.shape) != tuple(normalized_shape):
             raise ValueError(f"{where}: {name} has shape {list(t.shape)}, expected {list(normalized_shape)}")
-        if t.dtype != x.dtype or t.device != x.device:
-            raise ValueError(f"{where}: {name} is {t.dtype} on {t.device}, the input {x.dtype} on {x.device}")
+    _check_companions(x, {"weight": weight, "bias": bias}, where)
 
 
-def _stats_shape(x, normalized_shape):
-    return list(x.shape[: x.dim() - len(normalized_shape)])
+def _layer_norm_outputs(x, normalized_shape):
+    """Empty (y, mean, rstd): y dense like x, the statistics float32 with the
+    unnormalized dims' shape."""
+    stats = list(x.shape[: x.dim() - len(normalized_shape)])
+    return (torch.empty_like(x, memory_format=torch.contiguous_format),
+            x.new_empty(stats, dtype=torch.float32), x.new_empty(stats, dtype=torch.float32))
 
 
 def _layer_norm_impl(x, normalized_shape, weight, bias, eps):
     _check_layer_norm(x, normalized_shape, weight, bias)
     affine = weight is not None or bias is not None
-    stats = _stats_shape(x, normalized_shape)
     if x.numel() == 0:
-        return (torch.empty_like(x, memory_format=torch.contiguous_format),
-                x.new_empty(stats, dtype=torch.float32), x.new_empty(stats, dtype=torch.float32))
+        return _layer_norm_outputs(x, normalized_shape)
     if affine:
         weight = weight if weight is not None else torch.ones_like(bias)
         bias = bias if bias is not None else torch.zeros_like(weight)
@@ -454,9 +466,7 @@ def layer_norm(x: Tensor, normalized_shape: Sequence[int], weight: Optional[Tens
 @layer_norm.register_fake
 def _(x, normalized_shape, weight, bias, eps):
     _check_layer_norm(x, normalized_shape, weight, bias)
-    stats = _stats_shape(x, normalized_shape)
-    return (torch.empty_like(x, memory_format=torch.contiguous_format),
-            x.new_empty(stats, dtype=torch.float32), x.new_empty(stats, dtype=torch.float32))
+    return _layer_norm_outputs(x, normalized_shape)
 
 
 def _layer_norm_mode(affine: bool, mask: Sequence[bool]) -> LayerNormMode:
@@ -482,10 +492,7 @@ def _layer_norm_backward_impl(dy, x, normalized_shape, weight, mean, rstd, mask,
     launchable = _launchable(sig, get_device(x.device), "boo_layer_norm backward")
     # The full backward's bias argument is unused (docs/MIOpenImport.md):
     # the weight stands in for it.
-    given = {"dy": dy, "x": x, "weight": weight, "bias": weight, "mean": mean, "rstd": rstd}
-    args = [make_dense(given[name], name) for name, _, _ in launchable.arguments]
-    outs = {name: torch.empty(s, dtype=d, device=x.device) for name, s, d in launchable.results}
-    launchable.invoke(args, [outs[name] for name, _, _ in launchable.results])
+    outs = launchable.call_named({"dy": dy, "x": x, "weight": weight, "bias": weight, "mean": mean, "rstd": rstd})
     got = [outs.get("dx"), outs.get("dweight"), outs.get("dbias")]
     return tuple(t if m and t is not None else empty() for t, m in zip(got, mask))
 

@@ -150,6 +150,16 @@ class Launchable:
         self.invoke(args, outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
+    def call_named(self, given: dict) -> dict:
+        """Runs the function on the tensors of `given`, looked up by
+        argument name (made dense where they are not), into new result
+        tensors; returns them by result name."""
+        args = [make_dense(given[name], name) for name, _, _ in self.arguments]
+        device = args[0].device if args else torch.device("cpu")
+        outs = {name: torch.empty(s, dtype=d, device=device) for name, s, d in self.results}
+        self.invoke(args, list(outs.values()))
+        return outs
+
     def __repr__(self) -> str:
         return f"Launchable(@{getattr(self, 'func_name', '?')} on {self.device})"
 
@@ -177,33 +187,32 @@ def make_dense(t: torch.Tensor, what: str) -> torch.Tensor:
     return t.contiguous()
 
 
+def _get(source: str, device: str | None, mlir: bool, name: str = "") -> Launchable:
+    """The launchable of `source` on `device` (default: the device torch CPU
+    tensors run on), compiled on first use and kept in memory."""
+    spec = device or get_device("cpu")
+    key = (source, spec)
+    launchable = _launchables.get(key)
+    if launchable is None:
+        launchable = Launchable(source, spec, mlir=mlir, name=name)
+        with _lock:
+            launchable = _launchables.setdefault(key, launchable)
+    return launchable
+
+
 def get_launchable(
     signature: "ConvSignature | LayerNormSignature | str", device: str | None = None
 ) -> Launchable:
     """The launchable of a signature (or MIOpenDriver command) on `device`
     (default: the device torch CPU tensors run on), compiled on first use."""
     command = signature if isinstance(signature, str) else signature.to_miopen()
-    spec = device or get_device("cpu")
-    key = (command, spec)
-    launchable = _launchables.get(key)
-    if launchable is None:
-        launchable = Launchable(command, spec)
-        with _lock:
-            launchable = _launchables.setdefault(key, launchable)
-    return launchable
+    return _get(command, device, mlir=False)
 
 
 def get_launchable_mlir(source: str, device: str | None = None, name: str = "") -> Launchable:
     """The launchable of Boo MLIR text's one public function on `device`,
     compiled on first use; `name` names the source in diagnostics."""
-    spec = device or get_device("cpu")
-    key = (source, spec)
-    launchable = _launchables.get(key)
-    if launchable is None:
-        launchable = Launchable(source, spec, mlir=True, name=name)
-        with _lock:
-            launchable = _launchables.setdefault(key, launchable)
-    return launchable
+    return _get(source, device, mlir=True, name=name)
 
 
 def preload(commands: Sequence[str], chips: Sequence[str] = (), devices: Sequence[str] = ()) -> None:

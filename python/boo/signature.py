@@ -111,7 +111,49 @@ def _check_layout(name: str, layout: str, rank: int) -> str:
     return layout
 
 
-class ConvSignature:
+class _Signature:
+    """What every signature derives from its command (`to_miopen`): the
+    function's name, sample arguments, equality and hashing."""
+
+    def to_miopen(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def func_name(self) -> str:
+        return _boo.describe_command(self.to_miopen())[1]
+
+    def get_sample_args(
+        self,
+        *,
+        device: str | torch.device | None = None,
+        splat_value: float | None = None,
+        seed: int | None = None,
+    ) -> tuple[torch.Tensor, ...]:
+        """Random (or splat) arguments of the compiled function, in its order."""
+        _, _, arguments, _, _ = _boo.describe_command(self.to_miopen())
+        generator = torch.Generator(device=device or "cpu")
+        if seed is not None:
+            generator.manual_seed(seed)
+        args = []
+        for _, shape, code in arguments:
+            dtype = TORCH_DTYPES[code]
+            if splat_value is not None:
+                args.append(torch.full(shape, splat_value, dtype=dtype, device=device))
+            else:
+                args.append(torch.randn(shape, generator=generator, dtype=dtype, device=device))
+        return tuple(args)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.to_miopen()!r})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and self.to_miopen() == other.to_miopen()
+
+    def __hash__(self) -> int:
+        return hash(self.to_miopen())
+
+
+class ConvSignature(_Signature):
     """A convolution: shapes in the order of their layouts (IREE BOO's fields)."""
 
     def __init__(
@@ -221,29 +263,6 @@ class ConvSignature:
         words += ["--out_layout", self.output_layout]
         return " ".join(str(word) for word in words)
 
-    @property
-    def func_name(self) -> str:
-        return _boo.describe_command(self.to_miopen())[1]
-
-    def get_sample_args(
-        self,
-        *,
-        device: str | torch.device | None = None,
-        splat_value: float | None = None,
-        seed: int | None = None,
-    ) -> tuple[torch.Tensor, ...]:
-        """Random (or splat) arguments of the compiled function, in its order."""
-        return _sample_args(self.to_miopen(), device, splat_value, seed)
-
-    def __repr__(self) -> str:
-        return f"ConvSignature({self.to_miopen()!r})"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, ConvSignature) and self.to_miopen() == other.to_miopen()
-
-    def __hash__(self) -> int:
-        return hash(self.to_miopen())
-
 
 class LayerNormMode(enum.IntEnum):
     """Boo's layer-norm directions: MIOpenDriver's -F values."""
@@ -267,7 +286,7 @@ class LayerNormMode(enum.IntEnum):
         return LayerNormMode(mode)
 
 
-class LayerNormSignature:
+class LayerNormSignature(_Signature):
     """A layer norm over the trailing ``normalized_shape`` dims of the input."""
 
     def __init__(
@@ -317,43 +336,6 @@ class LayerNormSignature:
             f"-o {normalized_dim} -e {self.eps!r} -m {int(self.elementwise_affine)} "
             f"-F {int(self.mode)}"
         )
-
-    @property
-    def func_name(self) -> str:
-        return _boo.describe_command(self.to_miopen())[1]
-
-    def get_sample_args(
-        self,
-        *,
-        device: str | torch.device | None = None,
-        splat_value: float | None = None,
-        seed: int | None = None,
-    ) -> tuple[torch.Tensor, ...]:
-        return _sample_args(self.to_miopen(), device, splat_value, seed)
-
-    def __repr__(self) -> str:
-        return f"LayerNormSignature({self.to_miopen()!r})"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, LayerNormSignature) and self.to_miopen() == other.to_miopen()
-
-    def __hash__(self) -> int:
-        return hash(self.to_miopen())
-
-
-def _sample_args(command, device, splat_value, seed):
-    _, _, arguments, _, _ = _boo.describe_command(command)
-    generator = torch.Generator(device=device or "cpu")
-    if seed is not None:
-        generator.manual_seed(seed)
-    args = []
-    for _, shape, code in arguments:
-        dtype = TORCH_DTYPES[code]
-        if splat_value is not None:
-            args.append(torch.full(shape, splat_value, dtype=dtype, device=device))
-        else:
-            args.append(torch.randn(shape, generator=generator, dtype=dtype, device=device))
-    return tuple(args)
 
 
 def _shortest_float32(value: float) -> float:

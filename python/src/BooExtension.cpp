@@ -208,40 +208,36 @@ nb::tuple describe(const std::string &command) {
                         parameters);
 }
 
-nb::tuple toTuple(const CompiledCommand &compiled) {
+/// Runs `compile` (one of CommandCompiler's) without the GIL; returns
+/// (module bytes, cache outcome, cache note, seconds) or raises its error.
+template <typename Compile> nb::tuple compileWith(Compile compile) {
+  CompiledCommand compiled;
+  std::string error;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = compile(compiled, error);
+  }
+  if (!ok)
+    throw std::runtime_error(error);
   return nb::make_tuple(nb::bytes(compiled.bytes.data(), compiled.bytes.size()),
                         compiled.cacheOutcome, compiled.cacheNote,
                         compiled.seconds);
 }
 
-/// (module bytes, cache outcome, cache note, seconds).
 nb::tuple compile(const std::string &command, const std::string &target,
                   const std::string &producer) {
-  CompiledCommand compiled;
-  std::string error;
-  bool ok;
-  {
-    nb::gil_scoped_release release;
-    ok = compileCommand(command, target, producer, compiled, error);
-  }
-  if (!ok)
-    throw std::runtime_error(error);
-  return toTuple(compiled);
+  return compileWith([&](CompiledCommand &compiled, std::string &error) {
+    return compileCommand(command, target, producer, compiled, error);
+  });
 }
 
 /// As compile, for Boo MLIR text.
 nb::tuple compileMLIR(const std::string &source, const std::string &name,
                       const std::string &target, const std::string &producer) {
-  CompiledCommand compiled;
-  std::string error;
-  bool ok;
-  {
-    nb::gil_scoped_release release;
-    ok = compileSource(source, name, target, producer, compiled, error);
-  }
-  if (!ok)
-    throw std::runtime_error(error);
-  return toTuple(compiled);
+  return compileWith([&](CompiledCommand &compiled, std::string &error) {
+    return compileSource(source, name, target, producer, compiled, error);
+  });
 }
 
 } // namespace

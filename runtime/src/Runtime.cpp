@@ -122,15 +122,21 @@ std::string joinFunctionNames(const ModuleDesc &module) {
   return names.empty() ? "none" : names;
 }
 
+/// "@f: input 1 (filter)": an argument in messages.
+std::string describeArgument(const boo_function *function, const char *kind,
+                             size_t index, const TensorDesc &tensor) {
+  std::string text = "@" +
+                     function->module->desc.functions[function->index].name +
+                     ": " + kind + " " + std::to_string(index);
+  return tensor.name.empty() ? text : text + " (" + tensor.name + ")";
+}
+
 /// Checks one argument buffer of an invocation.
 boo_status_t checkBuffer(const boo_function *function, const char *kind,
                          size_t index, const TensorDesc &tensor,
                          const boo_buffer_t *buffer) {
   const boo_module *module = function->module;
-  std::string what = "@" + module->desc.functions[function->index].name + ": " +
-                     kind + " " + std::to_string(index);
-  if (!tensor.name.empty())
-    what += " (" + tensor.name + ")";
+  std::string what = describeArgument(function, kind, index, tensor);
   if (!buffer)
     return invalidArgument(what + " is NULL");
   if (buffer->device != module->device)
@@ -159,12 +165,8 @@ std::string joinDims(const int64_t *values, size_t count) {
 boo_status_t checkView(const boo_function *function, const char *kind,
                        size_t index, const TensorDesc &tensor,
                        const boo_tensor_view_t &view) {
-  auto what = [&] {
-    std::string text = "@" +
-                       function->module->desc.functions[function->index].name +
-                       ": " + kind + " " + std::to_string(index);
-    return tensor.name.empty() ? text : text + " (" + tensor.name + ")";
-  };
+  // Built only on failure: the checks run on every call.
+  auto what = [&] { return describeArgument(function, kind, index, tensor); };
   if (view.dtype != static_cast<boo_dtype_t>(tensor.dtype))
     return invalidArgument(what() + " is " + boo_dtype_name(view.dtype) +
                            ", the function takes " + describeTensor(tensor));
