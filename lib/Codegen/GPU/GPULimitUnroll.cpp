@@ -8,7 +8,10 @@
 // of the deepest nest inside it is the number of copies of the innermost body
 // that full unrolling would create. Loops where that exceeds the budget get
 // `unroll disable`: they stay loops in LLVM, and the loops inside them (up to
-// the budget) are still unrolled.
+// the budget) are still unrolled. A loop whose body synchronizes the
+// workgroup (a gpu.barrier: the step loop of an LDS-staged MMA kernel) is
+// never unrolled: unrolled, LLVM hoists every step's global loads above the
+// barriers of the steps before, and their values stay live at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir::boo {
@@ -72,7 +76,11 @@ struct BooGPULimitUnrollPass
       int64_t size =
           std::min<int64_t>(trips * inner, std::numeric_limits<int32_t>::max());
       unrolledSize[loop] = size;
-      if (size > maxUnrolledIterations && trips > 1)
+      bool synchronizes =
+          loop.getBody()
+              ->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
+      if ((size > maxUnrolledIterations || synchronizes) && trips > 1)
         loop->setAttr(kLoopAnnotation, disable);
     });
   }

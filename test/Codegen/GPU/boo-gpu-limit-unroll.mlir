@@ -49,3 +49,29 @@ func.func @reduction(%x: memref<2x14x14x4xf32>, %acc: memref<4xf32>, %n: index) 
   }
   return
 }
+
+// A loop that synchronizes the workgroup (an MMA kernel's step loop) stays a
+// loop even with 4 iterations; the small loop inside it still unrolls.
+// CHECK-LABEL: func.func @steps(
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:           }
+// CHECK-NOT:       loop_annotation
+// CHECK:           gpu.barrier
+// CHECK:         } {loop_annotation = #[[NOUNROLL]]}
+// BIG-LABEL: func.func @steps(
+// BIG:           gpu.barrier
+// BIG:         } {loop_annotation = #{{.+}}}
+func.func @steps(%x: memref<4x4xf32>, %lds: memref<4xf32, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %s = %c0 to %c4 step %c1 {
+    scf.for %k = %c0 to %c4 step %c1 {
+      %v = memref.load %x[%s, %k] : memref<4x4xf32>
+      memref.store %v, %lds[%k] : memref<4xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+  }
+  return
+}

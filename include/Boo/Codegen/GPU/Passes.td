@@ -180,7 +180,11 @@ def BooGPULimitUnroll : Pass<"boo-gpu-limit-unroll"> {
     iterations with `llvm.loop_annotation<unroll = <disable = true>>` (the
     annotation reaches the LLVM loop metadata through the latch branch).
     Small inner loops, such as a thread's register tile, still unroll fully,
-    which keeps their accumulators in registers.
+    which keeps their accumulators in registers. A loop whose body holds a
+    `gpu.barrier` (the step loop of an LDS-staged MMA kernel) is never
+    unrolled: unrolled, every step's global loads are hoisted above the
+    barriers before them and live at once (a gfx1100 backward-data kernel
+    spilled 208 VGPRs that way).
   }];
   let options = [
     Option<"maxUnrolledIterations", "max-unrolled-iterations", "int64_t",
