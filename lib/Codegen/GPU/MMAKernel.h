@@ -73,6 +73,20 @@ LogicalResult buildMMAKernel(MMAKernel &kernel);
 Value materializeFactor(OpBuilder &b, Location loc, linalg::GenericOp op,
                         const MMAKernel::Factor &f, ValueRange coords);
 
+/// Whether `f` can be read as a vector along `loop` (see
+/// MMAVectorReplay.cpp): along it, the factor is a read of consecutive
+/// elements of a buffer row that is contiguous, under guards that do not
+/// depend on the loop.
+bool canMaterializeFactorVector(linalg::GenericOp op,
+                                const MMAKernel::Factor &f, unsigned loop);
+
+/// The values of `f` at `width` consecutive iterations of `loop` from
+/// `coords` (coords[loop] is the first), as one vector: the loads along the
+/// loop are vector loads. Only where canMaterializeFactorVector holds.
+Value materializeFactorVector(OpBuilder &b, Location loc, linalg::GenericOp op,
+                              const MMAKernel::Factor &f, ValueRange coords,
+                              unsigned loop, int64_t width);
+
 /// Stores the kernel's outputs for the accumulated `value` at the
 /// accumulation's loop coordinates `coords`, through the epilogues' bodies
 /// (values the kernel wrote stay in registers).

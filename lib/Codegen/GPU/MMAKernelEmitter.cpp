@@ -38,6 +38,9 @@ namespace {
 
 using Factor = MMAKernel::Factor;
 
+/// The widest memory access per lane the kernels use (dwordx4, b128).
+constexpr int64_t kMaxAccessBytes = 16;
+
 /// `cond ? then() : zero` as an scf.if yielding one value of `type`.
 Value selectOrZero(OpBuilder &b, Location loc, Value cond, Type type,
                    function_ref<Value(OpBuilder &)> then) {
@@ -101,6 +104,8 @@ public:
 
 private:
   LogicalResult plan();
+  int64_t pickStagingWidth(const Factor &f) const;
+  int64_t ldsRowPadding(int64_t items) const;
   void createWorkgroupLoop();
   void createThreads();
   void planSteps();
@@ -109,7 +114,7 @@ private:
   StepPosition stepCoords(OpBuilder &sb, Value step);
   Value operandValue(OpBuilder &ob, const Factor &f, SmallVector<Value> coords,
                      Value mOrN, int64_t mOrNLoop, int64_t mOrNExtent,
-                     Value kCoord);
+                     Value kCoord, int64_t width = 1);
 
   void stage(OpBuilder &outer, Value step, Value buffer);
   void stageOperand(OpBuilder &sb, const StepPosition &at, Value buffer,
@@ -141,6 +146,9 @@ private:
   const StridePhase *mPhase = nullptr;
   int64_t extMq, depth;
   bool stagedA, stagedB, staged;
+  /// Elements each staging access moves along K (1: scalars), per operand;
+  /// the LDS rows' padding in elements.
+  int64_t widthA = 1, widthB = 1, padA = 0, padB = 0;
   Type elemType;
   VectorType accType, aType, bType;
 
@@ -225,7 +233,44 @@ LogicalResult MMAKernelEmitter::plan() {
   accType = VectorType::get({mma.cItems}, f32);
   aType = VectorType::get({mma.aItems}, elemType);
   bType = VectorType::get({mma.bItems}, elemType);
+  if (stagedA) {
+    widthA = pickStagingWidth(kernel.a);
+    padA = ldsRowPadding(mma.aItems);
+  }
+  if (stagedB) {
+    widthB = pickStagingWidth(kernel.b);
+    padB = ldsRowPadding(mma.bItems);
+  }
   return success();
+}
+
+/// The widest access (at most 16 bytes) in which a staged operand can be
+/// read along K: its K rows are contiguous in memory (see
+/// MMAVectorReplay.cpp) and the vectors tile the K tile and K exactly, so
+/// each is wholly inside or outside the problem.
+int64_t MMAKernelEmitter::pickStagingWidth(const Factor &f) const {
+  int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
+  if (!canMaterializeFactorVector(acc, f, kL))
+    return 1;
+  for (int64_t w = kMaxAccessBytes / elemBytes; w > 1; w /= 2)
+    if (kT % w == 0 && extK % w == 0)
+      return w;
+  return 1;
+}
+
+/// Padding of an LDS tile's rows, in elements, so that the fragment reads
+/// of a wave are free of bank conflicts: each lane reads `items` elements
+/// of its own row (one access of up to 16 bytes), and the lanes that one
+/// LDS cycle serves read consecutive rows at the same K. With a row stride
+/// that is an odd number of accesses, those rows start in distinct banks
+/// (docs/GPUPipeline.md, "LDS layout").
+int64_t MMAKernelEmitter::ldsRowPadding(int64_t items) const {
+  int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
+  int64_t access = std::min(items * elemBytes, kMaxAccessBytes);
+  int64_t rowBytes = kT * elemBytes;
+  if (rowBytes % access != 0 || (rowBytes / access) % 2 == 1)
+    return 0;
+  return access / elemBytes;
 }
 
 /// The workgroup loop, one iteration per (other parallel loop values, M
@@ -269,16 +314,17 @@ void MMAKernelEmitter::createWorkgroupLoop() {
   }
   Attribute workgroupSpace =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto ldsTile = [&](int64_t rows, int64_t pad) -> Value {
+    return memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({depth, rows, kT + pad}, elemType,
+                        MemRefLayoutAttrInterface(), workgroupSpace),
+        b.getI64IntegerAttr(kMaxAccessBytes));
+  };
   if (stagedA)
-    ldsA = memref::AllocOp::create(b, loc,
-                                   MemRefType::get({depth, wgM, kT}, elemType,
-                                                   MemRefLayoutAttrInterface(),
-                                                   workgroupSpace));
+    ldsA = ldsTile(wgM, padA);
   if (stagedB)
-    ldsB = memref::AllocOp::create(b, loc,
-                                   MemRefType::get({depth, wgN, kT}, elemType,
-                                                   MemRefLayoutAttrInterface(),
-                                                   workgroupSpace));
+    ldsB = ldsTile(wgN, padB);
 }
 
 /// The thread loop; the lane and its subgroup's origin in the workgroup
@@ -369,7 +415,7 @@ StepPosition MMAKernelEmitter::stepCoords(OpBuilder &sb, Value step) {
 Value MMAKernelEmitter::operandValue(OpBuilder &ob, const Factor &f,
                                      SmallVector<Value> coords, Value mOrN,
                                      int64_t mOrNLoop, int64_t mOrNExtent,
-                                     Value kCoord) {
+                                     Value kCoord, int64_t width) {
   coords[mOrNLoop] = mOrN;
   coords[kL] = kCoord;
   // The loop this factor does not read: any in-range value.
@@ -377,12 +423,19 @@ Value MMAKernelEmitter::operandValue(OpBuilder &ob, const Factor &f,
   for (Value &c : coords)
     if (!c)
       c = zeroIdx;
+  // A vector's K range is wholly inside or outside K (pickStagingWidth).
   Value inRange = andAll(
       ob, loc,
       {lessThan(ob, loc, mOrN, mOrNExtent), lessThan(ob, loc, kCoord, extK)});
-  return selectOrZero(ob, loc, inRange, elemType, [&](OpBuilder &tb) {
-    return materializeFactor(tb, loc, acc, f, coords);
-  });
+  if (width == 1)
+    return selectOrZero(ob, loc, inRange, elemType, [&](OpBuilder &tb) {
+      return materializeFactor(tb, loc, acc, f, coords);
+    });
+  return selectOrZero(ob, loc, inRange, VectorType::get({width}, elemType),
+                      [&](OpBuilder &tb) {
+                        return materializeFactorVector(tb, loc, acc, f, coords,
+                                                       kL, width);
+                      });
 }
 
 /// Stages the A and B tiles of `step` into LDS buffer `buffer`.
@@ -402,7 +455,8 @@ void MMAKernelEmitter::stage(OpBuilder &outer, Value step, Value buffer) {
 }
 
 /// Stages A's (or B's) tile of the step at `at`: the threads store its
-/// rows x kT elements, consecutive threads consecutive elements.
+/// rows x kT elements, `width` at a time along K (one vector access each
+/// in global memory and LDS), consecutive threads consecutive vectors.
 void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
                                     Value buffer, bool isA) {
   Value lds = isA ? ldsA : ldsB;
@@ -410,8 +464,10 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
   int64_t rows = isA ? wgM : wgN;
   int64_t loop = isA ? mL : nL;
   int64_t extent = isA ? extM : extN;
+  int64_t width = isA ? widthA : widthB;
+  int64_t perRow = kT / width;
   Value kBase = at.coords[kL];
-  int64_t elements = rows * kT;
+  int64_t elements = rows * perRow;
   int64_t perThread = llvm::divideCeil(elements, threads);
   auto forOp = scf::ForOp::create(sb, loc, zeroIdx, cIndex(sb, loc, perThread),
                                   cIndex(sb, loc, 1));
@@ -421,12 +477,19 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
       arith::MulIOp::create(fb, loc, forOp.getInductionVar(),
                             cIndex(fb, loc, threads)));
   auto body = [&](OpBuilder &ib) {
-    Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, kT));
-    Value col = arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, kT));
+    Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow));
+    Value col = arith::MulIOp::create(
+        ib, loc, arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow)),
+        cIndex(ib, loc, width));
     Value global = globalRow(ib, loop, row);
     Value kCoord = arith::AddIOp::create(ib, loc, kBase, col);
-    Value v = operandValue(ib, f, at.coords, global, loop, extent, kCoord);
-    memref::StoreOp::create(ib, loc, v, lds, {buffer, row, col});
+    Value v =
+        operandValue(ib, f, at.coords, global, loop, extent, kCoord, width);
+    if (width == 1) {
+      memref::StoreOp::create(ib, loc, v, lds, {buffer, row, col});
+      return;
+    }
+    vector::StoreOp::create(ib, loc, v, lds, ValueRange{buffer, row, col});
   };
   if (elements % threads == 0) {
     body(fb);

@@ -11,19 +11,26 @@
 // one into the other buffer while 2 x 2 MFMA tiles x 2 k-slices consume the
 // current one; the epilogue (bias, relu, rounding) runs on each lane's
 // results inside the problem and stores once. Nothing else is left.
+// Both operands are contiguous along K (c is their innermost dim), so each
+// thread stages 8 elements (16 bytes) at a time, guarded per vector; the
+// LDS rows are padded from 32 to 36 elements so that the 8-byte fragment
+// reads of 16 consecutive rows fall in distinct banks.
 // CHECK-LABEL: func.func @conv_bias_relu(
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.forall ({{.*}}) in (1, 2, 1, 2)
-// CHECK:           %[[A:.+]] = memref.alloc() : memref<2x32x32xbf16, #gpu.address_space<workgroup>>
-// CHECK:           %[[B:.+]] = memref.alloc() : memref<2x32x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[A:.+]] = memref.alloc() {alignment = 16 : i64} : memref<2x32x36xbf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[B:.+]] = memref.alloc() {alignment = 16 : i64} : memref<2x32x36xbf16, #gpu.address_space<workgroup>>
 // CHECK:           scf.forall ({{.*}}) in (64)
-// CHECK:             memref.store {{.*}}, %[[A]][%c0,
-// CHECK:             memref.store {{.*}}, %[[B]][%c0,
+// CHECK:             scf.if %{{.+}} -> (vector<8xbf16>)
+// CHECK-NEXT:          vector.load %arg0[%c0, %c0, %{{.+}}, %{{.+}}] : memref<1x1x40x64xbf16>, vector<8xbf16>
+// CHECK:             vector.store {{.*}}, %[[A]][%c0, {{.*}}] : {{.*}}, vector<8xbf16>
+// CHECK:             vector.load %arg1{{.*}} vector<8xbf16>
+// CHECK:             vector.store {{.*}}, %[[B]][%c0, {{.*}}] : {{.*}}, vector<8xbf16>
 // CHECK:             gpu.barrier
 // CHECK:             scf.for {{.*}} to %c2 {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK:               scf.if
-// CHECK:                 memref.store {{.*}}, %[[A]]
-// CHECK:                 memref.store {{.*}}, %[[B]]
+// CHECK:                 vector.store {{.*}}, %[[A]]
+// CHECK:                 vector.store {{.*}}, %[[B]]
 // CHECK-COUNT-2:       vector.load %[[A]]{{.*}} vector<4xbf16>
 // CHECK-COUNT-2:       vector.load %[[B]]{{.*}} vector<4xbf16>
 // CHECK-COUNT-4:       amdgpu.mfma 16x16x16
@@ -76,10 +83,10 @@ module attributes {boo.target = #boo.target<chip = "gfx942">} {
 // pipeline_depth = 1: one LDS buffer; every step synchronizes, stages,
 // synchronizes and computes.
 // CHECK-LABEL: func.func @single_buffer(
-// CHECK:         memref.alloc() : memref<1x32x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.alloc() {alignment = 16 : i64} : memref<1x32x36xbf16, #gpu.address_space<workgroup>>
 // CHECK:         scf.for {{.*}} to %c2
 // CHECK-NEXT:      gpu.barrier
-// CHECK:           memref.store
+// CHECK:           vector.store
 // CHECK:           gpu.barrier
 // CHECK:           amdgpu.mfma
 // CHECK-NOT:       gpu.barrier
@@ -209,6 +216,10 @@ module attributes {boo.target = #boo.target<chip = "gfx1100">} {
 // 3 x 3, r = (17 - ih) mod 2 and (3 - phase) mod 2. A step whose tap is
 // past the filter is skipped by the whole workgroup: no staging, no MFMA
 // (the accumulators pass through). Stores go to iw = phase + 2q.
+// dy is contiguous along K (k is its innermost dim): its padding and
+// stride guards do not depend on k, so it is staged 8 elements at a time
+// under them; the filter is contiguous along N (c), not K, and is staged
+// one element at a time.
 // CHECK-LABEL: func.func @bwd_data_stride2(
 // CHECK:         scf.forall (%[[N:.+]], %[[C:.+]], %[[IH:.+]], %[[IW:.+]]) in (1, 1, 16, 2)
 // CHECK:           %[[PHASE:.+]] = arith.remui %[[IW]], %c2 : index
@@ -221,7 +232,11 @@ module attributes {boo.target = #boo.target<chip = "gfx1100">} {
 // CHECK:             %[[INH:.+]] = arith.cmpi ult, %[[RH]], %c3 : index
 // CHECK:             %[[FIRST:.+]] = arith.andi %[[INW]], %[[INH]] : i1
 // CHECK:             scf.if %[[FIRST]] {
-// CHECK:               memref.store
+// CHECK:               vector.load %arg0{{.*}} : memref<1x8x8x32xbf16>, vector<8xbf16>
+// CHECK:               vector.store {{.*}} vector<8xbf16>
+// CHECK:               scf.for
+// CHECK:                 memref.load %arg1
+// CHECK:                 memref.store
 // CHECK:             gpu.barrier
 // CHECK:             scf.for %{{.+}} = %c0 to %c4 step %c1
 // CHECK:               scf.if

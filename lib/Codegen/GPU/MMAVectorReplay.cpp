@@ -1,0 +1,379 @@
+//===- MMAVectorReplay.cpp - A factor read as a vector along one loop -----===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// MMA staging reads `width` consecutive iterations of one loop (K, or the
+// M/N loop of an operand whose rows are contiguous along it) with one
+// vector load when the factor, along that loop, is a read of consecutive
+// elements of a buffer whose innermost dim is contiguous. Each value of the
+// factor's body is classified along the loop:
+//
+//   Uniform  the same for every iteration of the vector (index arithmetic
+//            on other loops, padding guards, constants);
+//   Unit     an index equal to the loop's value plus a Uniform one;
+//   Lanes    data whose element i is iteration i's value: a load whose last
+//            index is Unit (its other indices Uniform), an scf.if on a
+//            Uniform condition yielding one, or an element-wise op on them.
+//
+// Anything else (a guard or an index that depends on the loop in another
+// way) keeps the scalar replay. The vector replay clones the Uniform and
+// Unit ops as scalars at the vector's first iteration and rebuilds the
+// Lanes ops on vectors, so guards stay at vector granularity.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MMAKernel.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+
+enum class Kind { Uniform, Unit, Lanes };
+
+/// Whether `expr`, as a function of dim or symbol `pos`, is that operand
+/// plus terms without it.
+bool isUnitIn(AffineExpr expr, AffineExpr pos, unsigned numDims,
+              unsigned numSymbols) {
+  AffineExpr diff = expr.replace(pos, pos + 1) - expr;
+  auto c = dyn_cast<AffineConstantExpr>(
+      simplifyAffineExpr(diff, numDims, numSymbols));
+  return c && c.getValue() == 1;
+}
+
+/// Whether the innermost dim of `type` has stride 1.
+bool innermostContiguous(MemRefType type) {
+  if (type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+class VectorReplay {
+public:
+  VectorReplay(linalg::GenericOp op, const MMAKernel::Factor &f, unsigned loop)
+      : op(op), f(f), loop(loop), body(op.getBody()) {}
+
+  /// Classifies the factor's ops; false if it cannot be read as a vector.
+  bool analyze();
+  Value replay(OpBuilder &b, Location loc, ValueRange coords, int64_t width);
+
+private:
+  std::optional<Kind> kindOf(Value v);
+  std::optional<Kind> classify(Operation *bodyOp);
+  bool classifyBlock(Block &block);
+  std::optional<Kind> classifyLoad(MemRefType type, ArrayRef<Kind> indices);
+
+  Value scalar(Value v) { return mapping.lookupOrDefault(v); }
+  Value vector(OpBuilder &b, Location loc, Value v);
+  void mapArg(OpBuilder &b, Location loc, BlockArgument arg);
+  void mapArgsUsedBy(OpBuilder &b, Location loc, Operation *bodyOp);
+  void replayOp(OpBuilder &b, Location loc, Operation *bodyOp);
+  void replayIf(OpBuilder &b, Location loc, scf::IfOp ifOp);
+
+  linalg::GenericOp op;
+  const MMAKernel::Factor &f;
+  unsigned loop;
+  Block *body;
+  DenseMap<Value, Kind> kinds;
+
+  // Replay state.
+  ValueRange coords;
+  int64_t width = 1;
+  IRMapping mapping;              // Uniform and Unit values
+  DenseMap<Value, Value> vectors; // Lanes values
+};
+
+std::optional<Kind> VectorReplay::classifyLoad(MemRefType type,
+                                               ArrayRef<Kind> indices) {
+  if (llvm::all_of(indices, [](Kind k) { return k == Kind::Uniform; }))
+    return Kind::Uniform;
+  if (indices.back() != Kind::Unit || !innermostContiguous(type) ||
+      llvm::any_of(indices.drop_back(),
+                   [](Kind k) { return k != Kind::Uniform; }))
+    return std::nullopt;
+  return Kind::Lanes;
+}
+
+std::optional<Kind> VectorReplay::kindOf(Value v) {
+  if (auto it = kinds.find(v); it != kinds.end())
+    return it->second;
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != body) {
+    // Defined above the generic (constants) is Uniform. Inside it, ops are
+    // classified before their users (body order): a value not classified
+    // is not supported.
+    if (!op->isAncestor(v.getParentRegion()->getParentOp()))
+      return Kind::Uniform;
+    return std::nullopt;
+  }
+  // A block argument is a load through its operand's indexing map.
+  OpOperand &operand = op->getOpOperand(arg.getArgNumber());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<Kind> indices;
+  for (AffineExpr e : map.getResults()) {
+    if (!e.isFunctionOfDim(loop)) {
+      indices.push_back(Kind::Uniform);
+      continue;
+    }
+    if (!isUnitIn(e, getAffineDimExpr(loop, op.getContext()),
+                  map.getNumDims(), map.getNumSymbols()))
+      return std::nullopt;
+    indices.push_back(Kind::Unit);
+  }
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  std::optional<Kind> kind =
+      type ? classifyLoad(type, indices) : std::optional<Kind>();
+  if (kind)
+    kinds[v] = *kind;
+  return kind;
+}
+
+bool VectorReplay::classifyBlock(Block &block) {
+  for (Operation &nested : block)
+    if (!isa<scf::YieldOp>(nested) && !classify(&nested))
+      return false;
+  return true;
+}
+
+std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
+  auto set = [&](Kind k) -> std::optional<Kind> {
+    for (Value r : bodyOp->getResults())
+      kinds[r] = k;
+    return k;
+  };
+  if (auto index = dyn_cast<linalg::IndexOp>(bodyOp))
+    return set(index.getDim() == loop ? Kind::Unit : Kind::Uniform);
+  SmallVector<Kind> operands;
+  for (Value v : bodyOp->getOperands()) {
+    std::optional<Kind> k = kindOf(v);
+    if (!k)
+      return std::nullopt;
+    operands.push_back(*k);
+  }
+  auto count = [&](Kind k) { return llvm::count(operands, k); };
+  if (auto ifOp = dyn_cast<scf::IfOp>(bodyOp)) {
+    if (operands[0] != Kind::Uniform || !classifyBlock(*ifOp.thenBlock()) ||
+        (ifOp.elseBlock() && !classifyBlock(*ifOp.elseBlock())))
+      return std::nullopt;
+    for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
+      Kind k = Kind::Uniform;
+      for (Block *blk : {ifOp.thenBlock(), ifOp.elseBlock()}) {
+        std::optional<Kind> y =
+            kindOf(blk->getTerminator()->getOperand(i));
+        if (!y || *y == Kind::Unit)
+          return std::nullopt;
+        if (*y == Kind::Lanes)
+          k = Kind::Lanes;
+      }
+      kinds[r] = k;
+    }
+    return Kind::Uniform; // per result, above
+  }
+  if (bodyOp->getNumRegions() != 0) {
+    // Any other op with regions: only if nothing in it sees the loop.
+    llvm::SetVector<Value> above;
+    for (Region &region : bodyOp->getRegions())
+      getUsedValuesDefinedAbove(region, above);
+    for (Value v : above) {
+      std::optional<Kind> k = kindOf(v);
+      if (!k || *k != Kind::Uniform)
+        return std::nullopt;
+    }
+  }
+  if (count(Kind::Uniform) == static_cast<int64_t>(operands.size()))
+    return set(Kind::Uniform);
+  if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
+    std::optional<Kind> k =
+        classifyLoad(load.getMemRefType(), ArrayRef(operands).drop_front());
+    return k ? set(*k) : k;
+  }
+  if (isa<arith::AddIOp>(bodyOp) && count(Kind::Unit) == 1 &&
+      count(Kind::Lanes) == 0)
+    return set(Kind::Unit);
+  if (isa<arith::SubIOp>(bodyOp) && operands[0] == Kind::Unit &&
+      operands[1] == Kind::Uniform)
+    return set(Kind::Unit);
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(bodyOp)) {
+    if (count(Kind::Unit) != 1 || count(Kind::Lanes) != 0)
+      return std::nullopt;
+    AffineMap map = apply.getAffineMap();
+    unsigned pos = llvm::find(operands, Kind::Unit) - operands.begin();
+    AffineExpr e = pos < map.getNumDims()
+                       ? getAffineDimExpr(pos, op.getContext())
+                       : getAffineSymbolExpr(pos - map.getNumDims(),
+                                             op.getContext());
+    if (!isUnitIn(map.getResult(0), e, map.getNumDims(), map.getNumSymbols()))
+      return std::nullopt;
+    return set(Kind::Unit);
+  }
+  // Element-wise arithmetic on Lanes (and Uniform) values.
+  if (bodyOp->hasTrait<OpTrait::Elementwise>() && count(Kind::Unit) == 0 &&
+      bodyOp->getNumResults() == 1 && bodyOp->getNumRegions() == 0 &&
+      bodyOp->getResult(0).getType().isIntOrFloat())
+    return set(Kind::Lanes);
+  return std::nullopt;
+}
+
+bool VectorReplay::analyze() {
+  for (Operation *bodyOp : f.ops)
+    if (!classify(bodyOp))
+      return false;
+  std::optional<Kind> k = kindOf(f.value);
+  return k && *k != Kind::Unit;
+}
+
+Value VectorReplay::vector(OpBuilder &b, Location loc, Value v) {
+  if (auto it = vectors.find(v); it != vectors.end())
+    return it->second;
+  Value s = scalar(v);
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get({width}, s.getType()), s);
+}
+
+void VectorReplay::mapArg(OpBuilder &b, Location loc, BlockArgument arg) {
+  if (mapping.contains(arg) || vectors.count(arg))
+    return;
+  OpOperand &operand = op->getOpOperand(arg.getArgNumber());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<Value> indices;
+  for (AffineExpr e : map.getResults())
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, e), coords));
+  if (kinds.lookup(arg) == Kind::Lanes) {
+    vectors[arg] = vector::LoadOp::create(
+        b, loc, VectorType::get({width}, arg.getType()), operand.get(),
+        indices);
+    return;
+  }
+  mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(), indices));
+}
+
+void VectorReplay::mapArgsUsedBy(OpBuilder &b, Location loc,
+                                 Operation *bodyOp) {
+  auto visit = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body)
+      mapArg(b, loc, arg);
+  };
+  for (Value v : bodyOp->getOperands())
+    visit(v);
+  llvm::SetVector<Value> above;
+  for (Region &region : bodyOp->getRegions())
+    getUsedValuesDefinedAbove(region, above);
+  for (Value v : above)
+    visit(v);
+}
+
+void VectorReplay::replayIf(OpBuilder &b, Location loc, scf::IfOp ifOp) {
+  SmallVector<Type> types;
+  for (Value r : ifOp.getResults())
+    types.push_back(kinds.lookup(r) == Kind::Lanes
+                        ? VectorType::get({width}, r.getType())
+                        : r.getType());
+  auto newIf = scf::IfOp::create(b, loc, types, scalar(ifOp.getCondition()),
+                                 /*withElseRegion=*/ifOp.elseBlock());
+  auto fill = [&](Block *from, Block *to) {
+    OpBuilder ib = OpBuilder::atBlockBegin(to);
+    for (Operation &nested : *from) {
+      if (auto yield = dyn_cast<scf::YieldOp>(nested)) {
+        SmallVector<Value> values;
+        for (auto [v, r] : llvm::zip(yield.getOperands(), ifOp.getResults()))
+          values.push_back(kinds.lookup(r) == Kind::Lanes ? vector(ib, loc, v)
+                                                          : scalar(v));
+        scf::YieldOp::create(ib, loc, values);
+        continue;
+      }
+      replayOp(ib, loc, &nested);
+    }
+  };
+  // scf.if's builder adds empty yields to results-less regions only.
+  for (Block *blk : {newIf.thenBlock(), newIf.elseBlock()})
+    if (blk && !blk->empty())
+      blk->getTerminator()->erase();
+  fill(ifOp.thenBlock(), newIf.thenBlock());
+  if (ifOp.elseBlock())
+    fill(ifOp.elseBlock(), newIf.elseBlock());
+  for (auto [r, n] : llvm::zip(ifOp.getResults(), newIf.getResults())) {
+    if (kinds.lookup(r) == Kind::Lanes)
+      vectors[r] = n;
+    else
+      mapping.map(r, n);
+  }
+}
+
+void VectorReplay::replayOp(OpBuilder &b, Location loc, Operation *bodyOp) {
+  if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+    mapping.map(index.getResult(), coords[index.getDim()]);
+    return;
+  }
+  mapArgsUsedBy(b, loc, bodyOp);
+  bool lanes = llvm::any_of(bodyOp->getResults(), [&](Value r) {
+    return kinds.lookup(r) == Kind::Lanes;
+  });
+  if (!lanes) {
+    b.clone(*bodyOp, mapping);
+    return;
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(bodyOp))
+    return replayIf(b, loc, ifOp);
+  Type elem = bodyOp->getResult(0).getType();
+  VectorType type = VectorType::get({width}, elem);
+  if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
+    SmallVector<Value> indices;
+    for (Value i : load.getIndices())
+      indices.push_back(scalar(i));
+    vectors[load.getResult()] =
+        vector::LoadOp::create(b, loc, type, scalar(load.getMemRef()), indices);
+    return;
+  }
+  OperationState state(loc, bodyOp->getName());
+  for (Value v : bodyOp->getOperands())
+    state.addOperands(vector(b, loc, v));
+  state.addTypes(type);
+  state.addAttributes(bodyOp->getAttrs());
+  vectors[bodyOp->getResult(0)] = b.create(state)->getResult(0);
+}
+
+Value VectorReplay::replay(OpBuilder &b, Location loc, ValueRange at,
+                           int64_t w) {
+  coords = at;
+  width = w;
+  for (Operation *bodyOp : f.ops)
+    replayOp(b, loc, bodyOp);
+  if (auto arg = dyn_cast<BlockArgument>(f.value))
+    mapArg(b, loc, arg);
+  return vector(b, loc, f.value);
+}
+
+} // namespace
+
+bool mlir::boo::canMaterializeFactorVector(linalg::GenericOp op,
+                                           const MMAKernel::Factor &f,
+                                           unsigned loop) {
+  return VectorReplay(op, f, loop).analyze();
+}
+
+Value mlir::boo::materializeFactorVector(OpBuilder &b, Location loc,
+                                         linalg::GenericOp op,
+                                         const MMAKernel::Factor &f,
+                                         ValueRange coords, unsigned loop,
+                                         int64_t width) {
+  VectorReplay replay(op, f, loop);
+  bool ok = replay.analyze();
+  assert(ok && "check canMaterializeFactorVector first");
+  (void)ok;
+  return replay.replay(b, loc, coords, width);
+}
