@@ -40,6 +40,9 @@ using Factor = MMAKernel::Factor;
 
 /// The widest memory access per lane the kernels use (dwordx4, b128).
 constexpr int64_t kMaxAccessBytes = 16;
+/// Bytes along K of each LDS write when staging transposes (an operand
+/// contiguous along M or N): 4 16-bit elements, one ds_write_b64.
+constexpr int64_t kLdsTransposeBytes = 8;
 
 /// `cond ? then() : zero` as an scf.if yielding one value of `type`.
 Value selectOrZero(OpBuilder &b, Location loc, Value cond, Type type,
@@ -104,7 +107,8 @@ public:
 
 private:
   LogicalResult plan();
-  int64_t pickStagingWidth(const Factor &f) const;
+  int64_t pickStagingWidth(const Factor &f, unsigned loop, int64_t tile,
+                           int64_t extent) const;
   int64_t ldsRowPadding(int64_t items) const;
   void createWorkgroupLoop();
   void createThreads();
@@ -114,11 +118,16 @@ private:
   StepPosition stepCoords(OpBuilder &sb, Value step);
   Value operandValue(OpBuilder &ob, const Factor &f, SmallVector<Value> coords,
                      Value mOrN, int64_t mOrNLoop, int64_t mOrNExtent,
-                     Value kCoord, int64_t width = 1);
+                     Value kCoord, int64_t width = 1,
+                     std::optional<unsigned> vectorLoop = std::nullopt);
 
   void stage(OpBuilder &outer, Value step, Value buffer);
+  void forEachStagingItem(OpBuilder &sb, int64_t count,
+                          function_ref<void(OpBuilder &, Value)> body);
   void stageOperand(OpBuilder &sb, const StepPosition &at, Value buffer,
                     bool isA);
+  void stageOperandAlongMN(OpBuilder &sb, const StepPosition &at,
+                           Value buffer, bool isA);
   SmallVector<Value> compute(OpBuilder &outer, Value step, Value buffer,
                              SmallVector<Value> accs);
   Value loadFragment(OpBuilder &cb, const StepPosition &at, Value buffer,
@@ -147,8 +156,9 @@ private:
   int64_t extMq, depth;
   bool stagedA, stagedB, staged;
   /// Elements each staging access moves along K (1: scalars), per operand;
-  /// the LDS rows' padding in elements.
-  int64_t widthA = 1, widthB = 1, padA = 0, padB = 0;
+  /// else along M (A) or N (B); the LDS rows' padding in elements.
+  int64_t widthA = 1, widthB = 1, mnWidthA = 1, mnWidthB = 1;
+  int64_t padA = 0, padB = 0;
   Type elemType;
   VectorType accType, aType, bType;
 
@@ -233,27 +243,35 @@ LogicalResult MMAKernelEmitter::plan() {
   accType = VectorType::get({mma.cItems}, f32);
   aType = VectorType::get({mma.aItems}, elemType);
   bType = VectorType::get({mma.bItems}, elemType);
+  // Along K if the operand's rows are contiguous along K, else along its
+  // M (N) loop if they are along that (not M split by stride phase: its
+  // rows are s apart).
   if (stagedA) {
-    widthA = pickStagingWidth(kernel.a);
+    widthA = pickStagingWidth(kernel.a, kL, kT, extK);
+    if (widthA == 1 && !mPhase)
+      mnWidthA = pickStagingWidth(kernel.a, mL, wgM, extM);
     padA = ldsRowPadding(mma.aItems);
   }
   if (stagedB) {
-    widthB = pickStagingWidth(kernel.b);
+    widthB = pickStagingWidth(kernel.b, kL, kT, extK);
+    if (widthB == 1)
+      mnWidthB = pickStagingWidth(kernel.b, nL, wgN, extN);
     padB = ldsRowPadding(mma.bItems);
   }
   return success();
 }
 
 /// The widest access (at most 16 bytes) in which a staged operand can be
-/// read along K: its K rows are contiguous in memory (see
-/// MMAVectorReplay.cpp) and the vectors tile the K tile and K exactly, so
-/// each is wholly inside or outside the problem.
-int64_t MMAKernelEmitter::pickStagingWidth(const Factor &f) const {
+/// read along `loop`: its rows are contiguous along it in memory (see
+/// MMAVectorReplay.cpp) and the vectors tile the workgroup's tile and the
+/// loop's extent exactly, so each is wholly inside or outside the problem.
+int64_t MMAKernelEmitter::pickStagingWidth(const Factor &f, unsigned loop,
+                                           int64_t tile, int64_t extent) const {
   int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
-  if (!canMaterializeFactorVector(acc, f, kL))
+  if (!canMaterializeFactorVector(acc, f, loop))
     return 1;
   for (int64_t w = kMaxAccessBytes / elemBytes; w > 1; w /= 2)
-    if (kT % w == 0 && extK % w == 0)
+    if (tile % w == 0 && extent % w == 0)
       return w;
   return 1;
 }
@@ -415,7 +433,8 @@ StepPosition MMAKernelEmitter::stepCoords(OpBuilder &sb, Value step) {
 Value MMAKernelEmitter::operandValue(OpBuilder &ob, const Factor &f,
                                      SmallVector<Value> coords, Value mOrN,
                                      int64_t mOrNLoop, int64_t mOrNExtent,
-                                     Value kCoord, int64_t width) {
+                                     Value kCoord, int64_t width,
+                                     std::optional<unsigned> vectorLoop) {
   coords[mOrNLoop] = mOrN;
   coords[kL] = kCoord;
   // The loop this factor does not read: any in-range value.
@@ -423,7 +442,7 @@ Value MMAKernelEmitter::operandValue(OpBuilder &ob, const Factor &f,
   for (Value &c : coords)
     if (!c)
       c = zeroIdx;
-  // A vector's K range is wholly inside or outside K (pickStagingWidth).
+  // A vector is wholly inside or outside the problem (pickStagingWidth).
   Value inRange = andAll(
       ob, loc,
       {lessThan(ob, loc, mOrN, mOrNExtent), lessThan(ob, loc, kCoord, extK)});
@@ -433,8 +452,9 @@ Value MMAKernelEmitter::operandValue(OpBuilder &ob, const Factor &f,
     });
   return selectOrZero(ob, loc, inRange, VectorType::get({width}, elemType),
                       [&](OpBuilder &tb) {
-                        return materializeFactorVector(tb, loc, acc, f, coords,
-                                                       kL, width);
+                        return materializeFactorVector(
+                            tb, loc, acc, f, coords, vectorLoop.value_or(kL),
+                            width);
                       });
 }
 
@@ -448,10 +468,82 @@ void MMAKernelEmitter::stage(OpBuilder &outer, Value step, Value buffer) {
                                    /*withElseRegion=*/false);
     sb = OpBuilder::atBlockTerminator(guard.thenBlock());
   }
-  if (stagedA)
-    stageOperand(sb, at, buffer, /*isA=*/true);
-  if (stagedB)
-    stageOperand(sb, at, buffer, /*isA=*/false);
+  for (bool isA : {true, false}) {
+    if (!(isA ? stagedA : stagedB))
+      continue;
+    if ((isA ? mnWidthA : mnWidthB) > 1)
+      stageOperandAlongMN(sb, at, buffer, isA);
+    else
+      stageOperand(sb, at, buffer, isA);
+  }
+}
+
+/// Runs `body` for items tid, tid + threads, ... below `count`: each
+/// thread's share of a staging.
+void MMAKernelEmitter::forEachStagingItem(
+    OpBuilder &sb, int64_t count, function_ref<void(OpBuilder &, Value)> body) {
+  int64_t perThread = llvm::divideCeil(count, threads);
+  auto forOp = scf::ForOp::create(sb, loc, zeroIdx, cIndex(sb, loc, perThread),
+                                  cIndex(sb, loc, 1));
+  OpBuilder fb = OpBuilder::atBlockTerminator(forOp.getBody());
+  Value idx = arith::AddIOp::create(
+      fb, loc, tid,
+      arith::MulIOp::create(fb, loc, forOp.getInductionVar(),
+                            cIndex(fb, loc, threads)));
+  if (count % threads == 0)
+    return body(fb, idx);
+  auto guard = scf::IfOp::create(fb, loc, lessThan(fb, loc, idx, count),
+                                 /*withElseRegion=*/false);
+  OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
+  body(gb, idx);
+}
+
+/// Stages A's (or B's) tile of the step at `at` when the operand is
+/// contiguous along M (N), not K: each thread reads a block of `width` rows
+/// x kPer k's, one vector along the rows per k, and writes it transposed,
+/// one vector of kPer elements along K (8 bytes) per row. Consecutive
+/// threads read consecutive row blocks.
+void MMAKernelEmitter::stageOperandAlongMN(OpBuilder &sb,
+                                           const StepPosition &at,
+                                           Value buffer, bool isA) {
+  Value lds = isA ? ldsA : ldsB;
+  const Factor &f = isA ? kernel.a : kernel.b;
+  int64_t loop = isA ? mL : nL;
+  int64_t extent = isA ? extM : extN;
+  int64_t width = isA ? mnWidthA : mnWidthB;
+  int64_t rowBlocks = (isA ? wgM : wgN) / width;
+  int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
+  int64_t kPer = std::min(kT, kLdsTransposeBytes / elemBytes);
+  Value kBase = at.coords[kL];
+  VectorType rowType = VectorType::get({kPer}, elemType);
+  forEachStagingItem(sb, rowBlocks * (kT / kPer), [&](OpBuilder &ib,
+                                                      Value idx) {
+    Value row = arith::MulIOp::create(
+        ib, loc,
+        arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
+        cIndex(ib, loc, width));
+    Value col = arith::MulIOp::create(
+        ib, loc,
+        arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
+        cIndex(ib, loc, kPer));
+    Value global = globalRow(ib, loop, row);
+    SmallVector<Value> alongRows;
+    for (int64_t j = 0; j < kPer; ++j) {
+      Value kCoord =
+          arith::AddIOp::create(ib, loc, kBase, addConst(ib, loc, col, j));
+      alongRows.push_back(operandValue(ib, f, at.coords, global, loop, extent,
+                                       kCoord, width, loop));
+    }
+    for (int64_t i = 0; i < width; ++i) {
+      SmallVector<Value> alongK;
+      for (Value v : alongRows)
+        alongK.push_back(vector::ExtractOp::create(ib, loc, v, i));
+      Value packed = vector::FromElementsOp::create(ib, loc, rowType, alongK);
+      vector::StoreOp::create(ib, loc, packed, lds,
+                              ValueRange{buffer, addConst(ib, loc, row, i),
+                                         col});
+    }
+  });
 }
 
 /// Stages A's (or B's) tile of the step at `at`: the threads store its
@@ -467,16 +559,7 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
   int64_t width = isA ? widthA : widthB;
   int64_t perRow = kT / width;
   Value kBase = at.coords[kL];
-  int64_t elements = rows * perRow;
-  int64_t perThread = llvm::divideCeil(elements, threads);
-  auto forOp = scf::ForOp::create(sb, loc, zeroIdx, cIndex(sb, loc, perThread),
-                                  cIndex(sb, loc, 1));
-  OpBuilder fb = OpBuilder::atBlockTerminator(forOp.getBody());
-  Value idx = arith::AddIOp::create(
-      fb, loc, tid,
-      arith::MulIOp::create(fb, loc, forOp.getInductionVar(),
-                            cIndex(fb, loc, threads)));
-  auto body = [&](OpBuilder &ib) {
+  forEachStagingItem(sb, rows * perRow, [&](OpBuilder &ib, Value idx) {
     Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow));
     Value col = arith::MulIOp::create(
         ib, loc, arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow)),
@@ -490,15 +573,7 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
       return;
     }
     vector::StoreOp::create(ib, loc, v, lds, ValueRange{buffer, row, col});
-  };
-  if (elements % threads == 0) {
-    body(fb);
-  } else {
-    auto guard = scf::IfOp::create(fb, loc, lessThan(fb, loc, idx, elements),
-                                   /*withElseRegion=*/false);
-    OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
-    body(gb);
-  }
+  });
 }
 
 /// The MMA work of one step on the staged tiles (or, unstaged, on

@@ -13,9 +13,10 @@
 //   Uniform  the same for every iteration of the vector (index arithmetic
 //            on other loops, padding guards, constants);
 //   Unit     an index equal to the loop's value plus a Uniform one;
-//   Lanes    data whose element i is iteration i's value: a load whose last
-//            index is Unit (its other indices Uniform), an scf.if on a
-//            Uniform condition yielding one, or an element-wise op on them.
+//   Lanes    data whose element i is iteration i's value: a load with one
+//            Unit index, on a dim of stride 1 followed only by dims of
+//            size 1 (its other indices Uniform), an scf.if on a Uniform
+//            condition yielding one, or an element-wise op on them.
 //
 // Anything else (a guard or an index that depends on the loop in another
 // way) keeps the scalar replay. The vector replay clones the Uniform and
@@ -51,15 +52,33 @@ bool isUnitIn(AffineExpr expr, AffineExpr pos, unsigned numDims,
   return c && c.getValue() == 1;
 }
 
-/// Whether the innermost dim of `type` has stride 1.
-bool innermostContiguous(MemRefType type) {
-  if (type.getRank() == 0)
-    return false;
+/// Whether dim `d` of `type` has stride 1 and only dims of size 1 follow
+/// it: consecutive indices along `d` are consecutive elements.
+bool contiguousAlong(MemRefType type, int64_t d) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides[d] != 1)
     return false;
-  return strides.back() == 1;
+  return llvm::all_of(type.getShape().drop_front(d + 1),
+                      [](int64_t size) { return size == 1; });
+}
+
+/// A vector load of `type` from `memref` at `indices`, along the last dim
+/// whose index is not a trailing 0 of a size-1 dim (contiguousAlong).
+Value loadAlong(OpBuilder &b, Location loc, VectorType type, Value memref,
+                ValueRange indices, int64_t d) {
+  auto memrefType = cast<MemRefType>(memref.getType());
+  if (d + 1 < memrefType.getRank()) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < d; ++i)
+      groups.push_back({i});
+    groups.emplace_back();
+    for (int64_t i = d; i < memrefType.getRank(); ++i)
+      groups.back().push_back(i);
+    memref = memref::CollapseShapeOp::create(b, loc, memref, groups);
+  }
+  return vector::LoadOp::create(b, loc, type, memref,
+                                indices.take_front(d + 1));
 }
 
 class VectorReplay {
@@ -76,6 +95,8 @@ private:
   std::optional<Kind> classify(Operation *bodyOp);
   bool classifyBlock(Block &block);
   std::optional<Kind> classifyLoad(MemRefType type, ArrayRef<Kind> indices);
+  /// The dim a Lanes load reads along.
+  int64_t unitDim(Value lanesLoad) const { return loadDims.lookup(lanesLoad); }
 
   Value scalar(Value v) { return mapping.lookupOrDefault(v); }
   Value vector(OpBuilder &b, Location loc, Value v);
@@ -89,6 +110,7 @@ private:
   unsigned loop;
   Block *body;
   DenseMap<Value, Kind> kinds;
+  DenseMap<Value, int64_t> loadDims;
 
   // Replay state.
   ValueRange coords;
@@ -99,11 +121,14 @@ private:
 
 std::optional<Kind> VectorReplay::classifyLoad(MemRefType type,
                                                ArrayRef<Kind> indices) {
-  if (llvm::all_of(indices, [](Kind k) { return k == Kind::Uniform; }))
+  if (llvm::count(indices, Kind::Uniform) ==
+      static_cast<int64_t>(indices.size()))
     return Kind::Uniform;
-  if (indices.back() != Kind::Unit || !innermostContiguous(type) ||
-      llvm::any_of(indices.drop_back(),
-                   [](Kind k) { return k != Kind::Uniform; }))
+  if (llvm::count(indices, Kind::Unit) != 1 ||
+      llvm::is_contained(indices, Kind::Lanes))
+    return std::nullopt;
+  int64_t d = llvm::find(indices, Kind::Unit) - indices.begin();
+  if (!contiguousAlong(type, d))
     return std::nullopt;
   return Kind::Lanes;
 }
@@ -139,6 +164,8 @@ std::optional<Kind> VectorReplay::kindOf(Value v) {
       type ? classifyLoad(type, indices) : std::optional<Kind>();
   if (kind)
     kinds[v] = *kind;
+  if (kind == Kind::Lanes)
+    loadDims[v] = llvm::find(indices, Kind::Unit) - indices.begin();
   return kind;
 }
 
@@ -197,8 +224,11 @@ std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
   if (count(Kind::Uniform) == static_cast<int64_t>(operands.size()))
     return set(Kind::Uniform);
   if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
-    std::optional<Kind> k =
-        classifyLoad(load.getMemRefType(), ArrayRef(operands).drop_front());
+    ArrayRef<Kind> indices = ArrayRef(operands).drop_front();
+    std::optional<Kind> k = classifyLoad(load.getMemRefType(), indices);
+    if (k == Kind::Lanes)
+      loadDims[load.getResult()] =
+          llvm::find(indices, Kind::Unit) - indices.begin();
     return k ? set(*k) : k;
   }
   if (isa<arith::AddIOp>(bodyOp) && count(Kind::Unit) == 1 &&
@@ -254,9 +284,8 @@ void VectorReplay::mapArg(OpBuilder &b, Location loc, BlockArgument arg) {
     indices.push_back(affine::AffineApplyOp::create(
         b, loc, AffineMap::get(map.getNumDims(), 0, e), coords));
   if (kinds.lookup(arg) == Kind::Lanes) {
-    vectors[arg] = vector::LoadOp::create(
-        b, loc, VectorType::get({width}, arg.getType()), operand.get(),
-        indices);
+    vectors[arg] = loadAlong(b, loc, VectorType::get({width}, arg.getType()),
+                             operand.get(), indices, unitDim(arg));
     return;
   }
   mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(), indices));
@@ -335,8 +364,8 @@ void VectorReplay::replayOp(OpBuilder &b, Location loc, Operation *bodyOp) {
     SmallVector<Value> indices;
     for (Value i : load.getIndices())
       indices.push_back(scalar(i));
-    vectors[load.getResult()] =
-        vector::LoadOp::create(b, loc, type, scalar(load.getMemRef()), indices);
+    vectors[load.getResult()] = loadAlong(b, loc, type, scalar(load.getMemRef()),
+                                          indices, unitDim(load.getResult()));
     return;
   }
   OperationState state(loc, bodyOp->getName());
