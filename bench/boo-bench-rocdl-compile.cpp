@@ -10,6 +10,10 @@
 // layer norm), per chip, and prints min / median / max per kernel.
 //
 //   boo-bench-rocdl-compile [--targets=gfx942,gfx1100] [--reps=N]
+//       [--networks] [--random=N] [--realistic=N] [--jobs=N]
+//
+// Every kernel must pass the pipeline's contract (no scratch, no spills):
+// a failure prints the command and the chip, and the exit status is 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +29,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include <algorithm>
 #include <array>
@@ -33,6 +38,8 @@
 #include <vector>
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -102,6 +109,17 @@ llvm::cl::opt<bool> networks(
                                "weight), VGG-16 and MobileNetV2's depthwise "
                                "layers"),
     llvm::cl::init(false));
+llvm::cl::opt<int> realisticCount(
+    "realistic",
+    llvm::cl::desc("Also compile this many random signatures with realistic "
+                   "sizes (batch 1-256, channels up to 2048, 1x1 to 7x7 "
+                   "filters, strides 1-2, NCHW and NHWC, all directions, "
+                   "f32/f16/bf16, some grouped, depthwise and 3-D)"),
+    llvm::cl::init(0));
+llvm::cl::opt<unsigned> jobs("jobs",
+                             llvm::cl::desc("Compile threads (default: all "
+                                            "cores)"),
+                             llvm::cl::init(0));
 llvm::cl::opt<bool> verbose("v", llvm::cl::desc("Print each problem"),
                             llvm::cl::init(false));
 
@@ -208,10 +226,121 @@ std::vector<std::string> randomProblems(int count, unsigned seedValue) {
   return out;
 }
 
+/// `count` random signatures of the sizes real networks have (see
+/// --realistic).
+std::vector<std::string> realisticProblems(int count, unsigned seedValue) {
+  std::mt19937 rng(seedValue);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  auto oneOf = [&](auto &values) {
+    return values[pick(0, static_cast<int>(std::size(values)) - 1)];
+  };
+  const int batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  const int channels[] = {16,  24,  32,  48,  64,  96,   128,  144,
+                          160, 192, 256, 320, 384, 512,  576,  640,
+                          768, 832, 960, 1024, 1280, 1536, 2048};
+  const int sizes[] = {7, 14, 17, 28, 35, 56, 112, 224};
+  const int filters[] = {1, 1, 1, 3, 3, 3, 5, 7};
+  const char *types[] = {"conv", "convfp16", "convbfp16"};
+  std::vector<std::string> out;
+  while (static_cast<int>(out.size()) < count) {
+    int n = oneOf(batches), c = oneOf(channels), k = oneOf(channels);
+    int hw = oneOf(sizes), f = oneOf(filters), s = pick(0, 3) == 0 ? 2 : 1;
+    int g = 1, roll = pick(0, 9);
+    if (roll == 0) {
+      g = c; // depthwise
+      k = c;
+    } else if (roll == 1) {
+      g = std::array<int, 3>{2, 4, 8}[pick(0, 2)];
+    }
+    if (c == 16 && pick(0, 3) == 0)
+      c = 3; // a stem
+    if (c % g || k % g)
+      continue;
+    // The largest activations real networks have at each width.
+    if (static_cast<int64_t>(hw) * hw * std::max(c, k) > 224 * 224 * 128)
+      continue;
+    bool is3d = pick(0, 9) == 0;
+    int d = is3d ? std::array<int, 3>{4, 8, 16}[pick(0, 2)] : 1;
+    if (is3d && static_cast<int64_t>(d) * hw * hw * std::max(c, k) >
+                    16 * 56 * 56 * 256)
+      continue;
+    std::string cmd = types[pick(0, 2)];
+    auto num = [](int x) { return std::to_string(x); };
+    cmd += " -n " + num(n) + " -c " + num(c) + " -H " + num(hw) + " -W " +
+           num(hw) + " -k " + num(k) + " -y " + num(f) + " -x " + num(f) +
+           " -p " + num(f / 2) + " -q " + num(f / 2) + " -u " + num(s) +
+           " -v " + num(s) + " -l 1 -j 1 -g " + num(g) + " -F " +
+           num(std::array<int, 3>{1, 2, 4}[pick(0, 2)]);
+    bool channelsLast = pick(0, 1);
+    if (is3d)
+      cmd += " -_ 3 --in_d " + num(d) + " --fil_d " + num(f == 1 ? 1 : 3) +
+             " --pad_d " + num(f == 1 ? 0 : 1) + " --conv_stride_d 1" +
+             (channelsLast ? " --in_layout NDHWC --fil_layout NDHWC "
+                             "--out_layout NDHWC"
+                           : "");
+    else if (channelsLast)
+      cmd += nhwc();
+    out.push_back(cmd);
+  }
+  return out;
+}
+
 double seconds() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+struct CompileResult {
+  double seconds = 1e30; // the fastest of --reps
+  int64_t kernels = 0;
+  int64_t shrinks = 0; // register-fit fallbacks taken (kMaxTileShrinks)
+  std::string error;
+};
+
+/// Imports `command` and compiles it for `chip` --reps times.
+CompileResult compileOnce(MLIRContext &ctx, const std::string &command,
+                          const std::string &chip) {
+  CompileResult result;
+  if (verbose)
+    std::fprintf(stderr, "%s: %s\n", chip.c_str(), command.c_str());
+  for (int r = 0; r < std::max(1, reps.getValue()); ++r) {
+    double t0 = seconds();
+    FailureOr<OwningOpRef<ModuleOp>> module =
+        importMIOpenCommand(&ctx, command, result.error);
+    if (failed(module)) {
+      result.error = "import failed: " + result.error;
+      return result;
+    }
+    // As the module compiler does: smaller tiles for a kernel that does
+    // not fit the registers.
+    OwningOpRef<ModuleOp> compiled;
+    for (result.shrinks = 0;; ++result.shrinks) {
+      compiled = (*module)->clone();
+      std::string diagnostics;
+      ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+        diagnostics += diag.str() + "\n";
+        return success();
+      });
+      PassManager pm(&ctx);
+      ROCDLPipelineOptions options;
+      options.chip = chip;
+      options.shrinkTiles = result.shrinks;
+      buildROCDLPipeline(pm, options);
+      if (succeeded(pm.run(*compiled)))
+        break;
+      if (result.shrinks == kMaxTileShrinks ||
+          !isRegisterFitFailure(diagnostics)) {
+        result.error = "boo-to-rocdl failed for " + chip + ":\n" + diagnostics;
+        return result;
+      }
+    }
+    result.seconds = std::min(result.seconds, seconds() - t0);
+    result.kernels = 0;
+    (*compiled)->walk([&](gpu::BinaryOp) { ++result.kernels; });
+  }
+  return result;
 }
 } // namespace
 
@@ -225,8 +354,6 @@ int main(int argc, char **argv) {
                                     "Boo GPU compile-time benchmark\n");
   DialectRegistry registry;
   registerAllDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
 
   SmallVector<std::string> chipList;
   if (chips.empty()) {
@@ -246,50 +373,49 @@ int main(int argc, char **argv) {
       problems.push_back(std::move(p));
   for (std::string &p : randomProblems(randomCount, seed))
     problems.push_back(std::move(p));
+  for (std::string &p : realisticProblems(realisticCount, seed))
+    problems.push_back(std::move(p));
 
   std::printf("%-8s %8s %8s %10s %10s %10s\n", "chip", "problems", "kernels",
               "min_ms", "median_ms", "max_ms");
+  std::fflush(stdout);
   int failures = 0;
+  int64_t fallbacks = 0;
+  std::mutex mutex;
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
   for (const std::string &chip : chipList) {
     std::vector<double> perKernel;
     int64_t kernels = 0;
     for (const std::string &problem : problems) {
-      const char *command = problem.c_str();
-      if (verbose)
-        std::fprintf(stderr, "%s: %s\n", chip.c_str(), command);
-      double best = 1e30;
-      int64_t count = 0;
-      for (int r = 0; r < std::max(1, reps.getValue()); ++r) {
-        std::string error;
-        double t0 = seconds();
-        FailureOr<OwningOpRef<ModuleOp>> module =
-            importMIOpenCommand(&ctx, command, error);
-        if (failed(module)) {
-          std::fprintf(stderr, "%s: import failed: %s\n", command,
-                       error.c_str());
-          ++failures;
-          break;
+      pool.async([&, problem] {
+        // One context per thread: compiles share nothing.
+        thread_local std::unique_ptr<MLIRContext> ctx;
+        if (!ctx) {
+          ctx = std::make_unique<MLIRContext>(registry,
+                                              MLIRContext::Threading::DISABLED);
+          ctx->loadAllAvailableDialects();
         }
-        PassManager pm(&ctx);
-        ROCDLPipelineOptions options;
-        options.chip = chip;
-        buildROCDLPipeline(pm, options);
-        if (failed(pm.run(**module))) {
-          std::fprintf(stderr, "%s: boo-to-rocdl failed for %s\n", command,
-                       chip.c_str());
+        auto result = compileOnce(*ctx, problem, chip);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!result.error.empty()) {
+          std::fprintf(stderr, "%s: %s\n", problem.c_str(),
+                       result.error.c_str());
           ++failures;
-          break;
+          return;
         }
-        best = std::min(best, seconds() - t0);
-        count = 0;
-        (*module)->walk([&](gpu::BinaryOp) { ++count; });
-      }
-      if (count == 0)
-        continue;
-      kernels += count;
-      for (int64_t k = 0; k < count; ++k)
-        perKernel.push_back(best / count);
+        kernels += result.kernels;
+        if (result.shrinks > 0) {
+          ++fallbacks;
+          if (verbose)
+            std::fprintf(stderr, "%s: %s: smaller tiles (shrink-tiles=%lld)\n",
+                         chip.c_str(), problem.c_str(),
+                         static_cast<long long>(result.shrinks));
+        }
+        for (int64_t k = 0; k < result.kernels; ++k)
+          perKernel.push_back(result.seconds / result.kernels);
+      });
     }
+    pool.wait();
     if (perKernel.empty())
       continue;
     std::sort(perKernel.begin(), perKernel.end());
@@ -298,7 +424,10 @@ int main(int argc, char **argv) {
                 perKernel.front() * 1e3,
                 perKernel[perKernel.size() / 2] * 1e3,
                 perKernel.back() * 1e3);
+    std::fflush(stdout);
   }
+  std::printf("register-fit fallbacks (smaller tiles): %lld\n",
+              static_cast<long long>(fallbacks));
   std::printf("failures: %d\n", failures);
   return failures ? 1 : 0;
 }

@@ -25,20 +25,28 @@ LogicalResult mlir::boo::compileForChip(ModuleOp source, StringRef chip,
   registerROCDLSerializationInterfaces(registry);
   ctx->appendDialectRegistry(registry);
 
-  OwningOpRef<ModuleOp> module = source.clone();
-  // The chip comes from the option; a target recorded in the source is for
-  // another compile.
-  (*module)->removeAttr("boo.target");
-  PassManager pm(ctx);
-  pm.addPass(createSymbolDCEPass());
-  ROCDLPipelineOptions pipelineOptions;
-  pipelineOptions.chip = chip.str();
-  pipelineOptions.tuningSpec = options.tuningSpec;
-  pipelineOptions.optLevel = options.gpuOptLevel;
-  buildROCDLPipeline(pm, pipelineOptions);
-  if (failed(runPipeline(pm, *module, chip + ": boo-to-rocdl failed", options,
-                         error)))
-    return failure();
+  // A kernel that does not fit the registers is compiled again with smaller
+  // tiles (kMaxTileShrinks).
+  OwningOpRef<ModuleOp> module;
+  for (int64_t shrink = 0;; ++shrink) {
+    module = source.clone();
+    // The chip comes from the option; a target recorded in the source is
+    // for another compile.
+    (*module)->removeAttr("boo.target");
+    PassManager pm(ctx);
+    pm.addPass(createSymbolDCEPass());
+    ROCDLPipelineOptions pipelineOptions;
+    pipelineOptions.chip = chip.str();
+    pipelineOptions.tuningSpec = options.tuningSpec;
+    pipelineOptions.optLevel = options.gpuOptLevel;
+    pipelineOptions.shrinkTiles = shrink;
+    buildROCDLPipeline(pm, pipelineOptions);
+    if (succeeded(runPipeline(pm, *module, chip + ": boo-to-rocdl failed",
+                              options, error)))
+      break;
+    if (shrink == kMaxTileShrinks || !isRegisterFitFailure(error))
+      return failure();
+  }
 
   rt::TargetDesc target;
   target.kind = rt::TargetKind::HIP;

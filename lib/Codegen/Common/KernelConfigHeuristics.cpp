@@ -235,7 +235,9 @@ void promoteInputs(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
 
 Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
                 const GemmLoops &g, const MmaIntrinsic &intr,
-                const ChipInfo &chip) {
+                const ChipInfo &chip, int64_t shrink) {
+  int64_t maxAccumulatorRegs =
+      std::max<int64_t>(kMaxAccumulatorRegs >> shrink, 4);
   int64_t n = nest.getNumLoops();
   Tiles t(n);
   t.thread.clear();
@@ -255,7 +257,8 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   int64_t nTile =
       std::clamp(pow2Ceil(nest.loops[g.n].extent), intr.n, kMaxMmaTile);
   int64_t kExtent = nest.loops[g.k].extent;
-  t.reduction[g.k] = kExtent >= 2 * intr.k ? 2 * intr.k : intr.k;
+  t.reduction[g.k] =
+      kExtent >= 2 * intr.k && shrink == 0 ? 2 * intr.k : intr.k;
 
   auto apply = [&] {
     // Split a dim over 2 subgroups only if each keeps >= 2 intrinsic tiles
@@ -270,7 +273,7 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
       return (mTile / wavesM) * (nTile / wavesN) / chip.waveSize;
     };
     while (wavesM * wavesN * chip.waveSize < kMinStagingThreads ||
-           (accumulatorRegs() > kMaxAccumulatorRegs &&
+           (accumulatorRegs() > maxAccumulatorRegs &&
             wavesM * wavesN * chip.waveSize * 2 <= kMaxThreads)) {
       if (nTile / wavesN >= 4 * intr.n)
         wavesN *= 2;
@@ -318,7 +321,7 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
 }
 
 Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
-                const GemmLoops &g, const ChipInfo &chip) {
+                const GemmLoops &g, const ChipInfo &chip, int64_t shrink) {
   int64_t n = nest.getNumLoops();
   Tiles t(n);
   // Threads over N first (capped, so M gets threads too), then M, then the
@@ -329,6 +332,11 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
       order.push_back(i);
   int64_t perN = std::min(kVectorWidth, pow2Ceil(nest.loops[g.n].extent));
   int64_t perM = std::min(kVectorWidth, pow2Ceil(nest.loops[g.m].extent));
+  // Shrinking halves the larger of the two (M's on ties).
+  for (int64_t s = 0; s < shrink; ++s) {
+    int64_t &larger = perM >= perN ? perM : perN;
+    larger = std::max<int64_t>(1, larger / 2);
+  }
   int64_t outputs = 1;
   for (const KernelLoop &l : nest.loops)
     if (!l.isReduction)
@@ -360,11 +368,13 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
 LoweringConfigAttr mlir::boo::selectHeuristicConfig(MLIRContext *ctx,
                                                     Location loc,
                                                     const KernelLoopNest &nest,
-                                                    const ChipInfo &chip) {
+                                                    const ChipInfo &chip,
+                                                    int64_t shrink) {
   if (!nest.isContraction)
     return distributeInnermostOut(nest, chip).build(ctx, loc, chip);
   GemmLoops g = pickGemmLoops(nest);
   if (const MmaIntrinsic *intr = pickMma(nest, g, chip))
-    return mmaConfig(ctx, loc, nest, g, *intr, chip).build(ctx, loc, chip);
-  return fmaConfig(ctx, loc, nest, g, chip).build(ctx, loc, chip);
+    return mmaConfig(ctx, loc, nest, g, *intr, chip, shrink)
+        .build(ctx, loc, chip);
+  return fmaConfig(ctx, loc, nest, g, chip, shrink).build(ctx, loc, chip);
 }

@@ -19,9 +19,13 @@ namespace mlir::boo {
 
 /// The heuristic config of the kernel whose loop nest is `nest` on `chip`.
 /// Null (with an error at `loc`) only if the heuristic has a bug.
+/// The heuristic's config for `nest` on `chip`. `shrink` > 0 halves its
+/// register tiles that many times (see boo-select-lowering-config's
+/// shrink-tiles).
 LoweringConfigAttr selectHeuristicConfig(MLIRContext *ctx, Location loc,
                                          const KernelLoopNest &nest,
-                                         const ChipInfo &chip);
+                                         const ChipInfo &chip,
+                                         int64_t shrink = 0);
 
 } // namespace mlir::boo
 

@@ -99,7 +99,8 @@ void BooSelectLoweringConfigPass::runOnOperation() {
         anyFailed = true;
         continue;
       }
-      attr = selectHeuristicConfig(ctx, k->getLoc(), *nest, *chipInfo);
+      attr = selectHeuristicConfig(ctx, k->getLoc(), *nest, *chipInfo,
+                                   shrinkTiles);
       if (!attr) {
         anyFailed = true;
         continue;

@@ -109,7 +109,7 @@ private:
   LogicalResult plan();
   int64_t pickStagingWidth(const Factor &f, unsigned loop, int64_t tile,
                            int64_t extent) const;
-  int64_t ldsRowPadding(int64_t items) const;
+  int64_t elemBytes() const { return elemType.getIntOrFloatBitWidth() / 8; }
   void createWorkgroupLoop();
   void createThreads();
   void planSteps();
@@ -250,13 +250,13 @@ LogicalResult MMAKernelEmitter::plan() {
     widthA = pickStagingWidth(kernel.a, kL, kT, extK);
     if (widthA == 1 && !mPhase)
       mnWidthA = pickStagingWidth(kernel.a, mL, wgM, extM);
-    padA = ldsRowPadding(mma.aItems);
+    padA = getLDSRowPadding(mma, /*isA=*/true, kT, elemBytes());
   }
   if (stagedB) {
     widthB = pickStagingWidth(kernel.b, kL, kT, extK);
     if (widthB == 1)
       mnWidthB = pickStagingWidth(kernel.b, nL, wgN, extN);
-    padB = ldsRowPadding(mma.bItems);
+    padB = getLDSRowPadding(mma, /*isA=*/false, kT, elemBytes());
   }
   return success();
 }
@@ -267,28 +267,12 @@ LogicalResult MMAKernelEmitter::plan() {
 /// loop's extent exactly, so each is wholly inside or outside the problem.
 int64_t MMAKernelEmitter::pickStagingWidth(const Factor &f, unsigned loop,
                                            int64_t tile, int64_t extent) const {
-  int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
   if (!canMaterializeFactorVector(acc, f, loop))
     return 1;
-  for (int64_t w = kMaxAccessBytes / elemBytes; w > 1; w /= 2)
+  for (int64_t w = kMaxAccessBytes / elemBytes(); w > 1; w /= 2)
     if (tile % w == 0 && extent % w == 0)
       return w;
   return 1;
-}
-
-/// Padding of an LDS tile's rows, in elements, so that the fragment reads
-/// of a wave are free of bank conflicts: each lane reads `items` elements
-/// of its own row (one access of up to 16 bytes), and the lanes that one
-/// LDS cycle serves read consecutive rows at the same K. With a row stride
-/// that is an odd number of accesses, those rows start in distinct banks
-/// (docs/GPUPipeline.md, "LDS layout").
-int64_t MMAKernelEmitter::ldsRowPadding(int64_t items) const {
-  int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
-  int64_t access = std::min(items * elemBytes, kMaxAccessBytes);
-  int64_t rowBytes = kT * elemBytes;
-  if (rowBytes % access != 0 || (rowBytes / access) % 2 == 1)
-    return 0;
-  return access / elemBytes;
 }
 
 /// The workgroup loop, one iteration per (other parallel loop values, M
@@ -512,8 +496,7 @@ void MMAKernelEmitter::stageOperandAlongMN(OpBuilder &sb,
   int64_t extent = isA ? extM : extN;
   int64_t width = isA ? mnWidthA : mnWidthB;
   int64_t rowBlocks = (isA ? wgM : wgN) / width;
-  int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
-  int64_t kPer = std::min(kT, kLdsTransposeBytes / elemBytes);
+  int64_t kPer = std::min(kT, kLdsTransposeBytes / elemBytes());
   Value kBase = at.coords[kL];
   VectorType rowType = VectorType::get({kPer}, elemType);
   forEachStagingItem(sb, rowBlocks * (kT / kPer), [&](OpBuilder &ib,

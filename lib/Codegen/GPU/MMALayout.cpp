@@ -13,6 +13,8 @@
 
 #include "Boo/Codegen/GPU/MMALayout.h"
 
+#include <algorithm>
+
 #include "Boo/Target/ChipInfo.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -56,6 +58,22 @@ const MMAIntrinsicLayout *mlir::boo::lookupMMAIntrinsic(StringRef name,
         (l.kind == MMAKind::MFMA || l.wmmaGeneration == wmmaGeneration))
       return &l;
   return nullptr;
+}
+
+int64_t mlir::boo::getFragmentAccessBytes(const MMAIntrinsicLayout &layout,
+                                          bool isA, int64_t elementBytes) {
+  int64_t items = isA ? layout.aItems : layout.bItems;
+  return std::min<int64_t>(items * elementBytes, 16);
+}
+
+int64_t mlir::boo::getLDSRowPadding(const MMAIntrinsicLayout &layout,
+                                    bool isA, int64_t kTile,
+                                    int64_t elementBytes) {
+  int64_t access = getFragmentAccessBytes(layout, isA, elementBytes);
+  int64_t rowBytes = kTile * elementBytes;
+  if (rowBytes % access != 0 || (rowBytes / access) % 2 == 1)
+    return 0;
+  return access / elementBytes;
 }
 
 int mlir::boo::getWMMAGeneration(const ChipInfo &chip) {

@@ -32,8 +32,14 @@
 
 using namespace mlir;
 
+bool mlir::boo::isRegisterFitFailure(StringRef diagnostics) {
+  // VerifyROCDLContract.cpp's messages.
+  return diagnostics.contains("bytes of scratch memory per thread") ||
+         diagnostics.contains("(vgpr_spill_count)");
+}
+
 void mlir::boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
-                                   StringRef tuningSpec) {
+                                   StringRef tuningSpec, int64_t shrinkTiles) {
   // 0. The chip, recorded once as the module's #boo.target: every pass
   //    below reads it from there.
   //    boo-opt --boo-set-target=chip=gfx942
@@ -49,6 +55,7 @@ void mlir::boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
   pm.addNestedPass<func::FuncOp>(createBooFormFusions());
   BooSelectLoweringConfigOptions configOptions;
   configOptions.tuningSpec = tuningSpec.str();
+  configOptions.shrinkTiles = shrinkTiles;
   pm.addPass(createBooSelectLoweringConfig(configOptions));
   addBooToLinalgStage(pm);
 
@@ -110,7 +117,7 @@ void mlir::boo::buildROCDLPipeline(OpPassManager &pm,
   const ChipInfo *chipInfo = lookupChip(chip);
 
   // 1.-4. Boo to outlined gpu.module kernels (shared with boo-to-emu).
-  addGPUKernelStages(pm, chip, options.tuningSpec);
+  addGPUKernelStages(pm, chip, options.tuningSpec, options.shrinkTiles);
   // 4 (end). The ROCDL target.
   //    boo-opt --rocdl-attach-target="chip=gfx942 O=3 wave64=true"
   //    (wave64 is the chip's wave size == 64: false on gfx11/gfx12)

@@ -3,6 +3,10 @@
 // RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx950 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,CDNA,GFX950
 // RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx1100 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,RDNA,GFX1100
 // RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx1201 --boo-select-lowering-config | FileCheck %s --check-prefixes=CHECK,RDNA,GFX1201
+// Smaller register tiles: the compile's fallback when a kernel does not fit
+// the registers (kMaxTileShrinks).
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx942 --boo-select-lowering-config=shrink-tiles=1 | FileCheck %s --check-prefix=SHRINK1
+// RUN: env BOO_TUNING_SPEC_PATH= boo-opt %s --boo-set-target=chip=gfx942 --boo-select-lowering-config=shrink-tiles=2 | FileCheck %s --check-prefix=SHRINK2
 // The chip is the module's #boo.target (boo-set-target); there is no default.
 // RUN: not boo-opt %s --boo-select-lowering-config 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
@@ -41,6 +45,12 @@ func.func @conv_bf16_nhwc(%x: tensor<2x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16
 // GFX90A: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
 // GFX950: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
 // RDNA: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// With shrink-tiles=1 the K tile is one intrinsic's (16) and at most 32
+// accumulators per lane; with 2, 16 per lane: 4 subgroups of 32x32.
+// SHRINK1-LABEL: func.func @conv_f16_big(
+// SHRINK1: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 16, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1]
+// SHRINK2-LABEL: func.func @conv_f16_big(
+// SHRINK2: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 16, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [256, 1, 1]
 func.func @conv_f16_big(%x: tensor<8x32x32x256xf16>, %w: tensor<512x1x1x256xf16>) -> tensor<8x32x32x512xf16> {
   %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<8x32x32x256xf16>, tensor<512x1x1x256xf16> -> tensor<8x32x32x512xf16>
   return %0 : tensor<8x32x32x512xf16>
@@ -52,6 +62,11 @@ func.func @conv_f16_big(%x: tensor<8x32x32x256xf16>, %w: tensor<512x1x1x256xf16>
 // CHECK-LABEL: func.func @conv_f32(
 // CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64>
 // RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32>
+// Shrunk: 4 x 2, then 2 x 2 outputs per thread.
+// SHRINK1-LABEL: func.func @conv_f32(
+// SHRINK1: thread = [1, 4, 1, 2, 0, 0, 0]
+// SHRINK2-LABEL: func.func @conv_f32(
+// SHRINK2: thread = [1, 2, 1, 2, 0, 0, 0]
 func.func @conv_f32(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
   %0 = boo.conv %x, %w : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32> -> tensor<1x8x6x6xf32>
   return %0 : tensor<1x8x6x6xf32>

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir::boo;
 
@@ -121,3 +122,55 @@ TEST(MMALayout, DocumentedPositions) {
 }
 
 } // namespace
+
+namespace {
+
+/// Most lanes that hit one LDS bank in one cycle when every lane reads its
+/// A (or B) fragment from a [rows][kTile + pad] tile of 16-bit elements.
+/// The LDS model: 32 banks of 4 bytes, 128 bytes per cycle, lanes served
+/// in order (16 lanes of 8-byte reads, or 8 of 16-byte reads, per cycle);
+/// lanes reading the same address share the access (broadcast).
+int worstBankConflict(const MMAIntrinsicLayout &l, bool isA, int64_t kTile,
+                      int64_t pad) {
+  constexpr int64_t kElementBytes = 2;
+  int64_t access = getFragmentAccessBytes(l, isA, kElementBytes);
+  int64_t items = isA ? l.aItems : l.bItems;
+  int64_t lanesPerCycle = 128 / access;
+  int worst = 1;
+  for (int64_t first = 0; first < items; first += access / kElementBytes) {
+    for (int64_t group = 0; group < l.waveSize; group += lanesPerCycle) {
+      std::map<int64_t, int> banks;
+      std::set<int64_t> addresses;
+      for (int64_t lane = group; lane < group + lanesPerCycle; ++lane) {
+        auto [r, c] = isA ? l.aCoord<int64_t>(lane, first)
+                          : l.bCoord<int64_t>(lane, first);
+        int64_t row = isA ? r : c, k = isA ? c : r;
+        int64_t address = (row * (kTile + pad) + k) * kElementBytes;
+        if (!addresses.insert(address).second)
+          continue;
+        for (int64_t word = 0; word < access / 4; ++word)
+          worst = std::max(worst, ++banks[(address / 4 + word) % 32]);
+      }
+    }
+  }
+  return worst;
+}
+
+} // namespace
+
+// The padded LDS rows make every intrinsic's fragment reads conflict-free
+// for the K tiles the heuristic picks; unpadded, the same reads conflict
+// (so the model sees conflicts where they exist).
+TEST(MMALayout, PaddedFragmentReadsAreConflictFree) {
+  for (const MMAIntrinsicLayout &l : getMMAIntrinsicLayouts())
+    for (bool isA : {true, false})
+      for (int64_t kTile : {l.k, 2 * l.k, 4 * l.k}) {
+        int64_t pad = getLDSRowPadding(l, isA, kTile, 2);
+        EXPECT_EQ(worstBankConflict(l, isA, kTile, pad), 1)
+            << l.name.str() << " gen " << l.wmmaGeneration
+            << (isA ? " A" : " B") << " kTile " << kTile << " pad " << pad;
+        if (kTile >= 32)
+          EXPECT_GT(worstBankConflict(l, isA, kTile, 0), 1)
+              << l.name.str() << " kTile " << kTile << " unpadded";
+      }
+}

@@ -65,7 +65,12 @@ def BooSelectLoweringConfig : Pass<"boo-select-lowering-config",
            "embedded default">,
     Option<"printSignatures", "print-signatures", "bool", /*default=*/"false",
            "Emit a remark at each kernel with its problem signature (what "
-           "transform.boo.match.problem matches) and its config's source">
+           "transform.boo.match.problem matches) and its config's source">,
+    Option<"shrinkTiles", "shrink-tiles", "int64_t", /*default=*/"0",
+           "Halve the heuristic's register tiles this many times (MMA: the "
+           "accumulators per subgroup and the K tile; FMA: the outputs per "
+           "thread): the compile's fallback when a kernel does not fit the "
+           "registers. Configs from a tuning spec are not changed.">
   ];
   let dependentDialects = ["::mlir::boo::BooDialect",
                            "::mlir::transform::TransformDialect"];

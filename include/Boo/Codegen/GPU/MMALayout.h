@@ -72,6 +72,20 @@ ArrayRef<MMAIntrinsicLayout> getMMAIntrinsicLayouts();
 const MMAIntrinsicLayout *lookupMMAIntrinsic(StringRef name,
                                              int wmmaGeneration);
 
+/// Bytes a lane reads from LDS in one access of its A (or B) fragment:
+/// the fragment's bytes, at most 16 (ds_read_b128); RDNA3's 32-byte
+/// fragments are two accesses.
+int64_t getFragmentAccessBytes(const MMAIntrinsicLayout &layout, bool isA,
+                               int64_t elementBytes);
+
+/// Padding, in elements, of the rows of an LDS tile [rows][kT + pad] from
+/// which `layout`'s A (or B) fragments are read, so that the lanes one LDS
+/// cycle serves (consecutive rows, the same K) hit distinct banks: the row
+/// stride becomes an odd number of fragment accesses (docs/GPUPipeline.md,
+/// "LDS layout").
+int64_t getLDSRowPadding(const MMAIntrinsicLayout &layout, bool isA,
+                         int64_t kTile, int64_t elementBytes);
+
 namespace detail {
 inline int64_t floorDiv(int64_t a, int64_t b) { return a / b; }
 inline AffineExpr floorDiv(AffineExpr a, int64_t b) { return a.floorDiv(b); }

@@ -27,7 +27,23 @@ struct ROCDLPipelineOptions : public PassPipelineOptions<ROCDLPipelineOptions> {
   Option<int64_t> optLevel{*this, "opt-level",
                            llvm::cl::desc("LLVM optimization level (0-3)"),
                            llvm::cl::init(3)};
+  Option<int64_t> shrinkTiles{
+      *this, "shrink-tiles",
+      llvm::cl::desc("Halve the heuristic's register tiles this many times "
+                     "(boo-select-lowering-config's shrink-tiles)"),
+      llvm::cl::init(0)};
 };
+
+/// How many times a compile halves the heuristic's register tiles when a
+/// kernel does not fit the registers: the compilers of modules (and so
+/// boo-driver and the Python package) and boo-bench-rocdl-compile compile
+/// again from the source with `shrink-tiles` 1, then 2, rather than fail.
+constexpr int64_t kMaxTileShrinks = 2;
+
+/// Whether the diagnostics of a failed boo-to-rocdl say that a kernel did
+/// not fit the registers: boo-verify-rocdl-contract reported scratch
+/// memory or VGPR spills.
+bool isRegisterFitFailure(llvm::StringRef diagnostics);
 
 /// Boo to gpu.binary ops holding HSACO code objects for `chip`; ends with
 /// boo-verify-rocdl-contract.
@@ -43,7 +59,7 @@ void buildROCDLPipeline(OpPassManager &pm, const ROCDLPipelineOptions &options,
 /// `gpu.module` per kernel and host functions of `gpu.launch_func` (no target
 /// attached).
 void addGPUKernelStages(OpPassManager &pm, llvm::StringRef chip,
-                        llvm::StringRef tuningSpec);
+                        llvm::StringRef tuningSpec, int64_t shrinkTiles = 0);
 
 /// Registers `boo-to-rocdl` with the pass pipeline registry.
 void registerBooGPUPipelines();
