@@ -72,17 +72,21 @@ const MmaIntrinsic kRDNA4Mma[] = {
      "rocdl.wmma.f32.16x16x16.bf16"},
 };
 
+// Peaks (AMD's product pages and CDNA/RDNA white papers): MI250X per GCD
+// (half the card: 191.5 TFLOP/s, 3.28 TB/s), MI300X (1307.4 TFLOP/s,
+// 5.3 TB/s), MI355X (2516.6 TFLOP/s dense, 8 TB/s), RX 7900 XTX
+// (122.8 TFLOP/s, 960 GB/s), RX 9070 XT (194.7 TFLOP/s dense, 640 GB/s).
 const ChipInfo kChips[] = {
     {"gfx90a", ChipFamily::CDNA2, "MI210, MI250X (per GCD)", 64, 64 * kKiB,
-     1024, 110, kCDNA3Mma},
+     1024, 110, kCDNA3Mma, 1.7, 95.7, 1638, 4, 8, 512, 8},
     {"gfx942", ChipFamily::CDNA3, "MI300X, MI300A, MI325X", 64, 64 * kKiB, 1024,
-     304, kCDNA3Mma},
+     304, kCDNA3Mma, 2.1, 1307.4, 5300, 4, 8, 512, 8},
     {"gfx950", ChipFamily::CDNA4, "MI350X, MI355X", 64, 160 * kKiB, 1024, 256,
-     kCDNA4Mma},
+     kCDNA4Mma, 2.4, 2516.6, 8000, 4, 8, 512, 8},
     {"gfx1100", ChipFamily::RDNA3, "Radeon RX 7900 XTX, PRO W7900", 32,
-     64 * kKiB, 1024, 96, kRDNA3Mma},
+     64 * kKiB, 1024, 96, kRDNA3Mma, 2.5, 122.8, 960, 2, 16, 1536, 24},
     {"gfx1201", ChipFamily::RDNA4, "Radeon RX 9070 XT, AI PRO R9700", 32,
-     64 * kKiB, 1024, 64, kRDNA4Mma},
+     64 * kKiB, 1024, 64, kRDNA4Mma, 2.97, 194.7, 640, 2, 16, 1536, 24},
 };
 } // namespace
 

@@ -35,6 +35,8 @@
 #include "Boo/Codegen/GPU/Pipelines.h"
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
+#include "Boo/Target/ChipInfo.h"
+#include "Boo/Target/ROCDL/PerfEstimate.h"
 #include "Boo/Target/ROCDL/ROCDLSerialize.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -66,8 +68,8 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral importFlag = "import-miopen";
-constexpr llvm::StringLiteral emitFlags[] = {"emit-hsaco", "emit-isa",
-                                             "emit-llvmir"};
+constexpr llvm::StringLiteral emitFlags[] = {
+    "emit-hsaco", "emit-isa", "emit-llvmir", "emit-perf-report"};
 
 int reportError(const llvm::Twine &message) {
   llvm::errs() << "boo-translate: error: " << message << "\n";
@@ -182,6 +184,11 @@ int emitMain(int argc, char **argv) {
   llvm::cl::opt<bool> emitIsa(
       "emit-isa", llvm::cl::desc("Print each kernel's ISA (AMDGPU assembly)"),
       llvm::cl::cat(category));
+  llvm::cl::opt<bool> emitPerfReport(
+      "emit-perf-report",
+      llvm::cl::desc("Print each kernel's performance ESTIMATE on the chip "
+                     "(a roofline of the compiled code; docs/PerfModel.md)"),
+      llvm::cl::cat(category));
   llvm::cl::opt<bool> emitLLVMIR(
       "emit-llvmir",
       llvm::cl::desc("Print each kernel's optimized LLVM IR (needs a module "
@@ -219,9 +226,9 @@ int emitMain(int argc, char **argv) {
       "Boo translation driver: AMD GPU code objects, ISA and LLVM IR\n\n"
       "  boo-translate --emit-hsaco=out/ --targets=gfx942 conv.mlir\n"
       "  boo-opt conv.mlir --boo-to-rocdl | boo-translate --emit-isa\n");
-  if (emitIsa && emitLLVMIR)
-    return reportError("--emit-isa and --emit-llvmir print to the same "
-                       "output; pass one of them");
+  if (int(emitIsa) + int(emitLLVMIR) + int(emitPerfReport) > 1)
+    return reportError("--emit-isa, --emit-llvmir and --emit-perf-report "
+                       "print to the same output; pass one of them");
   if (targets.size() > 1)
     return reportError("--targets: --emit-hsaco, --emit-isa and --emit-llvmir "
                        "compile for one AMD GPU chip, got " +
@@ -273,7 +280,7 @@ int emitMain(int argc, char **argv) {
             {binary.getName().str(), target.getChip().str(), "", "", ""});
       KernelOutput &kernel = kernels[next++];
       kernel.codeObject = object.getObject().getValue().str();
-      if (compiled && emitIsa) {
+      if (compiled && (emitIsa || emitPerfReport)) {
         llvm::raw_string_ostream os(kernel.isa);
         if (failed(mlir::boo::disassembleCodeObject(kernel.codeObject,
                                                     kernel.chip, os, error)))
@@ -304,6 +311,25 @@ int emitMain(int argc, char **argv) {
         return 1;
       llvm::outs() << path << "\n";
     }
+  }
+  if (emitPerfReport) {
+    const mlir::boo::ChipInfo *chipInfo =
+        mlir::boo::lookupChip(kernels.front().chip);
+    if (!chipInfo)
+      return reportError(
+          mlir::boo::getUnsupportedChipMessage(kernels.front().chip));
+    llvm::StringMap<std::string> isaByKernel;
+    for (const KernelOutput &kernel : kernels)
+      isaByKernel[kernel.module] = kernel.isa;
+    FailureOr<std::vector<mlir::boo::KernelEstimate>> estimates =
+        mlir::boo::estimateKernels(*module, *chipInfo, isaByKernel, error);
+    if (failed(estimates))
+      return reportError(error);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    mlir::boo::printPerfReport(os, *chipInfo, *estimates);
+    if (failed(writeFile(outputFilename, text)))
+      return 1;
   }
   if (emitIsa || emitLLVMIR) {
     std::string text;

@@ -84,6 +84,20 @@ struct ChipInfo {
   /// The MMA intrinsics with f16/bf16 inputs and f32 accumulation.
   llvm::ArrayRef<MmaIntrinsic> mmaIntrinsics;
 
+  /// Published peaks of the product listed first, for the performance
+  /// estimate (docs/PerfModel.md): the boost clock, dense f16/bf16 matrix
+  /// FLOP/s, and memory (HBM or GDDR) bandwidth.
+  double clockGHz;
+  double peakMatrixTflops;
+  double memoryGBps;
+  /// SIMDs per CU (4 on CDNA, 2 on RDNA), the most waves one SIMD holds,
+  /// and the VGPRs one SIMD has per lane with their allocation granule
+  /// (CDNA: arch + acc VGPRs together).
+  int64_t simdsPerCU;
+  int64_t maxWavesPerSimd;
+  int64_t vgprsPerSimd;
+  int64_t vgprGranule;
+
   /// The intrinsic called `name` on this chip, or null.
   const MmaIntrinsic *lookupMma(llvm::StringRef name) const;
   /// "CDNA3" etc.

@@ -132,7 +132,7 @@ void mlir::boo::buildROCDLPipeline(OpPassManager &pm,
   // 5. Kernels to the ROCDL/LLVM dialects.
   //    boo-opt --pass-pipeline="builtin.module(gpu.module(
   //      boo-gpu-lower-all-reduce, convert-linalg-to-loops,
-  //      boo-gpu-limit-unroll, convert-scf-to-cf,
+  //      boo-gpu-limit-unroll, boo-gpu-count-ops, convert-scf-to-cf,
   //      boo-expand-math, expand-strided-metadata, lower-affine,
   //      convert-amdgpu-to-rocdl{chipset=gfx942},
   //      convert-gpu-to-rocdl{chipset=gfx942 runtime=HIP
@@ -142,6 +142,7 @@ void mlir::boo::buildROCDLPipeline(OpPassManager &pm,
   kernels.addPass(createBooGPULowerAllReduce());
   kernels.addPass(createConvertLinalgToLoopsPass());
   kernels.addPass(createBooGPULimitUnroll());
+  kernels.addPass(createBooGPUCountOps());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createBooExpandMath());
   kernels.addPass(memref::createExpandStridedMetadataPass());

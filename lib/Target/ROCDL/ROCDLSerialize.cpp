@@ -427,6 +427,21 @@ struct BooROCDLSerializePass
       // scratch use, spills) that boo-verify-rocdl-contract checks.
       gpu::KernelTableAttr table =
           ROCDL::getKernelMetadata(kernel, *codeObject);
+      // boo-gpu-count-ops' counts travel with each kernel's metadata (the
+      // performance estimate reads them there).
+      if (table) {
+        SmallVector<gpu::KernelMetadataAttr> kernels;
+        for (gpu::KernelMetadataAttr md : table) {
+          // The kernel is an llvm.func by now; it kept the attribute.
+          Operation *func = kernel.lookupSymbol(md.getName());
+          Attribute counts = func ? func->getAttr("boo.op_counts") : nullptr;
+          kernels.push_back(
+              counts ? md.appendMetadata({NamedAttribute(
+                           StringAttr::get(ctx, "boo.op_counts"), counts)})
+                     : md);
+        }
+        table = gpu::KernelTableAttr::get(ctx, kernels);
+      }
       objects.push_back(gpu::ObjectAttr::get(
           ctx, target, gpu::CompilationTarget::Binary,
           StringAttr::get(ctx,

@@ -194,4 +194,33 @@ def BooGPULimitUnroll : Pass<"boo-gpu-limit-unroll"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def BooGPUCountOps : Pass<"boo-gpu-count-ops", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Record how much each thread of a kernel executes, for the "
+                "performance estimate";
+  let description = [{
+    Walks each kernel (`gpu.func`) of the module, still in structured loops
+    (after `boo-gpu-limit-unroll`), and counts what one thread executes:
+    each op is weighted by the trip counts of the `scf.for` loops around it
+    (static bounds; a dynamic one counts once and marks the counts
+    approximate), and of an `scf.if` the larger branch counts (so guarded
+    work counts as executed: an upper bound). The counts are attached to
+    the kernel as `boo.op_counts`, a dictionary of i64:
+
+    | key | what one thread executes |
+    |---|---|
+    | `global_loads`, `global_load_bytes` | loads from global memory (`memref.load`, `vector.load`), and their bytes |
+    | `global_stores`, `global_store_bytes` | stores to global memory |
+    | `lds_reads`, `lds_read_bytes`, `lds_writes`, `lds_write_bytes` | the same on workgroup memory (LDS) |
+    | `mma`, `mma_flops` | `amdgpu.mfma`/`amdgpu.wmma` ops, and 2·m·n·k for each: the wave's FLOPs per instruction |
+    | `barriers` | `gpu.barrier` |
+    | `ops` | every other op (a proxy for ALU instructions) |
+    | `approximate` | 1 if a loop had dynamic bounds |
+
+    Private (per-thread) memory is not counted: it becomes registers.
+    `boo-rocdl-serialize` copies the dictionary into the kernel's metadata,
+    where the performance estimate reads it (docs/PerfModel.md).
+  }];
+  let dependentDialects = [];
+}
+
 #endif // BOO_CODEGEN_GPU_PASSES_TD
