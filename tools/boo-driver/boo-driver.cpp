@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Preload.h"
+#include "RunEstimate.h"
 #include "Report.h"
 
 #include "Boo/Cache/KernelCache.h"
@@ -132,10 +133,18 @@ llvm::cl::opt<bool> preload(
     llvm::cl::desc("Compile every command of --commands-file for every "
                    "--targets target into the cache, in parallel; run nothing"),
     llvm::cl::cat(driverCategory));
+llvm::cl::opt<bool> estimate(
+    "estimate",
+    llvm::cl::desc("Compile every command for every --targets chip "
+                   "(default gfx942) and print its performance ESTIMATE (a "
+                   "roofline of the compiled code, docs/PerfModel.md); run "
+                   "nothing. --csv writes one row per command and chip"),
+    llvm::cl::cat(driverCategory));
 llvm::cl::opt<std::string> targets(
     "targets",
     llvm::cl::desc("--preload targets: chips (gfx942), emu:CHIP or cpu, "
-                   "comma-separated (as boo-translate --emit-module's)"),
+                   "comma-separated (as boo-translate --emit-module's); "
+                   "--estimate: chips"),
     llvm::cl::cat(driverCategory));
 llvm::cl::alias chipsAlias("chips", llvm::cl::aliasopt(targets),
                            llvm::cl::desc("Old spelling of --targets"),
@@ -621,6 +630,20 @@ int runDriver(const std::string &command) {
   if (!KernelCacheOptions::fromEnvironment(cacheOptions, error))
     return fail(error);
   KernelCache cache(cacheOptions);
+
+  if (estimate) {
+    if (preload)
+      return fail("--estimate and --preload are different modes; pass one");
+    EstimateOptions options;
+    llvm::SmallVector<llvm::StringRef> chipList;
+    llvm::StringRef(targets.empty() ? "gfx942" : targets.getValue())
+        .split(chipList, ',', -1, false);
+    for (llvm::StringRef chip : chipList)
+      options.chips.push_back(chip.trim().str());
+    options.tuningSpec = tuningSpec;
+    options.csvFile = csvFile;
+    return runEstimate(commands, options);
+  }
 
   if (preload) {
     if (targets.empty())
