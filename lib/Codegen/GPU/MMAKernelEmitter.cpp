@@ -675,36 +675,66 @@ SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
   return SmallVector<Value>(loop.getResults());
 }
 
-/// Each lane's D elements inside the problem, through the epilogues.
+/// Items of a lane's D fragment that are consecutive rows of one column, in
+/// aligned groups (4 on CDNA, 8 on RDNA4, 1 on RDNA3, whose lanes hold
+/// every other row).
+int64_t consecutiveRowItems(const MMAIntrinsicLayout &mma) {
+  for (int64_t g = mma.cItems; g > 1; g /= 2) {
+    bool ok = mma.cItems % g == 0;
+    for (int64_t l = 0; ok && l < mma.waveSize; ++l)
+      for (int64_t v = 0; ok && v < mma.cItems; ++v) {
+        auto first = mma.cCoord<int64_t>(l, v - v % g);
+        auto item = mma.cCoord<int64_t>(l, v);
+        ok = first.first % g == 0 && item.second == first.second &&
+             item.first == first.first + v % g;
+      }
+    if (ok)
+      return g;
+  }
+  return 1;
+}
+
+/// Each lane's D elements inside the problem, through the epilogues. Items
+/// that are consecutive rows share one guard when M is a multiple of their
+/// count (they are all inside or all outside), so their stores are one
+/// basic block that LLVM can merge when the output is contiguous along M.
 LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
+  int64_t group = consecutiveRowItems(mma);
+  if (mPhase || extM % group != 0)
+    group = 1;
+  auto position = [&](OpBuilder &pb, int64_t i, int64_t j, int64_t v) {
+    auto [r, c] = mma.cCoord<AffineExpr>(getAffineDimExpr(0, ctx), v);
+    Value rOff = affine::AffineApplyOp::create(
+        pb, loc, AffineMap::get(1, 0, r + i * mma.m), lane);
+    Value cOff = affine::AffineApplyOp::create(
+        pb, loc, AffineMap::get(1, 0, c + j * mma.n), lane);
+    return std::make_pair(
+        globalRow(pb, mL, arith::AddIOp::create(pb, loc, sgRowM, rOff)),
+        globalRow(pb, nL, arith::AddIOp::create(pb, loc, sgRowN, cOff)));
+  };
   for (int64_t i = 0; i < tilesM; ++i)
     for (int64_t j = 0; j < tilesN; ++j)
-      for (int64_t v = 0; v < mma.cItems; ++v) {
-        auto [r, c] = mma.cCoord<AffineExpr>(getAffineDimExpr(0, ctx), v);
-        Value rOff = affine::AffineApplyOp::create(
-            b, loc, AffineMap::get(1, 0, r + i * mma.m), lane);
-        Value cOff = affine::AffineApplyOp::create(
-            b, loc, AffineMap::get(1, 0, c + j * mma.n), lane);
-        Value mg =
-            globalRow(b, mL, arith::AddIOp::create(b, loc, sgRowM, rOff));
-        Value ng =
-            globalRow(b, nL, arith::AddIOp::create(b, loc, sgRowN, cOff));
+      for (int64_t v0 = 0; v0 < mma.cItems; v0 += group) {
+        auto [m0, n0] = position(b, i, j, v0);
         auto guard = scf::IfOp::create(
             b, loc,
             andAll(b, loc,
-                   {lessThan(b, loc, mg, extM), lessThan(b, loc, ng, extN)}),
+                   {lessThan(b, loc, m0, extM), lessThan(b, loc, n0, extN)}),
             /*withElseRegion=*/false);
         OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
-        SmallVector<Value> coords(base.begin(), base.end());
-        coords[mL] = mg;
-        coords[nL] = ng;
-        for (Value &cv : coords)
-          if (!cv)
-            cv = zeroIdx;
-        Value value =
-            vector::ExtractOp::create(gb, loc, finalAccs[i * tilesN + j], v);
-        if (failed(emitMMAEpilogue(gb, loc, kernel, value, coords)))
-          return failure();
+        for (int64_t v = v0; v < v0 + group; ++v) {
+          auto [mg, ng] = v == v0 ? std::make_pair(m0, n0) : position(gb, i, j, v);
+          SmallVector<Value> coords(base.begin(), base.end());
+          coords[mL] = mg;
+          coords[nL] = ng;
+          for (Value &cv : coords)
+            if (!cv)
+              cv = zeroIdx;
+          Value value =
+              vector::ExtractOp::create(gb, loc, finalAccs[i * tilesN + j], v);
+          if (failed(emitMMAEpilogue(gb, loc, kernel, value, coords)))
+            return failure();
+        }
       }
   return success();
 }
