@@ -218,8 +218,9 @@ module attributes {boo.target = #boo.target<chip = "gfx1100">} {
 // (the accumulators pass through). Stores go to iw = phase + 2q.
 // dy is contiguous along K (k is its innermost dim): its padding and
 // stride guards do not depend on k, so it is staged 8 elements at a time
-// under them; the filter is contiguous along N (c), not K, and is staged
-// one element at a time.
+// under them; the filter is contiguous along N (c), not K: each thread
+// reads 8 channels for each of 4 k's and writes them transposed, 4 k's
+// (8 bytes) per channel row.
 // CHECK-LABEL: func.func @bwd_data_stride2(
 // CHECK:         scf.forall (%[[N:.+]], %[[C:.+]], %[[IH:.+]], %[[IW:.+]]) in (1, 1, 16, 2)
 // CHECK:           %[[PHASE:.+]] = arith.remui %[[IW]], %c2 : index
@@ -234,9 +235,9 @@ module attributes {boo.target = #boo.target<chip = "gfx1100">} {
 // CHECK:             scf.if %[[FIRST]] {
 // CHECK:               vector.load %arg0{{.*}} : memref<1x8x8x32xbf16>, vector<8xbf16>
 // CHECK:               vector.store {{.*}} vector<8xbf16>
-// CHECK:               scf.for
-// CHECK:                 memref.load %arg1
-// CHECK:                 memref.store
+// CHECK-COUNT-4:         vector.load %arg1{{.*}} : memref<32x3x3x32xbf16>, vector<8xbf16>
+// CHECK:                 vector.from_elements {{.*}} : vector<4xbf16>
+// CHECK:                 vector.store {{.*}} vector<4xbf16>
 // CHECK:             gpu.barrier
 // CHECK:             scf.for %{{.+}} = %c0 to %c4 step %c1
 // CHECK:               scf.if
