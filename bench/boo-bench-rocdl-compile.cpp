@@ -33,13 +33,13 @@
 
 #include <algorithm>
 #include <array>
-#include <random>
-#include <string>
-#include <vector>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <random>
+#include <string>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -237,8 +237,8 @@ std::vector<std::string> realisticProblems(int count, unsigned seedValue) {
     return values[pick(0, static_cast<int>(std::size(values)) - 1)];
   };
   const int batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-  const int channels[] = {16,  24,  32,  48,  64,  96,   128,  144,
-                          160, 192, 256, 320, 384, 512,  576,  640,
+  const int channels[] = {16,  24,  32,  48,   64,   96,   128, 144,
+                          160, 192, 256, 320,  384,  512,  576, 640,
                           768, 832, 960, 1024, 1280, 1536, 2048};
   const int sizes[] = {7, 14, 17, 28, 35, 56, 112, 224};
   const int filters[] = {1, 1, 1, 3, 3, 3, 5, 7};
@@ -263,8 +263,8 @@ std::vector<std::string> realisticProblems(int count, unsigned seedValue) {
       continue;
     bool is3d = pick(0, 9) == 0;
     int d = is3d ? std::array<int, 3>{4, 8, 16}[pick(0, 2)] : 1;
-    if (is3d && static_cast<int64_t>(d) * hw * hw * std::max(c, k) >
-                    16 * 56 * 56 * 256)
+    if (is3d &&
+        static_cast<int64_t>(d) * hw * hw * std::max(c, k) > 16 * 56 * 56 * 256)
       continue;
     std::string cmd = types[pick(0, 2)];
     auto num = [](int x) { return std::to_string(x); };

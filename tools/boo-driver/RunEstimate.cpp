@@ -46,12 +46,11 @@ void writeRow(llvm::raw_ostream &csv, int64_t index, llvm::StringRef command,
       waves = std::min(waves, k.wavesPerSimd);
       vgprs = std::max(vgprs, k.vgprs + k.agprs);
     }
-    csv << llvm::format("%.3f,%s,%.1f,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%lld,%lld",
-                        e->seconds * 1e6, e->bound.c_str(),
-                        e->fractionOfPeak * 100, e->kernels.size(), mma * 1e6,
-                        memory * 1e6, cache * 1e6, lds * 1e6, issue * 1e6,
-                        static_cast<long long>(waves),
-                        static_cast<long long>(vgprs));
+    csv << llvm::format(
+        "%.3f,%s,%.1f,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%lld,%lld", e->seconds * 1e6,
+        e->bound.c_str(), e->fractionOfPeak * 100, e->kernels.size(), mma * 1e6,
+        memory * 1e6, cache * 1e6, lds * 1e6, issue * 1e6,
+        static_cast<long long>(waves), static_cast<long long>(vgprs));
   } else {
     csv << ",,,,,,,,,,";
   }
@@ -92,9 +91,9 @@ int harness::runEstimate(const std::vector<CommandLine> &commands,
         importMIOpenCommand(&ctx, line.command, error);
     for (const ChipInfo *chip : chips) {
       FailureOr<CommandEstimate> e =
-          failed(module) ? FailureOr<CommandEstimate>(failure())
-                         : estimateOnChip(**module, *chip, options.tuningSpec,
-                                          error);
+          failed(module)
+              ? FailureOr<CommandEstimate>(failure())
+              : estimateOnChip(**module, *chip, options.tuningSpec, error);
       if (failed(e)) {
         ++failures;
         llvm::outs() << "  " << chip->name << ": FAILED: " << error << "\n";

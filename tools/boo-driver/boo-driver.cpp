@@ -20,8 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Preload.h"
-#include "RunEstimate.h"
 #include "Report.h"
+#include "RunEstimate.h"
 
 #include "Boo/Cache/KernelCache.h"
 #include "Boo/Harness/CachedCompile.h"

@@ -68,8 +68,8 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral importFlag = "import-miopen";
-constexpr llvm::StringLiteral emitFlags[] = {
-    "emit-hsaco", "emit-isa", "emit-llvmir", "emit-perf-report"};
+constexpr llvm::StringLiteral emitFlags[] = {"emit-hsaco", "emit-isa",
+                                             "emit-llvmir", "emit-perf-report"};
 
 int reportError(const llvm::Twine &message) {
   llvm::errs() << "boo-translate: error: " << message << "\n";

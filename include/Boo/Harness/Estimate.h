@@ -35,8 +35,7 @@ struct CommandEstimate {
 };
 
 /// Compiles Boo MLIR `source` (not modified) for `chip` and estimates it.
-FailureOr<CommandEstimate> estimateOnChip(ModuleOp source,
-                                          const ChipInfo &chip,
+FailureOr<CommandEstimate> estimateOnChip(ModuleOp source, const ChipInfo &chip,
                                           llvm::StringRef tuningSpec,
                                           std::string &error);
 

@@ -257,8 +257,7 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   int64_t nTile =
       std::clamp(pow2Ceil(nest.loops[g.n].extent), intr.n, kMaxMmaTile);
   int64_t kExtent = nest.loops[g.k].extent;
-  t.reduction[g.k] =
-      kExtent >= 2 * intr.k && shrink == 0 ? 2 * intr.k : intr.k;
+  t.reduction[g.k] = kExtent >= 2 * intr.k && shrink == 0 ? 2 * intr.k : intr.k;
 
   auto apply = [&] {
     // Split a dim over 2 subgroups only if each keeps >= 2 intrinsic tiles

@@ -126,8 +126,8 @@ private:
                           function_ref<void(OpBuilder &, Value)> body);
   void stageOperand(OpBuilder &sb, const StepPosition &at, Value buffer,
                     bool isA);
-  void stageOperandAlongMN(OpBuilder &sb, const StepPosition &at,
-                           Value buffer, bool isA);
+  void stageOperandAlongMN(OpBuilder &sb, const StepPosition &at, Value buffer,
+                           bool isA);
   SmallVector<Value> compute(OpBuilder &outer, Value step, Value buffer,
                              SmallVector<Value> accs);
   Value loadFragment(OpBuilder &cb, const StepPosition &at, Value buffer,
@@ -434,12 +434,11 @@ Value MMAKernelEmitter::operandValue(OpBuilder &ob, const Factor &f,
     return selectOrZero(ob, loc, inRange, elemType, [&](OpBuilder &tb) {
       return materializeFactor(tb, loc, acc, f, coords);
     });
-  return selectOrZero(ob, loc, inRange, VectorType::get({width}, elemType),
-                      [&](OpBuilder &tb) {
-                        return materializeFactorVector(
-                            tb, loc, acc, f, coords, vectorLoop.value_or(kL),
-                            width);
-                      });
+  return selectOrZero(
+      ob, loc, inRange, VectorType::get({width}, elemType), [&](OpBuilder &tb) {
+        return materializeFactorVector(tb, loc, acc, f, coords,
+                                       vectorLoop.value_or(kL), width);
+      });
 }
 
 /// Stages the A and B tiles of `step` into LDS buffer `buffer`.
@@ -488,8 +487,8 @@ void MMAKernelEmitter::forEachStagingItem(
 /// one vector of kPer elements along K (8 bytes) per row. Consecutive
 /// threads read consecutive row blocks.
 void MMAKernelEmitter::stageOperandAlongMN(OpBuilder &sb,
-                                           const StepPosition &at,
-                                           Value buffer, bool isA) {
+                                           const StepPosition &at, Value buffer,
+                                           bool isA) {
   Value lds = isA ? ldsA : ldsB;
   const Factor &f = isA ? kernel.a : kernel.b;
   int64_t loop = isA ? mL : nL;
@@ -499,34 +498,35 @@ void MMAKernelEmitter::stageOperandAlongMN(OpBuilder &sb,
   int64_t kPer = std::min(kT, kLdsTransposeBytes / elemBytes());
   Value kBase = at.coords[kL];
   VectorType rowType = VectorType::get({kPer}, elemType);
-  forEachStagingItem(sb, rowBlocks * (kT / kPer), [&](OpBuilder &ib,
-                                                      Value idx) {
-    Value row = arith::MulIOp::create(
-        ib, loc,
-        arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
-        cIndex(ib, loc, width));
-    Value col = arith::MulIOp::create(
-        ib, loc,
-        arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
-        cIndex(ib, loc, kPer));
-    Value global = globalRow(ib, loop, row);
-    SmallVector<Value> alongRows;
-    for (int64_t j = 0; j < kPer; ++j) {
-      Value kCoord =
-          arith::AddIOp::create(ib, loc, kBase, addConst(ib, loc, col, j));
-      alongRows.push_back(operandValue(ib, f, at.coords, global, loop, extent,
-                                       kCoord, width, loop));
-    }
-    for (int64_t i = 0; i < width; ++i) {
-      SmallVector<Value> alongK;
-      for (Value v : alongRows)
-        alongK.push_back(vector::ExtractOp::create(ib, loc, v, i));
-      Value packed = vector::FromElementsOp::create(ib, loc, rowType, alongK);
-      vector::StoreOp::create(ib, loc, packed, lds,
-                              ValueRange{buffer, addConst(ib, loc, row, i),
-                                         col});
-    }
-  });
+  forEachStagingItem(
+      sb, rowBlocks * (kT / kPer), [&](OpBuilder &ib, Value idx) {
+        Value row = arith::MulIOp::create(
+            ib, loc,
+            arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
+            cIndex(ib, loc, width));
+        Value col = arith::MulIOp::create(
+            ib, loc,
+            arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
+            cIndex(ib, loc, kPer));
+        Value global = globalRow(ib, loop, row);
+        SmallVector<Value> alongRows;
+        for (int64_t j = 0; j < kPer; ++j) {
+          Value kCoord =
+              arith::AddIOp::create(ib, loc, kBase, addConst(ib, loc, col, j));
+          alongRows.push_back(operandValue(ib, f, at.coords, global, loop,
+                                           extent, kCoord, width, loop));
+        }
+        for (int64_t i = 0; i < width; ++i) {
+          SmallVector<Value> alongK;
+          for (Value v : alongRows)
+            alongK.push_back(vector::ExtractOp::create(ib, loc, v, i));
+          Value packed =
+              vector::FromElementsOp::create(ib, loc, rowType, alongK);
+          vector::StoreOp::create(
+              ib, loc, packed, lds,
+              ValueRange{buffer, addConst(ib, loc, row, i), col});
+        }
+      });
 }
 
 /// Stages A's (or B's) tile of the step at `at`: the threads store its
@@ -723,7 +723,8 @@ LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
             /*withElseRegion=*/false);
         OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
         for (int64_t v = v0; v < v0 + group; ++v) {
-          auto [mg, ng] = v == v0 ? std::make_pair(m0, n0) : position(gb, i, j, v);
+          auto [mg, ng] =
+              v == v0 ? std::make_pair(m0, n0) : position(gb, i, j, v);
           SmallVector<Value> coords(base.begin(), base.end());
           coords[mL] = mg;
           coords[nL] = ng;

@@ -66,9 +66,8 @@ int64_t mlir::boo::getFragmentAccessBytes(const MMAIntrinsicLayout &layout,
   return std::min<int64_t>(items * elementBytes, 16);
 }
 
-int64_t mlir::boo::getLDSRowPadding(const MMAIntrinsicLayout &layout,
-                                    bool isA, int64_t kTile,
-                                    int64_t elementBytes) {
+int64_t mlir::boo::getLDSRowPadding(const MMAIntrinsicLayout &layout, bool isA,
+                                    int64_t kTile, int64_t elementBytes) {
   int64_t access = getFragmentAccessBytes(layout, isA, elementBytes);
   int64_t rowBytes = kTile * elementBytes;
   if (rowBytes % access != 0 || (rowBytes / access) % 2 == 1)

@@ -154,8 +154,8 @@ std::optional<Kind> VectorReplay::kindOf(Value v) {
       indices.push_back(Kind::Uniform);
       continue;
     }
-    if (!isUnitIn(e, getAffineDimExpr(loop, op.getContext()),
-                  map.getNumDims(), map.getNumSymbols()))
+    if (!isUnitIn(e, getAffineDimExpr(loop, op.getContext()), map.getNumDims(),
+                  map.getNumSymbols()))
       return std::nullopt;
     indices.push_back(Kind::Unit);
   }
@@ -199,8 +199,7 @@ std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
     for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
       Kind k = Kind::Uniform;
       for (Block *blk : {ifOp.thenBlock(), ifOp.elseBlock()}) {
-        std::optional<Kind> y =
-            kindOf(blk->getTerminator()->getOperand(i));
+        std::optional<Kind> y = kindOf(blk->getTerminator()->getOperand(i));
         if (!y || *y == Kind::Unit)
           return std::nullopt;
         if (*y == Kind::Lanes)
@@ -242,10 +241,10 @@ std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
       return std::nullopt;
     AffineMap map = apply.getAffineMap();
     unsigned pos = llvm::find(operands, Kind::Unit) - operands.begin();
-    AffineExpr e = pos < map.getNumDims()
-                       ? getAffineDimExpr(pos, op.getContext())
-                       : getAffineSymbolExpr(pos - map.getNumDims(),
-                                             op.getContext());
+    AffineExpr e =
+        pos < map.getNumDims()
+            ? getAffineDimExpr(pos, op.getContext())
+            : getAffineSymbolExpr(pos - map.getNumDims(), op.getContext());
     if (!isUnitIn(map.getResult(0), e, map.getNumDims(), map.getNumSymbols()))
       return std::nullopt;
     return set(Kind::Unit);
@@ -270,8 +269,8 @@ Value VectorReplay::vector(OpBuilder &b, Location loc, Value v) {
   if (auto it = vectors.find(v); it != vectors.end())
     return it->second;
   Value s = scalar(v);
-  return vector::BroadcastOp::create(
-      b, loc, VectorType::get({width}, s.getType()), s);
+  return vector::BroadcastOp::create(b, loc,
+                                     VectorType::get({width}, s.getType()), s);
 }
 
 void VectorReplay::mapArg(OpBuilder &b, Location loc, BlockArgument arg) {
@@ -364,8 +363,9 @@ void VectorReplay::replayOp(OpBuilder &b, Location loc, Operation *bodyOp) {
     SmallVector<Value> indices;
     for (Value i : load.getIndices())
       indices.push_back(scalar(i));
-    vectors[load.getResult()] = loadAlong(b, loc, type, scalar(load.getMemRef()),
-                                          indices, unitDim(load.getResult()));
+    vectors[load.getResult()] =
+        loadAlong(b, loc, type, scalar(load.getMemRef()), indices,
+                  unitDim(load.getResult()));
     return;
   }
   OperationState state(loc, bodyOp->getName());

@@ -76,10 +76,9 @@ int64_t mlir::boo::getMemoryInstructionBytes(StringRef m) {
       m.contains("atomic") || m.contains("addtid"))
     return 0;
   // Two addresses per instruction: ds_read2_b64, ds_store_2addr_b64.
-  int64_t times = m.contains("read2") || m.contains("write2") ||
-                          m.contains("2addr")
-                      ? 2
-                      : 1;
+  int64_t times =
+      m.contains("read2") || m.contains("write2") || m.contains("2addr") ? 2
+                                                                         : 1;
   static const llvm::Regex bits("_b(8|16|32|64|96|128)(_|$)");
   static const llvm::Regex dwords("dwordx([234])");
   SmallVector<StringRef> match;
@@ -110,8 +109,8 @@ ISAMix mlir::boo::analyzeISA(StringRef isa) {
       labels[text.drop_back()] = code.size();
       continue;
     }
-    if (text.starts_with(".") || !(line.starts_with("\t") ||
-                                   line.starts_with(" ")))
+    if (text.starts_with(".") ||
+        !(line.starts_with("\t") || line.starts_with(" ")))
       continue;
     auto [mnemonic, rest] = text.split(' ');
     code.push_back({mnemonic, rest.trim().split(',').first.trim()});
@@ -159,17 +158,16 @@ int64_t getInt(DictionaryAttr dict, StringRef key) {
 }
 
 int64_t wavesPerSimd(const ChipInfo &chip, const KernelEstimate &e) {
-  int64_t regs = chip.waveSize == 64 ? llvm::alignTo(e.vgprs, 4) + e.agprs
-                                     : e.vgprs;
+  int64_t regs =
+      chip.waveSize == 64 ? llvm::alignTo(e.vgprs, 4) + e.agprs : e.vgprs;
   regs = llvm::alignTo(std::max<int64_t>(regs, 1), chip.vgprGranule);
   int64_t byRegs = chip.vgprsPerSimd / regs;
   int64_t wavesPerGroup = llvm::divideCeil(e.workgroupSize, chip.waveSize);
   int64_t byLds = chip.maxWavesPerSimd;
   if (e.staticLdsBytes > 0)
-    byLds = (chip.ldsBytes / e.staticLdsBytes) * wavesPerGroup /
-            chip.simdsPerCU;
-  return std::max<int64_t>(
-      0, std::min({chip.maxWavesPerSimd, byRegs, byLds}));
+    byLds =
+        (chip.ldsBytes / e.staticLdsBytes) * wavesPerGroup / chip.simdsPerCU;
+  return std::max<int64_t>(0, std::min({chip.maxWavesPerSimd, byRegs, byLds}));
 }
 
 /// Fills the launch's totals and the roofline's times.
@@ -187,7 +185,8 @@ void applyRoofline(const ChipInfo &chip, DictionaryAttr counts,
       (perThread("global_loads") + perThread("global_stores")) * waves;
   e.ldsBytes =
       (perThread("lds_read_bytes") + perThread("lds_write_bytes")) * threads;
-  e.ldsInstructions = (perThread("lds_reads") + perThread("lds_writes")) * waves;
+  e.ldsInstructions =
+      (perThread("lds_reads") + perThread("lds_writes")) * waves;
   e.issuedInstructions =
       (perThread("ops") + perThread("global_loads") +
        perThread("global_stores") + perThread("lds_reads") +
@@ -239,18 +238,17 @@ mlir::boo::estimateKernels(ModuleOp compiled, const ChipInfo &chip,
     KernelEstimate e;
     e.kernel = launch.getKernelModuleName().str();
     auto abi = launch->getAttrOfType<DictionaryAttr>("boo.kernel_abi");
-    auto binary = compiled.lookupSymbol<gpu::BinaryOp>(
-        launch.getKernelModuleName());
+    auto binary =
+        compiled.lookupSymbol<gpu::BinaryOp>(launch.getKernelModuleName());
     DictionaryAttr md;
     if (binary)
       for (Attribute attr : binary.getObjects())
         if (auto object = dyn_cast<gpu::ObjectAttr>(attr);
             object && object.getKernels())
-          if (auto kernel =
-                  object.getKernels().lookup(launch.getKernelName()))
+          if (auto kernel = object.getKernels().lookup(launch.getKernelName()))
             md = kernel.getMetadata();
-    auto counts = md ? md.getAs<DictionaryAttr>("boo.op_counts")
-                     : DictionaryAttr();
+    auto counts =
+        md ? md.getAs<DictionaryAttr>("boo.op_counts") : DictionaryAttr();
     if (!abi || !counts) {
       error = "kernel '" + e.kernel +
               "' has no boo.kernel_abi or boo.op_counts: estimate the output "
@@ -295,8 +293,8 @@ void mlir::boo::printPerfReport(raw_ostream &os, const ChipInfo &chip,
   os << llvm::format("%-10s %8s %-7s %6s %8s %8s %8s %8s %8s %6s %5s %5s "
                      "%7s\n",
                      "kernel", "est_us", "bound", "peak%", "mma_us", "mem_us",
-                     "cache_us", "lds_us", "issue_us", "waves", "vgpr",
-                     "agpr", "lds_kb");
+                     "cache_us", "lds_us", "issue_us", "waves", "vgpr", "agpr",
+                     "lds_kb");
   for (auto [i, e] : llvm::enumerate(estimates)) {
     os << llvm::format(
         "k%-9zu %8.2f %-7s %6.1f %8.2f %8.2f %8.2f %8.2f %8.2f %6lld %5lld "
@@ -304,9 +302,9 @@ void mlir::boo::printPerfReport(raw_ostream &os, const ChipInfo &chip,
         i, e.seconds * 1e6, e.bound.str().c_str(), e.fractionOfPeak * 100,
         e.mmaSeconds * 1e6, e.memorySeconds * 1e6, e.cacheSeconds * 1e6,
         e.ldsSeconds * 1e6, e.issueSeconds * 1e6,
-        static_cast<long long>(e.wavesPerSimd),
-        static_cast<long long>(e.vgprs), static_cast<long long>(e.agprs),
-        e.staticLdsBytes / 1024.0, e.approximate ? " (approximate)" : "");
+        static_cast<long long>(e.wavesPerSimd), static_cast<long long>(e.vgprs),
+        static_cast<long long>(e.agprs), e.staticLdsBytes / 1024.0,
+        e.approximate ? " (approximate)" : "");
   }
   for (auto [i, e] : llvm::enumerate(estimates)) {
     const ISAMix &m = e.mainLoop;
@@ -318,8 +316,7 @@ void mlir::boo::printPerfReport(raw_ostream &os, const ChipInfo &chip,
         "global stores %lld (%.1f B), LDS reads %lld (%.1f B), LDS writes "
         "%lld (%.1f B), %lld barriers, %lld waits\n",
         m.isLoop ? "main loop" : "kernel (no loop)",
-        static_cast<long long>(m.instructions),
-        static_cast<long long>(m.mma),
+        static_cast<long long>(m.instructions), static_cast<long long>(m.mma),
         static_cast<long long>(m.globalLoads.instructions),
         m.globalLoads.bytesPerInstruction(),
         static_cast<long long>(m.globalStores.instructions),
@@ -327,8 +324,8 @@ void mlir::boo::printPerfReport(raw_ostream &os, const ChipInfo &chip,
         static_cast<long long>(m.ldsReads.instructions),
         m.ldsReads.bytesPerInstruction(),
         static_cast<long long>(m.ldsWrites.instructions),
-        m.ldsWrites.bytesPerInstruction(),
-        static_cast<long long>(m.barriers), static_cast<long long>(m.waits));
+        m.ldsWrites.bytesPerInstruction(), static_cast<long long>(m.barriers),
+        static_cast<long long>(m.waits));
     os << llvm::format("  executed: %.4g MMA (%.4g FLOP), %.4g global B in "
                        "%.4g instructions, %.4g LDS B in %.4g instructions, "
                        "%.4g issued; compulsory %.4g B\n",
