@@ -36,6 +36,13 @@ struct Counts {
   int64_t barriers = 0, ops = 0;
   bool approximate = false;
 
+  /// The keys of `boo.op_counts`, in the order of fields().
+  static constexpr StringLiteral kNames[] = {
+      "global_loads",       "global_load_bytes", "global_stores",
+      "global_store_bytes", "lds_reads",         "lds_read_bytes",
+      "lds_writes",         "lds_write_bytes",   "mma",
+      "mma_flops",          "barriers",          "ops"};
+
   SmallVector<int64_t *> fields() {
     return {&globalLoads, &globalLoadBytes, &globalStores, &globalStoreBytes,
             &ldsReads,    &ldsReadBytes,    &ldsWrites,    &ldsWriteBytes,
@@ -158,21 +165,10 @@ struct BooGPUCountOpsPass
       for (Block &block : func.getBody())
         c.add(countBlock(block), 1);
       Builder b(func.getContext());
-      auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
       NamedAttrList counts;
-      counts.append("global_loads", i64(c.globalLoads));
-      counts.append("global_load_bytes", i64(c.globalLoadBytes));
-      counts.append("global_stores", i64(c.globalStores));
-      counts.append("global_store_bytes", i64(c.globalStoreBytes));
-      counts.append("lds_reads", i64(c.ldsReads));
-      counts.append("lds_read_bytes", i64(c.ldsReadBytes));
-      counts.append("lds_writes", i64(c.ldsWrites));
-      counts.append("lds_write_bytes", i64(c.ldsWriteBytes));
-      counts.append("mma", i64(c.mma));
-      counts.append("mma_flops", i64(c.mmaFlops));
-      counts.append("barriers", i64(c.barriers));
-      counts.append("ops", i64(c.ops));
-      counts.append("approximate", i64(c.approximate));
+      for (auto [name, value] : llvm::zip_equal(Counts::kNames, c.fields()))
+        counts.append(name, b.getI64IntegerAttr(*value));
+      counts.append("approximate", b.getI64IntegerAttr(c.approximate));
       func->setAttr("boo.op_counts", counts.getDictionary(func.getContext()));
     }
   }
