@@ -9,7 +9,9 @@
 // - Convolutions (contractions): an implicit GEMM over one M, one N and one
 //   K loop. MMA when the inputs are f16/bf16, the chip has an intrinsic for
 //   them and M, N, K are each at least 16; 2x2 (or fewer) subgroups per
-//   workgroup, both inputs staged through LDS, double-buffered when it fits.
+//   workgroup, both inputs staged through LDS, double-buffered when it fits;
+//   the reduction split over workgroups (split-K) when the output tiles
+//   leave compute units idle.
 //   Otherwise FMA: each thread computes a small M x N register tile, its
 //   operands read from global memory (no LDS staging).
 // - Everything else (element-wise, layer norms, bias gradients): threads are
@@ -46,6 +48,10 @@ constexpr int64_t kMinStagingThreads = 128;
 constexpr int64_t kMaxAccumulatorRegs = 64;
 /// Largest workgroup tile along M or N.
 constexpr int64_t kMaxMmaTile = 128;
+/// Split-K: fewest reduction steps per split (they amortize the prologue
+/// and the combine kernel), and the most splits.
+constexpr int64_t kMinStepsPerSplit = 8;
+constexpr int64_t kMaxSplitK = 64;
 
 int64_t pow2Ceil(int64_t x) {
   return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(x, 1)));
@@ -58,6 +64,7 @@ struct Tiles {
   StringRef mma;
   int64_t threads = 0;
   int64_t pipelineDepth = 1;
+  int64_t splitK = 1;
 
   LoweringConfigAttr build(MLIRContext *ctx, Location loc,
                            const ChipInfo &chip) const {
@@ -71,7 +78,8 @@ struct Tiles {
     return LoweringConfigAttr::getChecked(
         function_ref<InFlightDiagnostic()>(emitError), ctx, I64s(workgroup),
         orEmpty(reduction), I64s(thread), I64s(subgroup), I64s{threads, 1, 1},
-        chip.waveSize, mma, I64s(mmaLoops), I64s(promote), pipelineDepth);
+        chip.waveSize, mma, I64s(mmaLoops), I64s(promote), pipelineDepth,
+        splitK);
   }
 };
 
@@ -233,6 +241,32 @@ void promoteInputs(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   t.pipelineDepth = 1;
 }
 
+/// Split-K: when the output tiles leave compute units idle (weight
+/// gradients: a small K x C x R x S output, a long N x H x W reduction),
+/// the reduction steps are split over workgroups: the smallest power of
+/// two that gives every CU a wave, as far as it divides the steps and keeps
+/// at least kMinStepsPerSplit of them per split. Not with stride phases
+/// (their taps per step vary by workgroup).
+int64_t pickSplitK(const KernelLoopNest &nest, const Tiles &t,
+                   const GemmLoops &g, const ChipInfo &chip) {
+  int64_t steps = llvm::divideCeil(nest.loops[g.k].extent, t.reduction[g.k]);
+  for (auto [i, l] : llvm::enumerate(nest.loops)) {
+    if (l.phases > 1)
+      return 1;
+    if (l.isReduction && static_cast<int64_t>(i) != g.k)
+      steps *= l.extent;
+  }
+  // Waves of the unsplit launch, against the chip's CUs: aiming at every
+  // SIMD instead doubles the partial sums the combine moves for little
+  // gain (the estimate of ResNet-50's weight gradients says so).
+  int64_t waves = countWorkgroups(nest, t, g.m) * (t.threads / chip.waveSize);
+  int64_t split = 1;
+  while (waves * split < chip.computeUnits && split < kMaxSplitK &&
+         steps % (2 * split) == 0 && steps / (2 * split) >= kMinStepsPerSplit)
+    split *= 2;
+  return split;
+}
+
 Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
                 const GemmLoops &g, const MmaIntrinsic &intr,
                 const ChipInfo &chip, int64_t shrink) {
@@ -316,6 +350,7 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
     apply();
     return true;
   });
+  t.splitK = pickSplitK(nest, t, g, chip);
   return t;
 }
 

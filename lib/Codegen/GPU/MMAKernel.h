@@ -87,6 +87,14 @@ Value materializeFactorVector(OpBuilder &b, Location loc, linalg::GenericOp op,
                               const MMAKernel::Factor &f, ValueRange coords,
                               unsigned loop, int64_t width);
 
+/// Split-K's second kernel, built at `b` (after the MMA kernel's workgroup
+/// loop): a workgroup/thread scf.forall nest over the accumulator's
+/// elements that adds the f32 partial sums of `partials` ([splits][the
+/// accumulator's shape]) in split order, starting from the fill's value,
+/// and runs the epilogues on the sum.
+LogicalResult emitSplitKCombine(OpBuilder &b, Location loc, MMAKernel &kernel,
+                                Value partials);
+
 /// Stores the kernel's outputs for the accumulated `value` at the
 /// accumulation's loop coordinates `coords`, through the epilogues' bodies
 /// (values the kernel wrote stay in registers).

@@ -159,6 +159,8 @@ private:
   /// else along M (A) or N (B); the LDS rows' padding in elements.
   int64_t widthA = 1, widthB = 1, mnWidthA = 1, mnWidthB = 1;
   int64_t padA = 0, padB = 0;
+  /// Split-K: workgroups per output tile, and the steps each computes.
+  int64_t splits = 1, stepsPerSplit = 0;
   Type elemType;
   VectorType accType, aType, bType;
 
@@ -169,13 +171,15 @@ private:
   SmallVector<Value> base;
   Value mPhaseValue;
   Value ldsA, ldsB;
+  /// Split-K: this workgroup's split, and the f32 partial sums
+  /// [splits][accumulator shape] (a host temporary).
+  Value splitIndex, partials;
   Value tid, lane;
   /// Origins of this subgroup's tile inside the workgroup tile.
   Value sgRowM, sgRowN;
   Value zeroIdx;
   llvm::SmallDenseMap<int64_t, PhasedTap> phasedTaps; // by tap loop
   SmallVector<int64_t> stepLoops, stepCounts;
-  int64_t numSteps = 1;
 };
 
 /// The config's tiles as numbers; fails unless they fit the intrinsic.
@@ -231,6 +235,21 @@ LogicalResult MMAKernelEmitter::plan() {
   // M positions per phase (all of M without a phase split).
   extMq = mPhase ? llvm::divideCeil(extM, mPhase->stride) : extM;
   depth = std::max<int64_t>(1, config.getPipelineDepth());
+  // Split-K: the steps (the other reduction loops' values, phased taps
+  // counted per phase, times the K tiles) must split evenly.
+  splits = config.getSplitK();
+  int64_t steps = llvm::divideCeil(extK, kT);
+  for (int64_t d = 0; d < numLoops; ++d) {
+    if (iterators[d] != utils::IteratorType::reduction || d == kL)
+      continue;
+    auto phase = llvm::find_if(
+        phases, [&](const StridePhase &p) { return p.tapLoop == d; });
+    steps *= phase == phases.end() ? ranges[d] : phase->getNumSteps(ranges[d]);
+  }
+  if (steps % splits != 0)
+    return fail("split_k " + Twine(splits) + " does not divide the " +
+                Twine(steps) + " reduction steps");
+  stepsPerSplit = steps / splits;
   // Inputs 0 and 1 of the root generic (KernelLoopNest) are A and B.
   stagedA = llvm::is_contained(config.getPromoteOperands(), 0);
   stagedB = llvm::is_contained(config.getPromoteOperands(), 1);
@@ -289,18 +308,31 @@ void MMAKernelEmitter::createWorkgroupLoop() {
                                      : ranges[d]);
     }
   SmallVector<Attribute> blockMapping;
-  {
-    int64_t next = 1;
-    for (int64_t d : parallelLoops)
-      blockMapping.push_back(gpu::GPUBlockMappingAttr::get(
-          ctx, static_cast<gpu::MappingId>(
-                   static_cast<int64_t>(gpu::MappingId::LinearDim0) +
-                   (d == nL ? 0 : next++))));
+  auto blockDim = [&](int64_t id) {
+    return gpu::GPUBlockMappingAttr::get(
+        ctx, static_cast<gpu::MappingId>(
+                 static_cast<int64_t>(gpu::MappingId::LinearDim0) + id));
+  };
+  int64_t next = 1;
+  for (int64_t d : parallelLoops)
+    blockMapping.push_back(blockDim(d == nL ? 0 : next++));
+  if (splits > 1) {
+    // The splits are the slowest grid dim; their partial sums go to a
+    // device temporary that the combine kernel reads.
+    gridCounts.push_back(splits);
+    blockMapping.push_back(blockDim(next++));
+    auto accType = cast<MemRefType>(acc.getDpsInitOperand(0)->get().getType());
+    SmallVector<int64_t> shape = {splits};
+    llvm::append_range(shape, accType.getShape());
+    partials = memref::AllocOp::create(
+        b, loc, MemRefType::get(shape, b.getF32Type()));
   }
   workgroupLoop =
       scf::ForallOp::create(b, loc, getAsIndexOpFoldResult(ctx, gridCounts),
                             ValueRange(), b.getArrayAttr(blockMapping));
   b.setInsertionPointToStart(workgroupLoop.getBody());
+  if (splits > 1)
+    splitIndex = workgroupLoop.getInductionVar(parallelLoops.size());
   base.assign(numLoops, Value());
   for (auto [i, d] : llvm::enumerate(parallelLoops)) {
     Value iv = workgroupLoop.getInductionVar(i);
@@ -368,8 +400,8 @@ void MMAKernelEmitter::planSteps() {
     }
   stepLoops.push_back(kL);
   stepCounts.push_back(llvm::divideCeil(extK, kT));
-  for (int64_t c : stepCounts)
-    numSteps *= c;
+  assert(llvm::product_of(stepCounts) == splits * stepsPerSplit &&
+         "plan() counted the steps");
 }
 
 /// The M loop's value at `row` of the workgroup tile, and N's.
@@ -633,13 +665,26 @@ Value MMAKernelEmitter::loadFragment(OpBuilder &cb, const StepPosition &at,
 /// step s is computed (one barrier per step); with depth 1 the loop stages,
 /// synchronizes and computes (two barriers per step).
 SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
-  SmallVector<Value> initAccs(
-      tilesM * tilesN,
-      vector::BroadcastOp::create(b, loc, accType, kernel.initValue));
+  // With split-K each split starts from 0; the combine adds the fill value
+  // once.
+  Value init = kernel.initValue;
+  if (splits > 1)
+    init = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> initAccs(tilesM * tilesN,
+                              vector::BroadcastOp::create(b, loc, accType, init));
   Value one = cIndex(b, loc, 1);
-  Value stepsV = cIndex(b, loc, numSteps);
+  Value stepsV = cIndex(b, loc, stepsPerSplit);
+  // This split's first step (steps are numbered over all splits).
+  Value first = splits > 1 ? arith::MulIOp::create(
+                                 b, loc, splitIndex, stepsV)
+                                 .getResult()
+                           : zeroIdx;
+  auto global = [&](OpBuilder &gb, Value local) -> Value {
+    return splits > 1 ? arith::AddIOp::create(gb, loc, local, first).getResult()
+                      : local;
+  };
   if (staged && depth >= 2) {
-    stage(b, zeroIdx, zeroIdx);
+    stage(b, first, zeroIdx);
     gpu::BarrierOp::create(b, loc);
     auto loop = scf::ForOp::create(
         b, loc, zeroIdx, stepsV, one, initAccs,
@@ -652,9 +697,10 @@ SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
                                     stepsV),
               /*withElseRegion=*/false);
           OpBuilder pb = OpBuilder::atBlockTerminator(prefetch.thenBlock());
-          stage(pb, next, arith::RemUIOp::create(pb, loc, next, two));
+          stage(pb, global(pb, next),
+                arith::RemUIOp::create(pb, loc, next, two));
           SmallVector<Value> accs =
-              compute(lb, s, arith::RemUIOp::create(lb, loc, s, two),
+              compute(lb, global(lb, s), arith::RemUIOp::create(lb, loc, s, two),
                       SmallVector<Value>(iterArgs));
           gpu::BarrierOp::create(lb, loc);
           scf::YieldOp::create(lb, loc, accs);
@@ -664,13 +710,14 @@ SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
   auto loop = scf::ForOp::create(
       b, loc, zeroIdx, stepsV, one, initAccs,
       [&](OpBuilder &lb, Location, Value s, ValueRange iterArgs) {
+        Value step = global(lb, s);
         if (staged) {
           gpu::BarrierOp::create(lb, loc);
-          stage(lb, s, zeroIdx);
+          stage(lb, step, zeroIdx);
           gpu::BarrierOp::create(lb, loc);
         }
         scf::YieldOp::create(
-            lb, loc, compute(lb, s, zeroIdx, SmallVector<Value>(iterArgs)));
+            lb, loc, compute(lb, step, zeroIdx, SmallVector<Value>(iterArgs)));
       });
   return SmallVector<Value>(loop.getResults());
 }
@@ -733,6 +780,16 @@ LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
               cv = zeroIdx;
           Value value =
               vector::ExtractOp::create(gb, loc, finalAccs[i * tilesN + j], v);
+          if (splits > 1) {
+            // The combine kernel adds the splits and runs the epilogue.
+            OpOperand *init = acc.getDpsInitOperand(0);
+            SmallVector<Value> indices = {splitIndex};
+            for (AffineExpr e : acc.getMatchingIndexingMap(init).getResults())
+              indices.push_back(affine::AffineApplyOp::create(
+                  gb, loc, AffineMap::get(numLoops, 0, e), coords));
+            memref::StoreOp::create(gb, loc, value, partials, indices);
+            continue;
+          }
           if (failed(emitMMAEpilogue(gb, loc, kernel, value, coords)))
             return failure();
         }
@@ -769,6 +826,12 @@ LogicalResult MMAKernelEmitter::emit() {
   SmallVector<Value> finalAccs = emitStepLoop();
   if (failed(emitResults(finalAccs)))
     return failure();
+  if (splits > 1) {
+    OpBuilder after(workgroupLoop);
+    after.setInsertionPointAfter(workgroupLoop);
+    if (failed(emitSplitKCombine(after, loc, kernel, partials)))
+      return failure();
+  }
   eraseKernelOps();
   return success();
 }

@@ -126,12 +126,18 @@ func.func @bwd_data(%dy: tensor<2x28x28x64xf16>, %w: tensor<64x3x3x32xf16>) -> t
 }
 
 // Backward weight, loops (k, c, fh, fw, n, oh, ow): M = k, N = c, and the
-// K step runs over ow (n and oh one at a time).
+// K step runs over ow (n and oh one at a time). 2 x 1 x 9 = 18 output tiles
+// of one wave each leave CUs idle, so the 2 x 56 x 2 = 224 reduction steps
+// are split: by the smallest power of two that gives every CU a wave,
+// keeping at least 8 steps per split (gfx942, 304 CUs: 16, as 32 would
+// leave 7; gfx950, 256: 16; gfx90a, 110, and gfx1100, 96: 8; gfx1201, 64: 4).
 // CHECK-LABEL: func.func @bwd_weight(
-// GFX942: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2>
-// GFX90A: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2>
-// GFX950: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX942: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 16>
+// GFX90A: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 8>
+// GFX950: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 16>
+// RDNA: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k =
+// GFX1100-SAME: 8>
+// GFX1201-SAME: 4>
 func.func @bwd_weight(%dy: tensor<2x56x56x64xbf16>, %x: tensor<2x56x56x32xbf16>) -> tensor<64x3x3x32xbf16> {
   %0 = boo.conv_bwd_weight %dy, %x {padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>, input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<2x56x56x64xbf16>, tensor<2x56x56x32xbf16> -> tensor<64x3x3x32xbf16>
   return %0 : tensor<64x3x3x32xbf16>

@@ -326,3 +326,61 @@ module attributes {boo.target = #boo.target<chip = "gfx942">} {
   }
 }
 
+
+// -----
+
+// split_k = 2 on the first kernel: K = 64 in 2 steps of 32, one step per
+// split. The splits are the grid's last dim; each stores its f32
+// accumulators to a [2][accumulator] temporary, and a second kernel (256
+// threads, one accumulator element each: 1920 elements, 8 workgroups) adds
+// the two in order from the fill's value and runs the epilogue (bias,
+// relu, rounding) on the sum.
+// CHECK-LABEL: func.func @split_k(
+// CHECK:         %[[PART:.+]] = memref.alloc() : memref<2x1x1x40x48xf32>
+// CHECK:         scf.forall (%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[SPLIT:.+]]) in (1, 2, 1, 2, 2)
+// CHECK:           amdgpu.mfma
+// CHECK:           memref.store %{{.+}}, %[[PART]][%[[SPLIT]],
+// CHECK-NOT:       arith.maximumf
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_3>, #gpu.block<linear_dim_4>]}
+// CHECK:         scf.forall (%{{.+}}) in (8) {
+// CHECK:           scf.forall (%{{.+}}) in (256) {
+// CHECK:             scf.if
+// CHECK:               %[[SUM:.+]] = scf.for %[[S:.+]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.+]] = %cst{{.*}}) -> (f32) {
+// CHECK:                 %[[P:.+]] = memref.load %[[PART]][%[[S]],
+// CHECK:                 arith.addf %[[ACC]], %[[P]] : f32
+// CHECK:               arith.addf %[[SUM]],
+// CHECK:               arith.maximumf
+// CHECK:               arith.truncf
+// CHECK:               memref.store {{.*}}, %arg3
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 + d5, d3 + d6, d4)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d5, d6, d4)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d3)>
+module attributes {boo.target = #boo.target<chip = "gfx942">} {
+  func.func @split_k(%arg0: memref<1x1x40x64xbf16>, %arg1: memref<48x1x1x64xbf16>, %arg2: memref<48xbf16>, %arg3: memref<1x1x40x48xbf16>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<1x1x40x48xf32>
+    linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%alloc : memref<1x1x40x48xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %cst : f32
+    }
+    linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %arg1 : memref<1x1x40x64xbf16>, memref<48x1x1x64xbf16>) outs(%alloc : memref<1x1x40x48xf32>) attrs =  {boo.lowering_config = #boo.lowering_config<workgroup = [1, 32, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2, split_k = 2>} {
+    ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+      %0 = arith.extf %in : bf16 to f32
+      %1 = arith.extf %in_0 : bf16 to f32
+      %2 = arith.mulf %0, %1 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%alloc, %arg2 : memref<1x1x40x48xf32>, memref<48xbf16>) outs(%arg3 : memref<1x1x40x48xbf16>) {
+    ^bb0(%in: f32, %in_0: bf16, %out: bf16):
+      %0 = arith.extf %in_0 : bf16 to f32
+      %1 = arith.addf %in, %0 : f32
+      %2 = arith.maximumf %1, %cst : f32
+      %3 = arith.truncf %2 : f32 to bf16
+      linalg.yield %3 : bf16
+    }
+    return
+  }
+}

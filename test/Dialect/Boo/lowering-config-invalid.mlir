@@ -257,3 +257,13 @@ module attributes {boo.target = #boo.target<chip = "gfx942">} {
     return %0 : tensor<1x64x64x512xbf16>
   }
 }
+
+// -----
+
+// expected-error@+1 {{split_k must be at least 1, got 0}}
+#c = #boo.lowering_config<workgroup = [1, 64], thread = [1, 1], workgroup_size = [64, 1, 1], subgroup_size = 64, split_k = 0>
+
+// -----
+
+// expected-error@+1 {{split_k 4 needs an 'mma': only the MMA path splits the reduction across workgroups}}
+#c = #boo.lowering_config<workgroup = [1, 64], thread = [1, 1], workgroup_size = [64, 1, 1], subgroup_size = 64, split_k = 4>

@@ -143,7 +143,8 @@ LogicalResult LoweringConfigAttr::verify(
     ArrayRef<int64_t> reduction, ArrayRef<int64_t> thread,
     ArrayRef<int64_t> subgroup, ArrayRef<int64_t> workgroupSize,
     int64_t subgroupSize, StringRef mma, ArrayRef<int64_t> mmaLoops,
-    ArrayRef<int64_t> promoteOperands, int64_t pipelineDepth) {
+    ArrayRef<int64_t> promoteOperands, int64_t pipelineDepth,
+    int64_t splitK) {
   size_t numLoops = workgroup.size();
   // Every tile list has one entry per loop, none negative.
   const std::pair<StringRef, ArrayRef<int64_t>> lists[] = {
@@ -281,6 +282,12 @@ LogicalResult LoweringConfigAttr::verify(
     return emitError() << "'promote_operands' needs an 'mma': only the MMA "
                           "path stages operands through LDS (FMA kernels "
                           "read them from global memory)";
+  if (splitK < 1)
+    return emitError() << "split_k must be at least 1, got " << splitK;
+  if (splitK > 1 && mma.empty())
+    return emitError() << "split_k " << splitK
+                       << " needs an 'mma': only the MMA path splits the "
+                          "reduction across workgroups";
   return success();
 }
 
@@ -355,7 +362,8 @@ LogicalResult mlir::boo::verifyLoweringConfigForKernel(
           emitError, config.getWorkgroup(), config.getReduction(),
           config.getThread(), config.getSubgroup(), config.getWorkgroupSize(),
           config.getSubgroupSize(), config.getMma(), config.getMmaLoops(),
-          config.getPromoteOperands(), config.getPipelineDepth())))
+          config.getPromoteOperands(), config.getPipelineDepth(),
+          config.getSplitK())))
     return failure();
   FailureOr<KernelLoopNest> maybeNest = getKernelLoopNest(kernelOp);
   if (failed(maybeNest))

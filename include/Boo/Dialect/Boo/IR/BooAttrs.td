@@ -130,6 +130,12 @@ def Boo_LoweringConfigAttr : Boo_Attr<"LoweringConfig", "lowering_config"> {
       from global memory, so an FMA config with it is rejected.
     - `pipeline_depth`: 1 = single-buffered LDS copies, 2 = double-buffered
       (the next reduction step's copy overlaps the current step's math).
+    - `split_k` (MMA path, default 1): split the reduction steps over this
+      many workgroups per output tile (split-K, for problems with too few
+      output tiles to fill the chip: weight gradients above all). Each
+      writes its f32 partial sums to a device temporary, and a second
+      kernel adds them in split order (deterministic) and runs the
+      epilogue.
 
     **Tiles need not divide the problem.** The code generator masks
     partial tiles at the boundary (loads outside the problem read zero,
@@ -165,7 +171,9 @@ def Boo_LoweringConfigAttr : Boo_Attr<"LoweringConfig", "lowering_config"> {
     Boo_I64ListParameter<"loops mapped to the MMA's M, N, K">:$mma_loops,
     Boo_I64ListParameter<"root-generic inputs staged in LDS">:$promote_operands,
     DefaultValuedParameter<"int64_t", "1",
-                           "1 single-, 2 double-buffered">:$pipeline_depth
+                           "1 single-, 2 double-buffered">:$pipeline_depth,
+    DefaultValuedParameter<"int64_t", "1",
+                           "workgroups sharing one output tile's reduction">:$split_k
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
