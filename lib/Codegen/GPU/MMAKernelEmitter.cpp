@@ -324,8 +324,8 @@ void MMAKernelEmitter::createWorkgroupLoop() {
     auto accType = cast<MemRefType>(acc.getDpsInitOperand(0)->get().getType());
     SmallVector<int64_t> shape = {splits};
     llvm::append_range(shape, accType.getShape());
-    partials = memref::AllocOp::create(
-        b, loc, MemRefType::get(shape, b.getF32Type()));
+    partials =
+        memref::AllocOp::create(b, loc, MemRefType::get(shape, b.getF32Type()));
   }
   workgroupLoop =
       scf::ForallOp::create(b, loc, getAsIndexOpFoldResult(ctx, gridCounts),
@@ -670,15 +670,14 @@ SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
   Value init = kernel.initValue;
   if (splits > 1)
     init = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  SmallVector<Value> initAccs(tilesM * tilesN,
-                              vector::BroadcastOp::create(b, loc, accType, init));
+  SmallVector<Value> initAccs(
+      tilesM * tilesN, vector::BroadcastOp::create(b, loc, accType, init));
   Value one = cIndex(b, loc, 1);
   Value stepsV = cIndex(b, loc, stepsPerSplit);
   // This split's first step (steps are numbered over all splits).
-  Value first = splits > 1 ? arith::MulIOp::create(
-                                 b, loc, splitIndex, stepsV)
-                                 .getResult()
-                           : zeroIdx;
+  Value first =
+      splits > 1 ? arith::MulIOp::create(b, loc, splitIndex, stepsV).getResult()
+                 : zeroIdx;
   auto global = [&](OpBuilder &gb, Value local) -> Value {
     return splits > 1 ? arith::AddIOp::create(gb, loc, local, first).getResult()
                       : local;
@@ -699,9 +698,9 @@ SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
           OpBuilder pb = OpBuilder::atBlockTerminator(prefetch.thenBlock());
           stage(pb, global(pb, next),
                 arith::RemUIOp::create(pb, loc, next, two));
-          SmallVector<Value> accs =
-              compute(lb, global(lb, s), arith::RemUIOp::create(lb, loc, s, two),
-                      SmallVector<Value>(iterArgs));
+          SmallVector<Value> accs = compute(
+              lb, global(lb, s), arith::RemUIOp::create(lb, loc, s, two),
+              SmallVector<Value>(iterArgs));
           gpu::BarrierOp::create(lb, loc);
           scf::YieldOp::create(lb, loc, accs);
         });

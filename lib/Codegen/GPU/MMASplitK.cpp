@@ -44,8 +44,7 @@ LogicalResult mlir::boo::emitSplitKCombine(OpBuilder &b, Location loc,
   };
 
   auto workgroups = scf::ForallOp::create(
-      b, loc,
-      getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{groups}),
+      b, loc, getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{groups}),
       ValueRange(),
       b.getArrayAttr(
           {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::LinearDim0)}));

@@ -143,8 +143,7 @@ LogicalResult LoweringConfigAttr::verify(
     ArrayRef<int64_t> reduction, ArrayRef<int64_t> thread,
     ArrayRef<int64_t> subgroup, ArrayRef<int64_t> workgroupSize,
     int64_t subgroupSize, StringRef mma, ArrayRef<int64_t> mmaLoops,
-    ArrayRef<int64_t> promoteOperands, int64_t pipelineDepth,
-    int64_t splitK) {
+    ArrayRef<int64_t> promoteOperands, int64_t pipelineDepth, int64_t splitK) {
   size_t numLoops = workgroup.size();
   // Every tile list has one entry per loop, none negative.
   const std::pair<StringRef, ArrayRef<int64_t>> lists[] = {
