@@ -1,8 +1,8 @@
-// RUN: boo-opt %s --boo-to-rocdl=chip=gfx90a | FileCheck %s
-// RUN: boo-opt %s --boo-to-rocdl=chip=gfx942 | FileCheck %s
-// RUN: boo-opt %s --boo-to-rocdl=chip=gfx950 | FileCheck %s
-// RUN: boo-opt %s --boo-to-rocdl=chip=gfx1100 | FileCheck %s
-// RUN: boo-opt %s --boo-to-rocdl=chip=gfx1201 | FileCheck %s
+// RUN: boo-opt %s --boo-to-rocdl=chip=gfx90a | FileCheck %s --check-prefixes=CHECK
+// RUN: boo-opt %s --boo-to-rocdl=chip=gfx942 | FileCheck %s --check-prefixes=CHECK,SPLIT
+// RUN: boo-opt %s --boo-to-rocdl=chip=gfx950 | FileCheck %s --check-prefixes=CHECK,SPLIT
+// RUN: boo-opt %s --boo-to-rocdl=chip=gfx1100 | FileCheck %s --check-prefixes=CHECK
+// RUN: boo-opt %s --boo-to-rocdl=chip=gfx1201 | FileCheck %s --check-prefixes=CHECK
 
 // Compile sweep: 30 problem signatures (ResNet-50 layers in bf16 NHWC, a
 // conv + bias + relu and a conv + residual + relu fusion, depthwise, 1x1,
@@ -53,8 +53,12 @@ func.func @r50_l1_1x1_256(%x: tensor<2x56x56x64xbf16>, %w: tensor<256x1x1x64xbf1
   return %y : tensor<2x56x56x256xbf16>
 }
 
+// Batch 2 at 28x28 leaves gfx942's 304 and gfx950's 256 CUs without
+// enough waves: these two split their reduction (split-K), a second kernel
+// adds the partial sums.
 // CHECK-LABEL: func.func @r50_l2_3x3s2_128(
 // CHECK:         gpu.launch_func @r50_l2_3x3s2_128_k0::@r50_l2_3x3s2_128_k0
+// SPLIT:         gpu.launch_func @r50_l2_3x3s2_128_k1::@r50_l2_3x3s2_128_k1
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 // CHECK:       gpu.binary @r50_l2_3x3s2_128_k0
@@ -105,6 +109,7 @@ func.func @r50_l4_3x3_512(%x: tensor<2x7x7x512xbf16>, %w: tensor<512x3x3x512xbf1
 
 // CHECK-LABEL: func.func @r50_3x3_bias_relu_f16(
 // CHECK:         gpu.launch_func @r50_3x3_bias_relu_f16_k0::@r50_3x3_bias_relu_f16_k0
+// SPLIT:         gpu.launch_func @r50_3x3_bias_relu_f16_k1::@r50_3x3_bias_relu_f16_k1
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 // CHECK:       gpu.binary @r50_3x3_bias_relu_f16_k0
