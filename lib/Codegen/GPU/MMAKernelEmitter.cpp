@@ -11,18 +11,16 @@
 //   setup     the workgroup loop and its coordinates, the LDS tiles, the
 //             thread loop and the subgroup's origin, the steps over the
 //             reduction loops (phased taps included);
-//   stage     one step's A and B tiles into LDS;
+//   stage     one step's A and B tiles into LDS (MMAStaging.cpp);
 //   compute   one step's MMAs on fragments (from LDS, or global memory);
 //   pipeline  the loop over the steps, double-buffered or not;
 //   epilogue  each lane's D elements through the epilogue generics.
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUUtils.h"
-#include "MMAKernel.h"
-#include "StridePhases.h"
+#include "MMAKernelEmitter.h"
 
-#include "Boo/Codegen/GPU/MMALayout.h"
+#include "GPUUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,153 +32,8 @@
 using namespace mlir;
 using namespace mlir::boo;
 
-namespace {
+namespace mlir::boo::mma {
 
-using Factor = MMAKernel::Factor;
-
-/// The widest memory access per lane the kernels use (dwordx4, b128).
-constexpr int64_t kMaxAccessBytes = 16;
-/// Bytes along K of each LDS write when staging transposes (an operand
-/// contiguous along M or N): 4 16-bit elements, one ds_write_b64.
-constexpr int64_t kLdsTransposeBytes = 8;
-
-/// `cond ? then() : zero` as an scf.if yielding one value of `type`.
-Value selectOrZero(OpBuilder &b, Location loc, Value cond, Type type,
-                   function_ref<Value(OpBuilder &)> then) {
-  auto ifOp = scf::IfOp::create(
-      b, loc, cond,
-      [&](OpBuilder &tb, Location l) { scf::YieldOp::create(tb, l, then(tb)); },
-      [&](OpBuilder &eb, Location l) {
-        Value zero =
-            arith::ConstantOp::create(eb, l, type, eb.getZeroAttr(type));
-        scf::YieldOp::create(eb, l, zero);
-      });
-  return ifOp.getResult(0);
-}
-
-Value cIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-Value addConst(OpBuilder &b, Location loc, Value x, int64_t c) {
-  if (c == 0)
-    return x;
-  return arith::AddIOp::create(b, loc, x, cIndex(b, loc, c));
-}
-
-Value lessThan(OpBuilder &b, Location loc, Value x, int64_t bound) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
-                               cIndex(b, loc, bound));
-}
-
-Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
-  Value result;
-  for (Value c : conds)
-    result = result ? arith::AndIOp::create(b, loc, result, c).getResult() : c;
-  return result;
-}
-
-/// A phased tap loop of the workgroup: the first tap its input position
-/// reads and whether it reads any (null when always true).
-struct PhasedTap {
-  const StridePhase *phase;
-  Value first, exists;
-};
-
-/// Where one step is: the loop coordinates of its first iteration (K at its
-/// tile origin; with a phase split, M unset) and whether its phased taps
-/// exist (null without phased taps).
-struct StepPosition {
-  SmallVector<Value> coords;
-  Value valid;
-};
-
-/// Builds one MMA kernel. The stages share the plan and the values of the
-/// nest built so far; `b` stays in the thread loop's body.
-class MMAKernelEmitter {
-public:
-  explicit MMAKernelEmitter(MMAKernel &kernel)
-      : kernel(kernel), acc(kernel.acc), mma(*kernel.layout),
-        ctx(acc.getContext()), loc(acc.getLoc()), b(acc) {}
-
-  LogicalResult emit();
-
-private:
-  LogicalResult plan();
-  int64_t pickStagingWidth(const Factor &f, unsigned loop, int64_t tile,
-                           int64_t extent) const;
-  int64_t elemBytes() const { return elemType.getIntOrFloatBitWidth() / 8; }
-  void createWorkgroupLoop();
-  void createThreads();
-  void planSteps();
-
-  Value globalRow(OpBuilder &gb, int64_t loop, Value row);
-  StepPosition stepCoords(OpBuilder &sb, Value step);
-  Value operandValue(OpBuilder &ob, const Factor &f, SmallVector<Value> coords,
-                     Value mOrN, int64_t mOrNLoop, int64_t mOrNExtent,
-                     Value kCoord, int64_t width = 1,
-                     std::optional<unsigned> vectorLoop = std::nullopt);
-
-  void stage(OpBuilder &outer, Value step, Value buffer);
-  void forEachStagingItem(OpBuilder &sb, int64_t count,
-                          function_ref<void(OpBuilder &, Value)> body);
-  void stageOperand(OpBuilder &sb, const StepPosition &at, Value buffer,
-                    bool isA);
-  void stageOperandAlongMN(OpBuilder &sb, const StepPosition &at, Value buffer,
-                           bool isA);
-  SmallVector<Value> compute(OpBuilder &outer, Value step, Value buffer,
-                             SmallVector<Value> accs);
-  Value loadFragment(OpBuilder &cb, const StepPosition &at, Value buffer,
-                     bool isA, int64_t tile, int64_t kk);
-  SmallVector<Value> emitStepLoop();
-  LogicalResult emitResults(ArrayRef<Value> finalAccs);
-  void eraseKernelOps();
-
-  MMAKernel &kernel;
-  linalg::GenericOp acc;
-  const MMAIntrinsicLayout &mma;
-  MLIRContext *ctx;
-  Location loc;
-  OpBuilder b;
-
-  // Plan.
-  int64_t numLoops;
-  SmallVector<int64_t> ranges;
-  SmallVector<utils::IteratorType> iterators;
-  unsigned mL, nL, kL;
-  int64_t extM, extN, extK, wgM, wgN, sgM, sgN, kT, waveSize, threads;
-  int64_t wavesM, wavesN, tilesM, tilesN;
-  /// The phased tap loops; M's phase, if it is split by phase.
-  SmallVector<StridePhase> phases;
-  const StridePhase *mPhase = nullptr;
-  int64_t extMq, depth;
-  bool stagedA, stagedB, staged;
-  /// Elements each staging access moves along K (1: scalars), per operand;
-  /// else along M (A) or N (B); the LDS rows' padding in elements.
-  int64_t widthA = 1, widthB = 1, mnWidthA = 1, mnWidthB = 1;
-  int64_t padA = 0, padB = 0;
-  /// Split-K: workgroups per output tile, and the steps each computes.
-  int64_t splits = 1, stepsPerSplit = 0;
-  Type elemType;
-  VectorType accType, aType, bType;
-
-  // The nest.
-  scf::ForallOp workgroupLoop;
-  /// The workgroup's coordinates: the M/N tile origins (M's in q with a
-  /// phase split) and the other parallel loops' values.
-  SmallVector<Value> base;
-  Value mPhaseValue;
-  Value ldsA, ldsB;
-  /// Split-K: this workgroup's split, and the f32 partial sums
-  /// [splits][accumulator shape] (a host temporary).
-  Value splitIndex, partials;
-  Value tid, lane;
-  /// Origins of this subgroup's tile inside the workgroup tile.
-  Value sgRowM, sgRowN;
-  Value zeroIdx;
-  llvm::SmallDenseMap<int64_t, PhasedTap> phasedTaps; // by tap loop
-  SmallVector<int64_t> stepLoops, stepCounts;
-};
 
 /// The config's tiles as numbers; fails unless they fit the intrinsic.
 LogicalResult MMAKernelEmitter::plan() {
@@ -278,20 +131,6 @@ LogicalResult MMAKernelEmitter::plan() {
     padB = getLDSRowPadding(mma, /*isA=*/false, kT, elemBytes());
   }
   return success();
-}
-
-/// The widest access (at most 16 bytes) in which a staged operand can be
-/// read along `loop`: its rows are contiguous along it in memory (see
-/// MMAVectorReplay.cpp) and the vectors tile the workgroup's tile and the
-/// loop's extent exactly, so each is wholly inside or outside the problem.
-int64_t MMAKernelEmitter::pickStagingWidth(const Factor &f, unsigned loop,
-                                           int64_t tile, int64_t extent) const {
-  if (!canMaterializeFactorVector(acc, f, loop))
-    return 1;
-  for (int64_t w = kMaxAccessBytes / elemBytes(); w > 1; w /= 2)
-    if (tile % w == 0 && extent % w == 0)
-      return w;
-  return 1;
 }
 
 /// The workgroup loop, one iteration per (other parallel loop values, M
@@ -445,152 +284,6 @@ StepPosition MMAKernelEmitter::stepCoords(OpBuilder &sb, Value step) {
   return {std::move(coords), valid};
 }
 
-/// Operand value at `coords` (all loops set), 0 outside the problem.
-Value MMAKernelEmitter::operandValue(OpBuilder &ob, const Factor &f,
-                                     SmallVector<Value> coords, Value mOrN,
-                                     int64_t mOrNLoop, int64_t mOrNExtent,
-                                     Value kCoord, int64_t width,
-                                     std::optional<unsigned> vectorLoop) {
-  coords[mOrNLoop] = mOrN;
-  coords[kL] = kCoord;
-  // The loop this factor does not read: any in-range value.
-  coords[mOrNLoop == mL ? nL : mL] = zeroIdx;
-  for (Value &c : coords)
-    if (!c)
-      c = zeroIdx;
-  // A vector is wholly inside or outside the problem (pickStagingWidth).
-  Value inRange = andAll(
-      ob, loc,
-      {lessThan(ob, loc, mOrN, mOrNExtent), lessThan(ob, loc, kCoord, extK)});
-  if (width == 1)
-    return selectOrZero(ob, loc, inRange, elemType, [&](OpBuilder &tb) {
-      return materializeFactor(tb, loc, acc, f, coords);
-    });
-  return selectOrZero(
-      ob, loc, inRange, VectorType::get({width}, elemType), [&](OpBuilder &tb) {
-        return materializeFactorVector(tb, loc, acc, f, coords,
-                                       vectorLoop.value_or(kL), width);
-      });
-}
-
-/// Stages the A and B tiles of `step` into LDS buffer `buffer`.
-void MMAKernelEmitter::stage(OpBuilder &outer, Value step, Value buffer) {
-  StepPosition at = stepCoords(outer, step);
-  // A skipped step stages nothing (its compute is skipped too).
-  OpBuilder sb = outer;
-  if (Value valid = at.valid) {
-    auto guard = scf::IfOp::create(outer, loc, valid,
-                                   /*withElseRegion=*/false);
-    sb = OpBuilder::atBlockTerminator(guard.thenBlock());
-  }
-  for (bool isA : {true, false}) {
-    if (!(isA ? stagedA : stagedB))
-      continue;
-    if ((isA ? mnWidthA : mnWidthB) > 1)
-      stageOperandAlongMN(sb, at, buffer, isA);
-    else
-      stageOperand(sb, at, buffer, isA);
-  }
-}
-
-/// Runs `body` for items tid, tid + threads, ... below `count`: each
-/// thread's share of a staging.
-void MMAKernelEmitter::forEachStagingItem(
-    OpBuilder &sb, int64_t count, function_ref<void(OpBuilder &, Value)> body) {
-  int64_t perThread = llvm::divideCeil(count, threads);
-  auto forOp = scf::ForOp::create(sb, loc, zeroIdx, cIndex(sb, loc, perThread),
-                                  cIndex(sb, loc, 1));
-  OpBuilder fb = OpBuilder::atBlockTerminator(forOp.getBody());
-  Value idx = arith::AddIOp::create(
-      fb, loc, tid,
-      arith::MulIOp::create(fb, loc, forOp.getInductionVar(),
-                            cIndex(fb, loc, threads)));
-  if (count % threads == 0)
-    return body(fb, idx);
-  auto guard = scf::IfOp::create(fb, loc, lessThan(fb, loc, idx, count),
-                                 /*withElseRegion=*/false);
-  OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
-  body(gb, idx);
-}
-
-/// Stages A's (or B's) tile of the step at `at` when the operand is
-/// contiguous along M (N), not K: each thread reads a block of `width` rows
-/// x kPer k's, one vector along the rows per k, and writes it transposed,
-/// one vector of kPer elements along K (8 bytes) per row. Consecutive
-/// threads read consecutive row blocks.
-void MMAKernelEmitter::stageOperandAlongMN(OpBuilder &sb,
-                                           const StepPosition &at, Value buffer,
-                                           bool isA) {
-  Value lds = isA ? ldsA : ldsB;
-  const Factor &f = isA ? kernel.a : kernel.b;
-  int64_t loop = isA ? mL : nL;
-  int64_t extent = isA ? extM : extN;
-  int64_t width = isA ? mnWidthA : mnWidthB;
-  int64_t rowBlocks = (isA ? wgM : wgN) / width;
-  int64_t kPer = std::min(kT, kLdsTransposeBytes / elemBytes());
-  Value kBase = at.coords[kL];
-  VectorType rowType = VectorType::get({kPer}, elemType);
-  forEachStagingItem(
-      sb, rowBlocks * (kT / kPer), [&](OpBuilder &ib, Value idx) {
-        Value row = arith::MulIOp::create(
-            ib, loc,
-            arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
-            cIndex(ib, loc, width));
-        Value col = arith::MulIOp::create(
-            ib, loc,
-            arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
-            cIndex(ib, loc, kPer));
-        Value global = globalRow(ib, loop, row);
-        SmallVector<Value> alongRows;
-        for (int64_t j = 0; j < kPer; ++j) {
-          Value kCoord =
-              arith::AddIOp::create(ib, loc, kBase, addConst(ib, loc, col, j));
-          alongRows.push_back(operandValue(ib, f, at.coords, global, loop,
-                                           extent, kCoord, width, loop));
-        }
-        for (int64_t i = 0; i < width; ++i) {
-          SmallVector<Value> alongK;
-          for (Value v : alongRows)
-            alongK.push_back(vector::ExtractOp::create(ib, loc, v, i));
-          Value packed =
-              vector::FromElementsOp::create(ib, loc, rowType, alongK);
-          vector::StoreOp::create(
-              ib, loc, packed, lds,
-              ValueRange{buffer, addConst(ib, loc, row, i), col});
-        }
-      });
-}
-
-/// Stages A's (or B's) tile of the step at `at`: the threads store its
-/// rows x kT elements, `width` at a time along K (one vector access each
-/// in global memory and LDS), consecutive threads consecutive vectors.
-void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
-                                    Value buffer, bool isA) {
-  Value lds = isA ? ldsA : ldsB;
-  const Factor &f = isA ? kernel.a : kernel.b;
-  int64_t rows = isA ? wgM : wgN;
-  int64_t loop = isA ? mL : nL;
-  int64_t extent = isA ? extM : extN;
-  int64_t width = isA ? widthA : widthB;
-  int64_t perRow = kT / width;
-  Value kBase = at.coords[kL];
-  forEachStagingItem(sb, rows * perRow, [&](OpBuilder &ib, Value idx) {
-    Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow));
-    Value col = arith::MulIOp::create(
-        ib, loc, arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow)),
-        cIndex(ib, loc, width));
-    Value global = globalRow(ib, loop, row);
-    Value kCoord = arith::AddIOp::create(ib, loc, kBase, col);
-    Value v =
-        operandValue(ib, f, at.coords, global, loop, extent, kCoord, width);
-    if (width == 1) {
-      memref::StoreOp::create(ib, loc, v, lds, {buffer, row, col});
-      return;
-    }
-    vector::StoreOp::create(ib, loc, v, lds, ValueRange{buffer, row, col});
-  });
-}
-
 /// The MMA work of one step on the staged tiles (or, unstaged, on
 /// fragments read from global memory): `accs` updated.
 SmallVector<Value> MMAKernelEmitter::compute(OpBuilder &outer, Value step,
@@ -724,7 +417,7 @@ SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
 /// Items of a lane's D fragment that are consecutive rows of one column, in
 /// aligned groups (4 on CDNA, 8 on RDNA4, 1 on RDNA3, whose lanes hold
 /// every other row).
-int64_t consecutiveRowItems(const MMAIntrinsicLayout &mma) {
+static int64_t consecutiveRowItems(const MMAIntrinsicLayout &mma) {
   for (int64_t g = mma.cItems; g > 1; g /= 2) {
     bool ok = mma.cItems % g == 0;
     for (int64_t l = 0; ok && l < mma.waveSize; ++l)
@@ -835,8 +528,8 @@ LogicalResult MMAKernelEmitter::emit() {
   return success();
 }
 
-} // namespace
+} // namespace mlir::boo::mma
 
 LogicalResult mlir::boo::buildMMAKernel(MMAKernel &kernel) {
-  return MMAKernelEmitter(kernel).emit();
+  return mma::MMAKernelEmitter(kernel).emit();
 }
