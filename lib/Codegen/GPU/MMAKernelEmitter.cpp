@@ -34,7 +34,6 @@ using namespace mlir::boo;
 
 namespace mlir::boo::mma {
 
-
 /// The config's tiles as numbers; fails unless they fit the intrinsic.
 LogicalResult MMAKernelEmitter::plan() {
   LoweringConfigAttr config = kernel.config;

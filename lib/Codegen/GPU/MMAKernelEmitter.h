@@ -34,7 +34,7 @@ constexpr int64_t kLdsTransposeBytes = 8;
 
 /// `cond ? then() : zero` as an scf.if yielding one value of `type`.
 inline Value selectOrZero(OpBuilder &b, Location loc, Value cond, Type type,
-                   function_ref<Value(OpBuilder &)> then) {
+                          function_ref<Value(OpBuilder &)> then) {
   auto ifOp = scf::IfOp::create(
       b, loc, cond,
       [&](OpBuilder &tb, Location l) { scf::YieldOp::create(tb, l, then(tb)); },
