@@ -315,30 +315,17 @@ CompileResult compileOnce(MLIRContext &ctx, const std::string &command,
     }
     // As the module compiler does: smaller tiles for a kernel that does
     // not fit the registers.
-    OwningOpRef<ModuleOp> compiled;
-    for (result.shrinks = 0;; ++result.shrinks) {
-      compiled = (*module)->clone();
-      std::string diagnostics;
-      ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-        diagnostics += diag.str() + "\n";
-        return success();
-      });
-      PassManager pm(&ctx);
-      ROCDLPipelineOptions options;
-      options.chip = chip;
-      options.shrinkTiles = result.shrinks;
-      buildROCDLPipeline(pm, options);
-      if (succeeded(pm.run(*compiled)))
-        break;
-      if (result.shrinks == kMaxTileShrinks ||
-          !isRegisterFitFailure(diagnostics)) {
-        result.error = "boo-to-rocdl failed for " + chip + ":\n" + diagnostics;
-        return result;
-      }
+    std::string diagnostics;
+    FailureOr<OwningOpRef<ModuleOp>> compiled =
+        compileForROCDL(**module, chip, /*tuningSpec=*/"",
+                        ROCDLSerializeHooks(), diagnostics, &result.shrinks);
+    if (failed(compiled)) {
+      result.error = "boo-to-rocdl failed for " + chip + ":\n" + diagnostics;
+      return result;
     }
     result.seconds = std::min(result.seconds, seconds() - t0);
     result.kernels = 0;
-    (*compiled)->walk([&](gpu::BinaryOp) { ++result.kernels; });
+    (**compiled)->walk([&](gpu::BinaryOp) { ++result.kernels; });
   }
   return result;
 }

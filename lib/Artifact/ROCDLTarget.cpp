@@ -28,7 +28,7 @@ LogicalResult mlir::boo::compileForChip(ModuleOp source, StringRef chip,
   // A kernel that does not fit the registers is compiled again with smaller
   // tiles (kMaxTileShrinks).
   OwningOpRef<ModuleOp> module;
-  for (int64_t shrink = 0;; ++shrink) {
+  auto compile = [&](int64_t shrink, std::string &diagnostics) {
     module = source.clone();
     // The chip comes from the option; a target recorded in the source is
     // for another compile.
@@ -41,12 +41,11 @@ LogicalResult mlir::boo::compileForChip(ModuleOp source, StringRef chip,
     pipelineOptions.optLevel = options.gpuOptLevel;
     pipelineOptions.shrinkTiles = shrink;
     buildROCDLPipeline(pm, pipelineOptions);
-    if (succeeded(runPipeline(pm, *module, chip + ": boo-to-rocdl failed",
-                              options, error)))
-      break;
-    if (shrink == kMaxTileShrinks || !isRegisterFitFailure(error))
-      return failure();
-  }
+    return runPipeline(pm, *module, chip + ": boo-to-rocdl failed", options,
+                       diagnostics);
+  };
+  if (failed(compileWithTileShrinks(compile, error)))
+    return failure();
 
   rt::TargetDesc target;
   target.kind = rt::TargetKind::HIP;

@@ -9,8 +9,6 @@
 #include "Boo/Codegen/GPU/Pipelines.h"
 #include "Boo/Target/ChipInfo.h"
 
-#include "mlir/Pass/PassManager.h"
-
 using namespace mlir;
 using namespace mlir::boo;
 
@@ -22,53 +20,36 @@ harness::estimateOnChip(ModuleOp source, const ChipInfo &chip,
   registerROCDLSerializationInterfaces(registry);
   ctx->appendDialectRegistry(registry);
   // As the module compiler does: smaller tiles for a kernel that does not
-  // fit the registers (kMaxTileShrinks).
-  for (int64_t shrink = 0;; ++shrink) {
-    OwningOpRef<ModuleOp> module = source.clone();
-    ROCDLPipelineOptions options;
-    options.chip = chip.name.str();
-    options.tuningSpec = tuningSpec.str();
-    options.shrinkTiles = shrink;
-    llvm::StringMap<std::string> isaByKernel;
-    ROCDLSerializeHooks hooks;
-    hooks.onISA = [&](StringRef name, StringRef, StringRef isa) {
-      isaByKernel[name] = isa.str();
-    };
-    std::string diagnostics;
-    LogicalResult compiled = failure();
-    {
-      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-        diagnostics += diag.str() + "\n";
-        return success();
-      });
-      PassManager pm(ctx);
-      buildROCDLPipeline(pm, options, hooks);
-      compiled = pm.run(*module);
-    }
-    if (failed(compiled)) {
-      if (shrink < kMaxTileShrinks && isRegisterFitFailure(diagnostics))
-        continue;
-      error = chip.name.str() + ": boo-to-rocdl failed:\n" + diagnostics;
-      return failure();
-    }
-    FailureOr<std::vector<KernelEstimate>> kernels =
-        estimateKernels(*module, chip, isaByKernel, error);
-    if (failed(kernels))
-      return failure();
-    CommandEstimate result;
-    result.kernels = std::move(*kernels);
-    double longest = 0, flops = 0;
-    for (const KernelEstimate &k : result.kernels) {
-      result.seconds += k.seconds;
-      flops += k.mmaFlops;
-      if (k.seconds > longest) {
-        longest = k.seconds;
-        result.bound = k.bound.str();
-      }
-    }
-    if (result.seconds > 0)
-      result.fractionOfPeak =
-          flops / result.seconds / (chip.peakMatrixTflops * 1e12);
-    return result;
+  // fit the registers. A retried attempt's ISA is replaced by the next's.
+  llvm::StringMap<std::string> isaByKernel;
+  ROCDLSerializeHooks hooks;
+  hooks.onISA = [&](StringRef name, StringRef, StringRef isa) {
+    isaByKernel[name] = isa.str();
+  };
+  std::string diagnostics;
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      compileForROCDL(source, chip.name, tuningSpec, hooks, diagnostics);
+  if (failed(module)) {
+    error = chip.name.str() + ": boo-to-rocdl failed:\n" + diagnostics;
+    return failure();
   }
+  FailureOr<std::vector<KernelEstimate>> kernels =
+      estimateKernels(**module, chip, isaByKernel, error);
+  if (failed(kernels))
+    return failure();
+  CommandEstimate result;
+  result.kernels = std::move(*kernels);
+  double longest = 0, flops = 0;
+  for (const KernelEstimate &k : result.kernels) {
+    result.seconds += k.seconds;
+    flops += k.mmaFlops;
+    if (k.seconds > longest) {
+      longest = k.seconds;
+      result.bound = k.bound.str();
+    }
+  }
+  if (result.seconds > 0)
+    result.fractionOfPeak =
+        flops / result.seconds / (chip.peakMatrixTflops * 1e12);
+  return result;
 }

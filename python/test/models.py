@@ -5,6 +5,14 @@ import torch
 from torch import nn
 
 
+def _downsample(cin, cout, stride):
+    """A residual block's projection shortcut (1x1 conv + batch norm), or
+    None when the shapes already match."""
+    if stride == 1 and cin == cout:
+        return None
+    return nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+
 class BasicBlock(nn.Module):
     def __init__(self, cin, cout, stride):
         super().__init__()
@@ -13,9 +21,7 @@ class BasicBlock(nn.Module):
         self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
         self.bn2 = nn.BatchNorm2d(cout)
         self.relu = nn.ReLU(inplace=True)
-        self.downsample = None
-        if stride != 1 or cin != cout:
-            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+        self.downsample = _downsample(cin, cout, stride)
 
     def forward(self, x):
         identity = x if self.downsample is None else self.downsample(x)
@@ -90,9 +96,7 @@ class Bottleneck(nn.Module):
         self.conv3 = nn.Conv2d(width, cout, 1, bias=False)
         self.bn3 = nn.BatchNorm2d(cout)
         self.relu = nn.ReLU(inplace=True)
-        self.downsample = None
-        if stride != 1 or cin != cout:
-            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+        self.downsample = _downsample(cin, cout, stride)
 
     def forward(self, x):
         identity = x if self.downsample is None else self.downsample(x)

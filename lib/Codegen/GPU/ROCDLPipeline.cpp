@@ -32,10 +32,53 @@
 
 using namespace mlir;
 
-bool mlir::boo::isRegisterFitFailure(StringRef diagnostics) {
-  // VerifyROCDLContract.cpp's messages.
+/// Whether the diagnostics of a failed boo-to-rocdl say that a kernel did
+/// not fit the registers (VerifyROCDLContract.cpp's messages).
+static bool isRegisterFitFailure(StringRef diagnostics) {
   return diagnostics.contains("bytes of scratch memory per thread") ||
          diagnostics.contains("(vgpr_spill_count)");
+}
+
+FailureOr<int64_t> mlir::boo::compileWithTileShrinks(
+    function_ref<LogicalResult(int64_t, std::string &)> compile,
+    std::string &diagnostics) {
+  for (int64_t shrink = 0;; ++shrink) {
+    diagnostics.clear();
+    if (succeeded(compile(shrink, diagnostics)))
+      return shrink;
+    if (shrink == kMaxTileShrinks || !isRegisterFitFailure(diagnostics))
+      return failure();
+  }
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::boo::compileForROCDL(ModuleOp source, StringRef chip,
+                           StringRef tuningSpec,
+                           const ROCDLSerializeHooks &hooks,
+                           std::string &diagnostics, int64_t *shrinkTiles) {
+  MLIRContext *ctx = source.getContext();
+  OwningOpRef<ModuleOp> module;
+  FailureOr<int64_t> shrink = compileWithTileShrinks(
+      [&](int64_t shrink, std::string &text) {
+        module = source.clone();
+        ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+          text += diag.str() + "\n";
+          return success();
+        });
+        PassManager pm(ctx);
+        ROCDLPipelineOptions options;
+        options.chip = chip.str();
+        options.tuningSpec = tuningSpec.str();
+        options.shrinkTiles = shrink;
+        buildROCDLPipeline(pm, options, hooks);
+        return pm.run(*module);
+      },
+      diagnostics);
+  if (failed(shrink))
+    return failure();
+  if (shrinkTiles)
+    *shrinkTiles = *shrink;
+  return module;
 }
 
 void mlir::boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,

@@ -40,10 +40,26 @@ struct ROCDLPipelineOptions : public PassPipelineOptions<ROCDLPipelineOptions> {
 /// again from the source with `shrink-tiles` 1, then 2, rather than fail.
 constexpr int64_t kMaxTileShrinks = 2;
 
-/// Whether the diagnostics of a failed boo-to-rocdl say that a kernel did
-/// not fit the registers: boo-verify-rocdl-contract reported scratch
-/// memory or VGPR spills.
-bool isRegisterFitFailure(llvm::StringRef diagnostics);
+/// The register-fit fallback: calls `compile(shrinkTiles, diagnostics)`
+/// with shrink-tiles 0, 1, ... kMaxTileShrinks until it succeeds, or fails
+/// for another reason than a kernel not fitting the registers (the contract
+/// check's scratch or VGPR-spill messages in its diagnostics). Returns the
+/// shrink-tiles of the compile that succeeded; on failure `diagnostics`
+/// holds the last attempt's.
+FailureOr<int64_t> compileWithTileShrinks(
+    llvm::function_ref<LogicalResult(int64_t shrinkTiles,
+                                     std::string &diagnostics)>
+        compile,
+    std::string &diagnostics);
+
+/// boo-to-rocdl for `chip` on a clone of `source`, with the register-fit
+/// fallback and the serializer's `hooks`. On failure `diagnostics` holds
+/// the last attempt's diagnostics; `shrinkTiles` (optional) receives the
+/// shrink-tiles of the compile that succeeded.
+FailureOr<OwningOpRef<ModuleOp>>
+compileForROCDL(ModuleOp source, llvm::StringRef chip,
+                llvm::StringRef tuningSpec, const ROCDLSerializeHooks &hooks,
+                std::string &diagnostics, int64_t *shrinkTiles = nullptr);
 
 /// Boo to gpu.binary ops holding HSACO code objects for `chip`; ends with
 /// boo-verify-rocdl-contract.
