@@ -217,6 +217,51 @@ boo_status_t boo_function_invoke_views(boo_function_t *function,
                                        size_t result_count);
 
 /*===--------------------------------------------------------------------===*
+ * Profiles (emulator devices)
+ *===--------------------------------------------------------------------===*/
+
+/* What one launch executed, counted by the emulator from every lane's
+ * accesses (docs/Emulator.md, "Profile"). The counts are of the profiled
+ * workgroups. Instructions are wave instructions: the lanes of one wave
+ * that execute the same load, store or matrix operation count once. */
+typedef struct boo_launch_profile {
+  const char *kernel;           /* the kernel's name */
+  uint64_t workgroups;          /* in the launch's grid */
+  uint64_t profiled_workgroups; /* run and counted */
+  uint64_t waves;               /* of the profiled workgroups */
+  uint64_t mma_instructions;
+  uint64_t mma_flops; /* 2 * m * n * k per instruction */
+  uint64_t global_load_instructions;
+  uint64_t global_load_bytes;
+  uint64_t global_store_instructions;
+  uint64_t global_store_bytes;
+  /* Per global instruction, the 128-byte lines its lanes touch; summed. */
+  uint64_t global_lines;
+  uint64_t lds_load_instructions;
+  uint64_t lds_store_instructions;
+  uint64_t lds_bytes;
+  /* LDS cycles of the instructions with their bank conflicts, and what
+   * they would take without (boo/LdsBankModel.h). */
+  uint64_t lds_cycles;
+  uint64_t lds_conflict_free_cycles;
+} boo_launch_profile_t;
+
+/* Emulator devices: profiles the launches from now on. With
+ * `max_workgroups` > 0 a launch runs at most that many of its workgroups,
+ * spread evenly over its grid, and the results are incomplete (for
+ * estimates: docs/PerfModel.md); 0 runs them all. Other devices:
+ * BOO_STATUS_INVALID_ARGUMENT. */
+boo_status_t boo_device_profile_begin(boo_device_t *device,
+                                      uint64_t max_workgroups);
+/* Ends profiling: `*out_profiles` is the profiles of the launches since
+ * boo_device_profile_begin, in launch order (`*out_count` of them), valid
+ * until the next begin or until the device is closed. Without a begin:
+ * BOO_STATUS_INVALID_ARGUMENT. */
+boo_status_t boo_device_profile_end(boo_device_t *device,
+                                    const boo_launch_profile_t **out_profiles,
+                                    size_t *out_count);
+
+/*===--------------------------------------------------------------------===*
  * Timing
  *===--------------------------------------------------------------------===*/
 

@@ -71,6 +71,18 @@ public:
                       description + " has no streams; only hip devices do");
   }
 
+  /// Profiles the launches from now on (emulator devices); others refuse.
+  virtual boo_status_t beginProfile(uint64_t maxWorkgroups) {
+    return makeStatus(BOO_STATUS_INVALID_ARGUMENT,
+                      description + " has no profile; only emulator (emu:*) "
+                                    "devices count what a launch executes");
+  }
+  /// The profiles of the launches since beginProfile.
+  virtual boo_status_t endProfile(const boo_launch_profile_t *&profiles,
+                                  size_t &count) {
+    return beginProfile(0);
+  }
+
   /// Device memory; `bytes` may be 0 (the pointer is then still unique).
   virtual boo_status_t allocate(size_t bytes, void *&pointer) = 0;
   virtual void deallocate(void *pointer) = 0;

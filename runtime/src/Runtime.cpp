@@ -352,6 +352,24 @@ boo_status_t boo_device_set_stream(boo_device_t *device, void *stream) {
   return device->backend->setStream(stream);
 }
 
+boo_status_t boo_device_profile_begin(boo_device_t *device,
+                                      uint64_t max_workgroups) {
+  if (!device)
+    return invalidArgument("boo_device_profile_begin: device is NULL");
+  return device->backend->beginProfile(max_workgroups);
+}
+
+boo_status_t boo_device_profile_end(boo_device_t *device,
+                                    const boo_launch_profile_t **out_profiles,
+                                    size_t *out_count) {
+  if (!device || !out_profiles || !out_count)
+    return invalidArgument("boo_device_profile_end: device, out_profiles and "
+                           "out_count must not be NULL");
+  *out_profiles = nullptr;
+  *out_count = 0;
+  return device->backend->endProfile(*out_profiles, *out_count);
+}
+
 //===----------------------------------------------------------------------===//
 // Buffers
 //===----------------------------------------------------------------------===//

@@ -220,6 +220,53 @@ TEST_F(EmuModuleTest, RunsLaunchesWithScratchAndImmediates) {
     EXPECT_EQ(c[i], 2 * a[i] + b[i]) << i;
 }
 
+// @add's kernel stores and loads 4 bytes of LDS per work-item at
+// consecutive dwords: per 64-lane wave, one store and one load of 256
+// bytes, each 2 conflict-free cycles (32 lanes per cycle). Each of the two
+// launches has 2 workgroups of one wave.
+TEST_F(EmuModuleTest, ProfileCountsEachLaunch) {
+  boo_device_t *device = open("emu:gfx942:2");
+  ASSERT_NE(device, nullptr);
+  boo_module_t *module = nullptr;
+  ASSERT_BOO_OK(load(device, makeModule(), module));
+  boo_function_t *add = nullptr;
+  ASSERT_BOO_OK(boo_module_lookup_function(module, "add", &add));
+  std::vector<float> a(kN, 1.0f), b(kN, 2.0f), c(kN);
+  boo_buffer_t *inputs[] = {upload(device, a), upload(device, b)};
+  boo_buffer_t *results[] = {upload(device, c)};
+
+  const boo_launch_profile_t *profiles = nullptr;
+  size_t count = 0;
+  EXPECT_STATUS(boo_device_profile_end(device, &profiles, &count),
+                "INVALID_ARGUMENT", "without boo_device_profile_begin");
+  for (uint64_t sample : {0u, 1u}) {
+    ASSERT_BOO_OK(boo_device_profile_begin(device, sample));
+    ASSERT_BOO_OK(boo_function_invoke(add, inputs, 2, results, 1));
+    ASSERT_BOO_OK(boo_device_profile_end(device, &profiles, &count));
+    ASSERT_EQ(count, 2u);
+    uint64_t ran = sample ? 1 : 2;
+    for (size_t l = 0; l < count; ++l) {
+      const boo_launch_profile_t &p = profiles[l];
+      EXPECT_STREQ(p.kernel, "boo_test_emu_add");
+      EXPECT_EQ(p.workgroups, 2u);
+      EXPECT_EQ(p.profiled_workgroups, ran);
+      EXPECT_EQ(p.waves, ran);
+      EXPECT_EQ(p.lds_store_instructions, ran);
+      EXPECT_EQ(p.lds_load_instructions, ran);
+      EXPECT_EQ(p.lds_bytes, 512 * ran);
+      EXPECT_EQ(p.lds_cycles, 4 * ran);
+      EXPECT_EQ(p.lds_conflict_free_cycles, 4 * ran);
+      EXPECT_EQ(p.mma_instructions, 0u);
+    }
+  }
+  // Launches after the profile's end are not counted.
+  ASSERT_BOO_OK(boo_function_invoke(add, inputs, 2, results, 1));
+  EXPECT_STATUS(boo_device_profile_end(device, &profiles, &count),
+                "INVALID_ARGUMENT", "without boo_device_profile_begin");
+  EXPECT_STATUS(boo_device_profile_begin(open("cpu:1"), 0), "INVALID_ARGUMENT",
+                "only emulator (emu:*) devices");
+}
+
 TEST_F(EmuModuleTest, ChecksFailTheInvocation) {
   boo_device_t *device = open("emu:gfx942:1");
   ASSERT_NE(device, nullptr);

@@ -364,16 +364,16 @@ void convShapedKernel(Context *ctx, void **args) {
   auto *tile = static_cast<uint16_t *>(ctx->lds);
   float acc[4] = {};
   for (int32_t step = 0; step < steps; ++step) {
-    ctx->ldsAccess(ctx, 1, t * 16, 16);
+    ctx->ldsAccess(ctx, /*site=*/0, 1, t * 16, 16);
     for (int i = 0; i < 8; ++i)
       tile[t * 8 + i] = uint16_t(0x3C00 + ((step + i + t) & 0xFF));
     ctx->barrier(ctx, 0);
     for (int32_t j = 0; j < mmasPerStep; ++j) {
       uint16_t a[4], b[4];
       int64_t row = (lane + j) % 64;
-      ctx->ldsAccess(ctx, 0, row * 64, 8);
+      ctx->ldsAccess(ctx, /*site=*/1, 0, row * 64, 8);
       memcpy(a, tile + row * 32, 8);
-      ctx->ldsAccess(ctx, 0, row * 64 + 8, 8);
+      ctx->ldsAccess(ctx, /*site=*/2, 0, row * 64 + 8, 8);
       memcpy(b, tile + row * 32 + 4, 8);
       ctx->mma(ctx, kMfma, 16, 16, 16, kMmaF16, 4, 4, a, b, acc, acc);
     }

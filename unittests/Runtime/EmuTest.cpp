@@ -53,12 +53,12 @@ int64_t linearBlockId(const Context *ctx) {
 }
 
 float loadLds(Context *ctx, int64_t index) {
-  ctx->ldsAccess(ctx, 0, index * 4, 4);
+  ctx->ldsAccess(ctx, /*site=*/0, 0, index * 4, 4);
   return static_cast<float *>(ctx->lds)[index];
 }
 
 void storeLds(Context *ctx, int64_t index, float value) {
-  ctx->ldsAccess(ctx, 1, index * 4, 4);
+  ctx->ldsAccess(ctx, /*site=*/1, 1, index * 4, 4);
   static_cast<float *>(ctx->lds)[index] = value;
 }
 
@@ -244,7 +244,7 @@ void outOfBoundsKernel(Context *ctx, void **args) {
   if (ctx->blockId[0] == 0 && ctx->threadId[0] == 4)
     ctx->reportOutOfBounds(ctx, 1, kPrivateBuffer, 9, 8, 0, 9, 8);
   if (ctx->blockId[0] == 0 && ctx->threadId[0] == 5)
-    ctx->ldsAccess(ctx, 0, 60, 8); // past the 64-byte LDS
+    ctx->ldsAccess(ctx, /*site=*/0, 0, 60, 8); // past the 64-byte LDS
 }
 
 TEST(EmuTest, OutOfBoundsReportsSayWhatAndWhere) {

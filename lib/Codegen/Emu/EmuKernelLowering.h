@@ -78,6 +78,8 @@ private:
   Value context;
   DenseMap<Value, EmuBufferRoot> roots;
   int32_t numBarriers = 0;
+  /// The kernel's reported memory accesses so far (their site numbers).
+  int32_t numAccessSites = 0;
 };
 
 } // namespace mlir::boo

@@ -262,22 +262,33 @@ void EmuKernelLowering::guardAccess(Operation *op) {
   } else {
     op->moveBefore(thenBlock->getTerminator());
   }
-  if (root.ldsByteOffset >= 0) {
+  // LDS accesses go to the race detector and the profile, accesses of
+  // kernel arguments to the profile.
+  bool isLds = root.ldsByteOffset >= 0;
+  bool isArgument = root.buffer >= 0 && root.buffer < emu::kLdsBufferBase;
+  if (isLds || isArgument) {
     OpBuilder thenBuilder(op);
     if (isStore)
       thenBuilder.setInsertionPointAfter(op);
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
     Value byteOffset = arith::AddIOp::create(
         thenBuilder, loc,
-        arith::ConstantIndexOp::create(thenBuilder, loc, root.ldsByteOffset),
+        arith::ConstantIndexOp::create(thenBuilder, loc,
+                                       isLds ? root.ldsByteOffset : 0),
         arith::MulIOp::create(
             thenBuilder, loc, linear,
             arith::ConstantIndexOp::create(thenBuilder, loc, elementBytes)));
-    callBack(thenBuilder, loc, emu::kSlotLdsAccess, Type(),
-             {constI32(thenBuilder, loc, isStore),
-              arith::IndexCastOp::create(thenBuilder, loc, i64, byteOffset),
-              arith::ConstantIntOp::create(thenBuilder, loc, i64,
-                                           elementBytes * vectorLength)});
+    SmallVector<Value> args{constI32(thenBuilder, loc, numAccessSites++),
+                            constI32(thenBuilder, loc, isStore)};
+    if (isArgument)
+      args.push_back(constI32(thenBuilder, loc, root.buffer));
+    args.push_back(
+        arith::IndexCastOp::create(thenBuilder, loc, i64, byteOffset));
+    args.push_back(arith::ConstantIntOp::create(thenBuilder, loc, i64,
+                                                elementBytes * vectorLength));
+    callBack(thenBuilder, loc,
+             isLds ? emu::kSlotLdsAccess : emu::kSlotGlobalAccess, Type(),
+             args);
   }
 
   // Out of bounds: report which dim (or the linear index) and skip.
@@ -459,6 +470,7 @@ LogicalResult EmuKernelLowering::lower(gpu::GPUModuleOp gpuModule,
   entry.insertArgument(1u, ptr, loc);
   roots.clear();
   numBarriers = 0;
+  numAccessSites = 0;
 
   if (failed(bindArguments(kernel, func, entry)) ||
       failed(bindWorkgroupMemory(kernel, func, entry, 2 + numArgs)))

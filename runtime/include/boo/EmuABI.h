@@ -91,10 +91,13 @@ struct Context {
                             int64_t dimIndex, int64_t dimSize); // slot 15
   /// An in-bounds LDS access of `bytes` bytes at `byteOffset` in the
   /// workgroup's LDS, for race detection (the runtime checks the bounds
-  /// again): a load is reported before it happens, a store right after (so
-  /// that a store of the value already written can be told apart).
-  void (*ldsAccess)(Context *ctx, int32_t isStore, int64_t byteOffset,
-                    int64_t bytes); // slot 16
+  /// again) and the profile: a load is reported before it happens, a store
+  /// right after (so that a store of the value already written can be told
+  /// apart). `site` numbers the kernel's memory accesses in program order
+  /// (one number per load or store operation), so that the profile can
+  /// group the lanes of one wave instruction.
+  void (*ldsAccess)(Context *ctx, int32_t site, int32_t isStore,
+                    int64_t byteOffset, int64_t bytes); // slot 16
   /// gpu.shuffle of a 32-bit value across the wave (`mode` a ShuffleMode):
   /// returns the shuffled value in the low 32 bits and `valid` in bit 32.
   /// Returns when every lane of the wave that has not returned has called
@@ -111,6 +114,12 @@ struct Context {
               int32_t inputType, int32_t aItems, int32_t cItems,
               const uint16_t *a, const uint16_t *b, const float *c,
               float *d); // slot 18
+  /// An in-bounds access of kernel argument `buffer`: `bytes` bytes at
+  /// `byteOffset` from the buffer's start, at access site `site` (as for
+  /// ldsAccess). Only the profile uses it (docs/Emulator.md, "Profile").
+  void (*globalAccess)(Context *ctx, int32_t site, int32_t isStore,
+                       int32_t buffer, int64_t byteOffset,
+                       int64_t bytes); // slot 19
 };
 
 /// A kernel entry point.
@@ -129,6 +138,7 @@ enum ContextSlot : int64_t {
   kSlotLdsAccess = 16,
   kSlotShuffle = 17,
   kSlotMma = 18,
+  kSlotGlobalAccess = 19,
 };
 
 static_assert(offsetof(Context, threadId) == kSlotThreadId * 8, "slot");
@@ -144,6 +154,8 @@ static_assert(offsetof(Context, reportOutOfBounds) ==
 static_assert(offsetof(Context, ldsAccess) == kSlotLdsAccess * 8, "slot");
 static_assert(offsetof(Context, shuffle) == kSlotShuffle * 8, "slot");
 static_assert(offsetof(Context, mma) == kSlotMma * 8, "slot");
+static_assert(offsetof(Context, globalAccess) == kSlotGlobalAccess * 8,
+              "slot");
 
 } // namespace emu
 } // namespace boo

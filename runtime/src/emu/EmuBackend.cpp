@@ -19,6 +19,7 @@
 #include "ThreadPool.h"
 
 #include <cstdlib>
+#include <deque>
 #include <cstring>
 
 using namespace boo::runtime;
@@ -28,11 +29,21 @@ using boo::emu::LaunchInfo;
 
 namespace {
 
+/// The device's profile (boo_device_profile_begin/end).
+struct ProfileState {
+  bool active = false;
+  uint64_t maxWorkgroups = 0;
+  std::vector<boo_launch_profile_t> launches;
+  /// The launches' kernel names (stable addresses).
+  std::deque<std::string> names;
+};
+
 class EmuExecutable : public Executable {
 public:
   EmuExecutable(const ModuleDesc &module, const ChipInfo &chip,
-                ThreadPool &pool)
-      : module(module), chip(chip), pool(pool), objects(module) {}
+                ThreadPool &pool, ProfileState &profile)
+      : module(module), chip(chip), pool(pool), profile(profile),
+        objects(module) {}
   ~EmuExecutable() override {
     for (const std::vector<void *> &buffers : scratch)
       for (void *buffer : buffers)
@@ -47,6 +58,7 @@ private:
   const ModuleDesc &module;
   const ChipInfo &chip;
   ThreadPool &pool;
+  ProfileState &profile;
   HostCodeObjects objects;
   /// Per function, the kernel of each launch of its impl for the target.
   std::vector<std::vector<KernelFn>> kernels;
@@ -98,7 +110,16 @@ boo_status_t EmuExecutable::invoke(size_t functionIndex,
     std::copy(launch.workgroup, launch.workgroup + 3, info.workgroup);
     info.ldsBytes = launch.dynamicLdsBytes;
     info.args = params.get();
+    boo_launch_profile_t counters{};
+    if (profile.active) {
+      info.profile = &counters;
+      info.maxWorkgroups = profile.maxWorkgroups;
+    }
     std::string report = boo::emu::runLaunch(info, &pool);
+    if (profile.active) {
+      counters.kernel = profile.names.emplace_back(launch.kernel).c_str();
+      profile.launches.push_back(counters);
+    }
     // Later launches would read what this one left wrong: stop here.
     if (!report.empty())
       return makeStatus(BOO_STATUS_INTERNAL, "@" + function.name + ": launch " +
@@ -123,16 +144,38 @@ public:
 
   boo_status_t load(const ModuleDesc &module, uint32_t targetIndex,
                     std::unique_ptr<Executable> &executable) override {
-    auto loaded = std::make_unique<EmuExecutable>(module, chip, pool);
+    auto loaded =
+        std::make_unique<EmuExecutable>(module, chip, pool, profile);
     if (boo_status_t status = loaded->load(targetIndex))
       return status;
     executable = std::move(loaded);
     return nullptr;
   }
 
+  boo_status_t beginProfile(uint64_t maxWorkgroups) override {
+    profile.active = true;
+    profile.maxWorkgroups = maxWorkgroups;
+    profile.launches.clear();
+    profile.names.clear();
+    return nullptr;
+  }
+
+  boo_status_t endProfile(const boo_launch_profile_t *&profiles,
+                          size_t &count) override {
+    if (!profile.active)
+      return makeStatus(BOO_STATUS_INVALID_ARGUMENT,
+                        description + ": boo_device_profile_end without "
+                                      "boo_device_profile_begin");
+    profile.active = false;
+    profiles = profile.launches.data();
+    count = profile.launches.size();
+    return nullptr;
+  }
+
 private:
   const ChipInfo &chip;
   ThreadPool pool;
+  ProfileState profile;
 };
 
 } // namespace

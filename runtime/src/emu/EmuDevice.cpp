@@ -49,20 +49,34 @@ struct LaunchErrors {
 struct LaunchRun {
   const LaunchInfo *launch;
   LaunchErrors errors;
+  /// The grid's workgroups, and how many of them run (a profile's sample).
+  uint64_t groups = 0, running = 0;
+  /// The profile's counters, merged under the errors' mutex.
+  ProfileCounters profile{};
 };
 
 void runWorkgroups(void *ctx, int64_t begin, int64_t end) {
   LaunchRun &run = *static_cast<LaunchRun *>(ctx);
   const uint32_t *grid = run.launch->grid;
-  for (int64_t group = begin; group < end; ++group) {
-    uint64_t linear = uint64_t(group);
+  bool profiling = run.launch->profile != nullptr;
+  ProfileCounters profile{};
+  for (int64_t index = begin; index < end; ++index) {
+    // A sample spreads evenly over the grid.
+    uint64_t linear = run.running == run.groups
+                          ? uint64_t(index)
+                          : uint64_t(__uint128_t(index) * run.groups /
+                                     run.running);
     uint32_t blockId[3] = {uint32_t(linear % grid[0]),
                            uint32_t(linear / grid[0] % grid[1]),
                            uint32_t(linear / (uint64_t(grid[0]) * grid[1]))};
     ErrorLog log;
-    runWorkgroup(*run.launch, blockId, log);
+    runWorkgroup(*run.launch, blockId, log, profiling ? &profile : nullptr);
     if (log.count)
       run.errors.merge(linear, log);
+  }
+  if (profiling) {
+    std::lock_guard<std::mutex> lock(run.errors.mutex);
+    addCounters(run.profile, profile);
   }
 }
 
@@ -114,8 +128,17 @@ std::string boo::emu::runLaunch(const LaunchInfo &launch, ThreadPool *pool) {
   if (std::string problem = checkLaunch(launch, groups); !problem.empty())
     return describeLaunch(launch) + ": " + problem;
   LaunchRun run{&launch, {}};
-  if (!pool || !pool->tryParallelFor(&runWorkgroups, &run, int64_t(groups)))
-    runWorkgroups(&run, 0, int64_t(groups));
+  run.groups = run.running = groups;
+  if (launch.profile && launch.maxWorkgroups > 0)
+    run.running = std::min(groups, launch.maxWorkgroups);
+  if (!pool ||
+      !pool->tryParallelFor(&runWorkgroups, &run, int64_t(run.running)))
+    runWorkgroups(&run, 0, int64_t(run.running));
+  if (launch.profile) {
+    addCounters(*launch.profile, run.profile);
+    launch.profile->workgroups += groups;
+    launch.profile->profiled_workgroups += run.running;
+  }
 
   const LaunchErrors &errors = run.errors;
   if (errors.count == 0)
@@ -134,7 +157,8 @@ std::string boo::emu::runLaunch(const LaunchInfo &launch, ThreadPool *pool) {
 bool boo::emu::runKernel(const std::string &chip, KernelFn kernel, Dim3 grid,
                          Dim3 workgroup, uint32_t ldsBytes, void **args,
                          std::string &errors, const std::string &kernelName,
-                         unsigned threads) {
+                         unsigned threads, ProfileCounters *profile,
+                         uint64_t maxWorkgroups) {
   LaunchInfo launch;
   launch.chip = findChip(chip);
   if (!launch.chip) {
@@ -150,6 +174,8 @@ bool boo::emu::runKernel(const std::string &chip, KernelFn kernel, Dim3 grid,
   std::copy(workgroupSizes, workgroupSizes + 3, launch.workgroup);
   launch.ldsBytes = ldsBytes;
   launch.args = args;
+  launch.profile = profile;
+  launch.maxWorkgroups = maxWorkgroups;
   std::unique_ptr<ThreadPool> pool;
   if (threads > 1)
     pool = std::make_unique<ThreadPool>(threads);

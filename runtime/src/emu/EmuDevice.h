@@ -39,12 +39,14 @@ struct Dim3 {
 
 /// Runs `kernel` as kernel `kernelName` of a `grid` of `workgroup`s on
 /// `chip` ("gfx942") with `ldsBytes` of LDS per workgroup and arguments
-/// `args`, on `threads` threads. Returns false and sets `errors` to the
-/// report of runLaunch (or to why it could not run).
+/// `args`, on `threads` threads, profiling it into `profile` when set (at
+/// most `maxWorkgroups` workgroups; 0: all). Returns false and sets
+/// `errors` to the report of runLaunch (or to why it could not run).
 bool runKernel(const std::string &chip, KernelFn kernel, Dim3 grid,
                Dim3 workgroup, uint32_t ldsBytes, void **args,
                std::string &errors, const std::string &kernelName = "kernel",
-               unsigned threads = 1);
+               unsigned threads = 1, ProfileCounters *profile = nullptr,
+               uint64_t maxWorkgroups = 0);
 
 } // namespace emu
 } // namespace boo

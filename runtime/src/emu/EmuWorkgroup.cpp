@@ -88,7 +88,7 @@ std::string describeRange(uint32_t first, uint32_t last) {
 class Runner {
 public:
   void run(const LaunchInfo &launch, const uint32_t blockId[3],
-           ErrorLog &errors);
+           ErrorLog &errors, ProfileCounters *profile);
 
   // The kernel's callbacks.
   void barrier(WorkItem &self, int32_t barrierId);
@@ -99,6 +99,12 @@ public:
                          int64_t dimIndex, int64_t dimSize);
   void recordLdsAccess(WorkItem &self, bool isStore, int64_t byteOffset,
                        int64_t bytes);
+  /// Profiles an in-bounds access (`buffer` -1 for the LDS), then lets the
+  /// other work-items catch up, so that the lanes of a wave instruction
+  /// report close together.
+  void profileAccess(WorkItem &self, int32_t site, bool isStore,
+                     int32_t buffer, int64_t byteOffset, int64_t bytes);
+  bool isProfiling() const { return profiling; }
 
   const LaunchInfo &getLaunch() const { return *launch; }
 
@@ -160,6 +166,8 @@ private:
   std::unique_ptr<char, decltype(&free)> lds{nullptr, &free};
   uint32_t ldsCapacity = 0;
   RaceDetector races;
+  bool profiling = false;
+  WorkgroupProfiler profiler;
 };
 
 //===----------------------------------------------------------------------===//
@@ -181,10 +189,21 @@ void reportOutOfBoundsCallback(Context *ctx, int32_t isStore, int32_t buffer,
                                  dim, dimIndex, dimSize);
 }
 
-void ldsAccessCallback(Context *ctx, int32_t isStore, int64_t byteOffset,
-                       int64_t bytes) {
+void ldsAccessCallback(Context *ctx, int32_t site, int32_t isStore,
+                       int64_t byteOffset, int64_t bytes) {
   WorkItem &item = getItem(ctx);
   item.runner->recordLdsAccess(item, isStore != 0, byteOffset, bytes);
+  if (item.runner->isProfiling())
+    item.runner->profileAccess(item, site, isStore != 0, -1, byteOffset,
+                               bytes);
+}
+
+void globalAccessCallback(Context *ctx, int32_t site, int32_t isStore,
+                          int32_t buffer, int64_t byteOffset, int64_t bytes) {
+  WorkItem &item = getItem(ctx);
+  if (item.runner->isProfiling())
+    item.runner->profileAccess(item, site, isStore != 0, buffer, byteOffset,
+                               bytes);
 }
 
 int64_t shuffleCallback(Context *ctx, int32_t mode, int32_t value,
@@ -243,9 +262,10 @@ bool Runner::prepare(uint32_t count) {
 }
 
 void Runner::run(const LaunchInfo &launchInfo, const uint32_t block[3],
-                 ErrorLog &errorLog) {
+                 ErrorLog &errorLog, ProfileCounters *profile) {
   launch = &launchInfo;
   errors = &errorLog;
+  profiling = profile != nullptr;
   for (int i = 0; i < 3; ++i)
     blockId[i] = block[i];
   waveSize = launch->chip->waveSize;
@@ -263,6 +283,8 @@ void Runner::run(const LaunchInfo &launchInfo, const uint32_t block[3],
   // on hardware, rather than as a convenient zero.
   memset(lds.get(), 0xFF, launch->ldsBytes);
   races.beginWorkgroup(launch->ldsBytes);
+  if (profiling)
+    profiler.begin(count);
 
   waves.clear();
   for (uint32_t first = 0; first < count; first += uint32_t(waveSize)) {
@@ -288,6 +310,7 @@ void Runner::run(const LaunchInfo &launchInfo, const uint32_t block[3],
     ctx.ldsAccess = &ldsAccessCallback;
     ctx.shuffle = &shuffleCallback;
     ctx.mma = &mmaCallback;
+    ctx.globalAccess = &globalAccessCallback;
     item.runner = this;
     item.linear = i;
     item.wave = i / uint32_t(waveSize);
@@ -307,6 +330,12 @@ void Runner::run(const LaunchInfo &launchInfo, const uint32_t block[3],
   // workgroup.
   switchFiber(threadContext, current->fiber);
   current = nullptr;
+  if (profiling) {
+    profiler.flush();
+    ProfileCounters counters = profiler.getCounters();
+    counters.waves = waves.size();
+    addCounters(*profile, counters);
+  }
 }
 
 uint32_t Runner::waitingAtBarrier(const Wave &wave) const {
@@ -416,6 +445,8 @@ void Runner::completeBarrier(WorkItem *continuing) {
   barrierArrived = 0;
   ++barriersCompleted;
   races.beginEpoch();
+  if (profiling)
+    profiler.flush();
 }
 
 //===----------------------------------------------------------------------===//
@@ -560,6 +591,8 @@ void Runner::runMmaOp(const Wave &wave) {
                 " lanes have returned or do not exist; a matrix "
                 "instruction needs the whole wave (their fragments read "
                 "as 0)");
+  if (profiling)
+    profiler.recordMma(reference->mma.m, reference->mma.n, reference->mma.k);
   std::string problem = runMma(*launch->chip, reference->mma, lanes);
   if (!problem.empty())
     errors->add(getWaveWhere(wave) + ": " + problem);
@@ -624,6 +657,17 @@ void Runner::recordLdsAccess(WorkItem &self, bool isStore, int64_t byteOffset,
               std::to_string(race.byteOffset) + ", between barriers " +
               std::to_string(barriersCompleted) + " and " +
               std::to_string(barriersCompleted + 1));
+}
+
+void Runner::profileAccess(WorkItem &self, int32_t site, bool isStore,
+                           int32_t buffer, int64_t byteOffset, int64_t bytes) {
+  profiler.recordAccess(self.linear, self.wave, self.lane,
+                        waves[self.wave].live, site, isStore, buffer,
+                        byteOffset, bytes);
+  if (queueSize == 0)
+    return;
+  push(self.linear);
+  switchAway(self);
 }
 
 //===----------------------------------------------------------------------===//
@@ -695,9 +739,9 @@ std::string Runner::describeStates(uint32_t first, uint32_t count) const {
 } // namespace
 
 void boo::emu::runWorkgroup(const LaunchInfo &launch, const uint32_t blockId[3],
-                            ErrorLog &errors) {
+                            ErrorLog &errors, ProfileCounters *profile) {
   thread_local std::unique_ptr<Runner> runner;
   if (!runner)
     runner = std::make_unique<Runner>();
-  runner->run(launch, blockId, errors);
+  runner->run(launch, blockId, errors, profile);
 }

@@ -21,6 +21,7 @@
 #define BOO_RUNTIME_SRC_EMUWORKGROUP_H
 
 #include "EmuChip.h"
+#include "EmuProfile.h"
 
 #include <cstdint>
 #include <string>
@@ -45,6 +46,10 @@ struct LaunchInfo {
   uint32_t ldsBytes = 0;
   /// args[i]: the address of argument i's value (boo/EmuABI.h).
   void **args = nullptr;
+  /// When set, the launch is profiled into it (EmuProfile.h), running at
+  /// most `maxWorkgroups` workgroups spread over the grid (0: all).
+  ProfileCounters *profile = nullptr;
+  uint64_t maxWorkgroups = 0;
 };
 
 /// The errors of a workgroup: the first kMaxStoredErrors messages, and how
@@ -65,10 +70,11 @@ struct ErrorLog {
 
 /// Runs workgroup `blockId` of `launch` (already checked: sizes positive,
 /// at most kMaxWorkgroupSize work-items, LDS within the chip's) on the
-/// calling thread, adding its errors to `errors`. The thread's fiber
-/// stacks, LDS and race-detector shadow are kept for its next workgroup.
+/// calling thread, adding its errors to `errors` and, when the launch is
+/// profiled, its counters to `profile`. The thread's fiber stacks, LDS and
+/// race-detector shadow are kept for its next workgroup.
 void runWorkgroup(const LaunchInfo &launch, const uint32_t blockId[3],
-                  ErrorLog &errors);
+                  ErrorLog &errors, ProfileCounters *profile = nullptr);
 
 } // namespace emu
 } // namespace boo

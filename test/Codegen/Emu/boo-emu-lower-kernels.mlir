@@ -3,15 +3,17 @@
 
 // Slots of the work-item's context (runtime/include/boo/EmuABI.h): 0 thread
 // id, 6 block dim, 12 LDS, 14 barrier, 15 reportOutOfBounds, 16 ldsAccess,
-// 17 shuffle, 18 mma.
+// 17 shuffle, 18 mma, 19 globalAccess.
 
 // A kernel named after its gpu.module keeps its name. Its one workgroup
 // attribution (64 floats) is the context's LDS; its arguments are read
 // through %args. With checks, every access is guarded: in bounds it
-// happens (LDS accesses are reported to the race detector, a load before
-// and a store after), out of bounds it is reported with the buffer's code
-// (argument 0, LDS buffer 0 = 1000, argument 1) and skipped, a load giving
-// 0. The barrier and the shuffle call the context.
+// happens and is reported with its site number (0-3 in program order): LDS
+// accesses to the race detector and the profile, accesses of arguments to
+// the profile, a load before and a store after. Out of bounds it is
+// reported with the buffer's code (argument 0, LDS buffer 0 = 1000,
+// argument 1) and skipped, a load giving 0. The barrier and the shuffle
+// call the context.
 // CHECK-LABEL: func.func @reverse(
 // CHECK-SAME:      %[[CTX:[^:]+]]: !llvm.ptr, %[[ARGS:[^:]+]]: !llvm.ptr)
 // CHECK-SAME:      attributes {boo.emu_kernel, boo.emu_lds_bytes = 256 : i64}
@@ -24,6 +26,9 @@
 // CHECK:         %[[TID:.+]] = arith.index_cast %[[TIDX]] : i64 to index
 // CHECK:         %[[OK:.+]] = arith.andi
 // CHECK:         %[[V:.+]] = scf.if %{{.+}} -> (f32) {
+// CHECK:           %[[GLOBP:.+]] = llvm.getelementptr %[[CTX]][19]
+// CHECK:           %[[GLOB:.+]] = llvm.load %[[GLOBP]]
+// CHECK:           llvm.call %[[GLOB]](%[[CTX]], %c0_i32, %c0_i32, %c0_i32, %{{.+}}, %c4_i64)
 // CHECK:           %[[L:.+]] = memref.load %[[IN]][%[[TID]]] : memref<64xf32>
 // CHECK:           scf.yield %[[L]] : f32
 // CHECK:         } else {
@@ -36,7 +41,7 @@
 // CHECK:           memref.store %[[V]], %[[TILE]][%[[TID]]] : memref<64xf32>
 // CHECK:           %[[ACCESS:.+]] = llvm.getelementptr %[[CTX]][16]
 // CHECK:           %[[LDSACC:.+]] = llvm.load %[[ACCESS]]
-// CHECK:           llvm.call %[[LDSACC]](%[[CTX]], %c1_i32, %{{.+}}, %c4_i64)
+// CHECK:           llvm.call %[[LDSACC]](%[[CTX]], %c1_i32, %c1_i32, %{{.+}}, %c4_i64)
 // CHECK:         } else {
 // CHECK:           llvm.call %{{.+}}(%[[CTX]], %c1_i32, %c1000_i32, %[[TIDX]], %c64_i64,
 // CHECK:         }
@@ -44,7 +49,7 @@
 // CHECK:         %[[BAR:.+]] = llvm.load %[[BARP]]
 // CHECK:         llvm.call %[[BAR]](%[[CTX]], %c0_i32) : !llvm.ptr, (!llvm.ptr, i32) -> ()
 // CHECK:         scf.if %{{.+}} -> (f32) {
-// CHECK:           llvm.call %{{.+}}(%[[CTX]], %c0_i32, %{{.+}}, %c4_i64)
+// CHECK:           llvm.call %{{.+}}(%[[CTX]], %c2_i32, %c0_i32, %{{.+}}, %c4_i64)
 // CHECK:           memref.load %[[TILE]]
 // CHECK:         %[[SHUFP:.+]] = llvm.getelementptr %[[CTX]][17]
 // CHECK:         %[[SHUF:.+]] = llvm.load %[[SHUFP]]
@@ -53,17 +58,20 @@
 // CHECK:         %[[S:.+]] = arith.bitcast %[[BITS]] : i32 to f32
 // CHECK:         scf.if
 // CHECK:           memref.store %[[S]]
+// CHECK:           llvm.getelementptr %[[CTX]][19]
+// CHECK:           llvm.call %{{.+}}(%[[CTX]], %c3_i32, %c1_i32, %c1_i32, %{{.+}}, %c4_i64)
 // CHECK:         } else {
 // CHECK:           llvm.call %{{.+}}(%[[CTX]], %c1_i32, %c1_i32, %[[TIDX]], %c64_i64,
 // CHECK:         }
 // CHECK:         return
 // CHECK-NOT:   gpu.module
 
-// Without checks, the accesses are plain and nothing reports LDS accesses.
+// Without checks, the accesses are plain and nothing reports them.
 // NOCHECKS-LABEL: func.func @reverse(
 // NOCHECKS-NOT:     scf.if
 // NOCHECKS-NOT:     getelementptr %{{.+}}[15]
 // NOCHECKS-NOT:     getelementptr %{{.+}}[16]
+// NOCHECKS-NOT:     getelementptr %{{.+}}[19]
 // NOCHECKS:         return
 module attributes {gpu.container_module} {
   gpu.module @reverse {

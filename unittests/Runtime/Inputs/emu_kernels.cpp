@@ -35,10 +35,10 @@ void boo_test_emu_add(Context *ctx, void **args) {
   int64_t t = ctx->threadId[0];
   int64_t i = ctx->blockId[0] * ctx->blockDim[0] + t;
   float *staged = static_cast<float *>(ctx->lds);
-  ctx->ldsAccess(ctx, 1, t * 4, 4);
+  ctx->ldsAccess(ctx, /*site=*/0, 1, t * 4, 4);
   staged[t] = i < n ? a[i] : 0.0f;
   ctx->barrier(ctx, 0);
-  ctx->ldsAccess(ctx, 0, t * 4, 4);
+  ctx->ldsAccess(ctx, /*site=*/1, 0, t * 4, 4);
   float value = staged[t];
   if (i < n)
     c[i] = value + b[i];

@@ -48,9 +48,11 @@ def BooEmuLowerKernels : Pass<"boo-emu-lower-kernels", "ModuleOp"> {
       view and the linear element offset in the buffer the view comes from
       (a kernel argument, an LDS buffer or a private array). Otherwise the
       access is reported through `reportOutOfBounds` and skipped (a load
-      gives 0). In-bounds LDS accesses are reported to `ldsAccess` (the race
-      detector). Any other operation that reads or writes a memref is
-      rejected, so no access goes unchecked;
+      gives 0). In-bounds accesses are reported with their site number (the
+      kernel's guarded accesses in program order): LDS ones to `ldsAccess`
+      (the race detector and the profile), those of kernel arguments to
+      `globalAccess` (the profile). Any other operation that reads or
+      writes a memref is rejected, so no access goes unchecked;
     - GPU address spaces are dropped; static private `memref.alloca`s move
       to the entry block.
 
