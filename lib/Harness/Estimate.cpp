@@ -39,17 +39,25 @@ harness::estimateOnChip(ModuleOp source, const ChipInfo &chip,
     return failure();
   CommandEstimate result;
   result.kernels = std::move(*kernels);
+  summarizeEstimate(chip, result);
+  return result;
+}
+
+void harness::summarizeEstimate(const ChipInfo &chip,
+                                CommandEstimate &estimate) {
+  estimate.seconds = 0;
+  estimate.bound.clear();
+  estimate.fractionOfPeak = 0;
   double longest = 0, flops = 0;
-  for (const KernelEstimate &k : result.kernels) {
-    result.seconds += k.seconds;
+  for (const KernelEstimate &k : estimate.kernels) {
+    estimate.seconds += k.seconds;
     flops += k.mmaFlops;
     if (k.seconds > longest) {
       longest = k.seconds;
-      result.bound = k.bound.str();
+      estimate.bound = k.bound.str();
     }
   }
-  if (result.seconds > 0)
-    result.fractionOfPeak =
-        flops / result.seconds / (chip.peakMatrixTflops * 1e12);
-  return result;
+  if (estimate.seconds > 0)
+    estimate.fractionOfPeak =
+        flops / estimate.seconds / (chip.peakMatrixTflops * 1e12);
 }

@@ -161,6 +161,32 @@ bool RuntimeSession::invoke(double &milliseconds, std::string &error) {
          check(boo_event_elapsed_ms(start, stop, &milliseconds), error);
 }
 
+bool RuntimeSession::invokeProfiled(uint64_t maxWorkgroups,
+                                    std::vector<LaunchProfile> &profiles,
+                                    std::string &error) {
+  profiles.clear();
+  if (!check(boo_device_profile_begin(device, maxWorkgroups), error))
+    return false;
+  bool invoked = check(boo_function_invoke(function, inputBuffers.data(),
+                                           inputBuffers.size(),
+                                           resultBuffers.data(),
+                                           resultBuffers.size()),
+                       error);
+  const boo_launch_profile_t *launches = nullptr;
+  size_t count = 0;
+  // Ends the profile even when the invocation failed.
+  std::string endError;
+  if (!check(boo_device_profile_end(device, &launches, &count), endError)) {
+    error = invoked ? endError : error;
+    return false;
+  }
+  if (!invoked)
+    return false;
+  for (size_t i = 0; i < count; ++i)
+    profiles.push_back({launches[i].kernel, launches[i]});
+  return true;
+}
+
 bool RuntimeSession::readResults(std::vector<HostTensor> &outs,
                                  std::string &error) {
   outs.clear();

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // `boo-driver --estimate --targets gfx942,gfx1100 [--commands-file F]
-// [--csv F]`: compiles each command for each chip and prints its
-// performance ESTIMATE (docs/PerfModel.md); runs nothing.
+// [--csv F] [--estimate-sample N]`: compiles each command for each chip
+// and prints its performance ESTIMATE (docs/PerfModel.md), with the counts
+// of a sample of its workgroups run on the chip's emulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir::boo {
+class KernelCache;
+} // namespace mlir::boo
+
 namespace mlir::boo::harness {
 
 struct EstimateOptions {
@@ -25,11 +30,19 @@ struct EstimateOptions {
   std::string tuningSpec;
   /// One row per command and chip (empty: no CSV).
   std::string csvFile;
+  /// Whether the kernels also run on the chip's emulator for their
+  /// dynamic counts (docs/Emulator.md, "Profile"), and how many
+  /// workgroups of each (0: all).
+  bool emulate = true;
+  uint64_t sampleWorkgroups = 32;
+  /// Whether to print each kernel's report.
+  bool details = false;
 };
 
 /// Returns the exit status: 0, 1 if a command failed, 2 on bad options.
+/// The emulator's code objects are compiled through `cache` (may be null).
 int runEstimate(const std::vector<CommandLine> &commands,
-                const EstimateOptions &options);
+                const EstimateOptions &options, KernelCache *cache);
 
 } // namespace mlir::boo::harness
 

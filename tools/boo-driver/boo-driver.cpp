@@ -140,6 +140,18 @@ llvm::cl::opt<bool> estimate(
                    "roofline of the compiled code, docs/PerfModel.md); run "
                    "nothing. --csv writes one row per command and chip"),
     llvm::cl::cat(driverCategory));
+llvm::cl::opt<int64_t> estimateSample(
+    "estimate-sample",
+    llvm::cl::desc("--estimate: run this many workgroups of each kernel on "
+                   "the chip's emulator for its dynamic counts (MMAs, bytes, "
+                   "lines, LDS bank conflicts; 0 runs all, -1 none: the IR's "
+                   "static counts only)"),
+    llvm::cl::init(32), llvm::cl::cat(driverCategory));
+llvm::cl::opt<bool> estimateDetails(
+    "estimate-details",
+    llvm::cl::desc("--estimate: print each kernel's report (as boo-translate "
+                   "--emit-perf-report, with the emulator's counts)"),
+    llvm::cl::cat(driverCategory));
 llvm::cl::opt<std::string> targets(
     "targets",
     llvm::cl::desc("--preload targets: chips (gfx942), emu:CHIP or cpu, "
@@ -642,7 +654,13 @@ int runDriver(const std::string &command) {
       options.chips.push_back(chip.trim().str());
     options.tuningSpec = tuningSpec;
     options.csvFile = csvFile;
-    return runEstimate(commands, options);
+    if (estimateSample < -1)
+      return fail("--estimate-sample=" + std::to_string(estimateSample) +
+                  ": expected a workgroup count, 0 (all) or -1 (none)");
+    options.emulate = estimateSample >= 0;
+    options.details = estimateDetails;
+    options.sampleWorkgroups = uint64_t(std::max<int64_t>(estimateSample, 0));
+    return runEstimate(commands, options, &cache);
   }
 
   if (preload) {

@@ -34,6 +34,10 @@ struct CommandEstimate {
   double fractionOfPeak = 0;
 };
 
+/// Sums `estimate`'s kernels into its totals (again after their counts
+/// changed, e.g. by applyEmulatedCounts).
+void summarizeEstimate(const ChipInfo &chip, CommandEstimate &estimate);
+
 /// Compiles Boo MLIR `source` (not modified) for `chip` and estimates it.
 FailureOr<CommandEstimate> estimateOnChip(ModuleOp source, const ChipInfo &chip,
                                           llvm::StringRef tuningSpec,

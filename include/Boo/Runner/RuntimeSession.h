@@ -48,6 +48,18 @@ public:
   /// Invokes once and waits; `milliseconds` is the device-event time of the
   /// call (host-to-device copies excluded).
   bool invoke(double &milliseconds, std::string &error);
+  /// What one launch executed, from an emulator device's profile
+  /// (boo_launch_profile_t, with its kernel's name kept).
+  struct LaunchProfile {
+    std::string kernel;
+    boo_launch_profile_t counts;
+  };
+  /// Emulator devices: invokes once, profiling each launch and running at
+  /// most `maxWorkgroups` of its workgroups (0: all; a sample leaves the
+  /// results incomplete). docs/Emulator.md, "Profile".
+  bool invokeProfiled(uint64_t maxWorkgroups,
+                      std::vector<LaunchProfile> &profiles,
+                      std::string &error);
   /// Copies the results of the last invocation back.
   bool readResults(std::vector<HostTensor> &outs, std::string &error);
 

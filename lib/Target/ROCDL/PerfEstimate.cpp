@@ -34,6 +34,7 @@ namespace {
 constexpr double kCacheBytesPerClockPerCU = 64;
 constexpr double kLdsBytesPerClockPerCU = 128;
 
+
 bool isLdsInstruction(StringRef m) { return m.starts_with("ds_"); }
 bool isGlobalInstruction(StringRef m) {
   return m.starts_with("global_") || m.starts_with("buffer_") ||
@@ -170,6 +171,43 @@ int64_t wavesPerSimd(const ChipInfo &chip, const KernelEstimate &e) {
   return std::max<int64_t>(0, std::min({chip.maxWavesPerSimd, byRegs, byLds}));
 }
 
+/// The roofline's times and the estimate from `e`'s counts.
+void computeBounds(const ChipInfo &chip, KernelEstimate &e) {
+  double waves = double(e.waves);
+  double clock = chip.clockGHz * 1e9;
+  double simds = double(chip.computeUnits) * chip.simdsPerCU;
+  // A launch with fewer waves than SIMDs leaves the rest idle.
+  double busy = std::min(1.0, waves / simds);
+  e.mmaSeconds = e.mmaFlops / (chip.peakMatrixTflops * 1e12 * busy);
+  e.issueSeconds = e.issuedInstructions / (simds * busy * clock);
+  e.memorySeconds = e.compulsoryBytes / (chip.memoryGBps * 1e9);
+  // Emulated, the cache also looks up at most one line per cycle (so
+  // scattered lanes cost a cycle each), and each LDS instruction takes its
+  // cycles, bank conflicts included.
+  double cacheCycles = e.globalBytes / kCacheBytesPerClockPerCU;
+  if (e.emulated)
+    cacheCycles = std::max(cacheCycles, e.globalLines);
+  e.cacheSeconds = cacheCycles / (chip.computeUnits * clock);
+  e.ldsSeconds =
+      e.emulated
+          ? e.ldsCycles / (chip.computeUnits * clock)
+          : e.ldsBytes / (kLdsBytesPerClockPerCU * chip.computeUnits * clock);
+  e.seconds = 0;
+  e.bound = "";
+  std::pair<double, StringRef> bounds[] = {{e.mmaSeconds, "mma"},
+                                           {e.memorySeconds, "memory"},
+                                           {e.cacheSeconds, "cache"},
+                                           {e.ldsSeconds, "lds"},
+                                           {e.issueSeconds, "issue"}};
+  for (auto [t, name] : bounds)
+    if (t > e.seconds) {
+      e.seconds = t;
+      e.bound = name;
+    }
+  if (e.seconds > 0 && e.mmaFlops > 0)
+    e.fractionOfPeak = e.mmaFlops / e.seconds / (chip.peakMatrixTflops * 1e12);
+}
+
 /// Fills the launch's totals and the roofline's times.
 void applyRoofline(const ChipInfo &chip, DictionaryAttr counts,
                    KernelEstimate &e) {
@@ -193,30 +231,7 @@ void applyRoofline(const ChipInfo &chip, DictionaryAttr counts,
        perThread("lds_writes") + perThread("mma") + perThread("barriers")) *
       waves;
   e.approximate = getInt(counts, "approximate") != 0;
-
-  double clock = chip.clockGHz * 1e9;
-  double simds = double(chip.computeUnits) * chip.simdsPerCU;
-  // A launch with fewer waves than SIMDs leaves the rest idle.
-  double busy = std::min(1.0, waves / simds);
-  e.mmaSeconds = e.mmaFlops / (chip.peakMatrixTflops * 1e12 * busy);
-  e.issueSeconds = e.issuedInstructions / (simds * busy * clock);
-  e.memorySeconds = e.compulsoryBytes / (chip.memoryGBps * 1e9);
-  e.cacheSeconds =
-      e.globalBytes / (kCacheBytesPerClockPerCU * chip.computeUnits * clock);
-  e.ldsSeconds =
-      e.ldsBytes / (kLdsBytesPerClockPerCU * chip.computeUnits * clock);
-  std::pair<double, StringRef> bounds[] = {{e.mmaSeconds, "mma"},
-                                           {e.memorySeconds, "memory"},
-                                           {e.cacheSeconds, "cache"},
-                                           {e.ldsSeconds, "lds"},
-                                           {e.issueSeconds, "issue"}};
-  for (auto [t, name] : bounds)
-    if (t > e.seconds) {
-      e.seconds = t;
-      e.bound = name;
-    }
-  if (e.seconds > 0 && e.mmaFlops > 0)
-    e.fractionOfPeak = e.mmaFlops / e.seconds / (chip.peakMatrixTflops * 1e12);
+  computeBounds(chip, e);
 }
 
 int64_t bufferBytes(Type type) {
@@ -228,6 +243,26 @@ int64_t bufferBytes(Type type) {
 }
 
 } // namespace
+
+void mlir::boo::applyEmulatedCounts(const ChipInfo &chip,
+                                    const EmulatedCounts &counts,
+                                    KernelEstimate &e) {
+  if (counts.profiledWorkgroups <= 0)
+    return;
+  double scale = counts.workgroups / counts.profiledWorkgroups;
+  e.emulated = true;
+  e.emulatedWorkgroups = counts.profiledWorkgroups;
+  e.mmaInstructions = counts.mmaInstructions * scale;
+  e.mmaFlops = counts.mmaFlops * scale;
+  e.globalInstructions = counts.globalInstructions * scale;
+  e.globalBytes = counts.globalBytes * scale;
+  e.globalLines = counts.globalLines * scale;
+  e.ldsInstructions = counts.ldsInstructions * scale;
+  e.ldsBytes = counts.ldsBytes * scale;
+  e.ldsCycles = counts.ldsCycles * scale;
+  e.ldsConflictFreeCycles = counts.ldsConflictFreeCycles * scale;
+  computeBounds(chip, e);
+}
 
 FailureOr<std::vector<KernelEstimate>>
 mlir::boo::estimateKernels(ModuleOp compiled, const ChipInfo &chip,
@@ -326,11 +361,28 @@ void mlir::boo::printPerfReport(raw_ostream &os, const ChipInfo &chip,
         static_cast<long long>(m.ldsWrites.instructions),
         m.ldsWrites.bytesPerInstruction(), static_cast<long long>(m.barriers),
         static_cast<long long>(m.waits));
-    os << llvm::format("  executed: %.4g MMA (%.4g FLOP), %.4g global B in "
-                       "%.4g instructions, %.4g LDS B in %.4g instructions, "
-                       "%.4g issued; compulsory %.4g B\n",
+    if (e.emulated)
+      os << llvm::format("  executed (emulator, %.0f of %lld workgroups run): ",
+                         e.emulatedWorkgroups,
+                         static_cast<long long>(e.workgroups));
+    else
+      os << "  executed (IR counts): ";
+    os << llvm::format("%.4g MMA (%.4g FLOP), %.4g global B in %.4g "
+                       "instructions, %.4g LDS B in %.4g instructions, %.4g "
+                       "issued; compulsory %.4g B\n",
                        e.mmaInstructions, e.mmaFlops, e.globalBytes,
                        e.globalInstructions, e.ldsBytes, e.ldsInstructions,
                        e.issuedInstructions, e.compulsoryBytes);
+    if (e.emulated)
+      os << llvm::format(
+          "  emulated: %.4g global lines of 128 B (%.1f%% of their bytes "
+          "used), %.4g LDS cycles, %.4g without bank conflicts (+%.1f%%)\n",
+          e.globalLines,
+          e.globalLines > 0 ? 100 * e.globalBytes / (e.globalLines * 128.0)
+                            : 0,
+          e.ldsCycles, e.ldsConflictFreeCycles,
+          e.ldsConflictFreeCycles > 0
+              ? 100 * (e.ldsCycles / e.ldsConflictFreeCycles - 1)
+              : 0);
   }
 }

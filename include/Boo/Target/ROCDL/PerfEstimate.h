@@ -74,6 +74,13 @@ struct KernelEstimate {
   /// Bytes of the kernel's buffers: what must cross the memory bus once.
   double compulsoryBytes = 0;
   bool approximate = false;
+  /// Whether the MMA, global and LDS counts are the emulator's
+  /// (applyEmulatedCounts), and from which share of the workgroups.
+  bool emulated = false;
+  double emulatedWorkgroups = 0;
+  /// Emulated only: the 128-byte lines the global instructions touch, and
+  /// the LDS cycles with and without bank conflicts (boo/LdsBankModel.h).
+  double globalLines = 0, ldsCycles = 0, ldsConflictFreeCycles = 0;
   // Times in seconds of each bound, and the estimate (the largest).
   double mmaSeconds = 0, memorySeconds = 0, cacheSeconds = 0, ldsSeconds = 0,
          issueSeconds = 0, seconds = 0;
@@ -81,6 +88,23 @@ struct KernelEstimate {
   /// MMA FLOP/s at the estimate over the chip's peak (0 without MMA).
   double fractionOfPeak = 0;
 };
+
+/// What the emulator's profile counted for one launch
+/// (boo_launch_profile_t), over `profiledWorkgroups` of its workgroups.
+struct EmulatedCounts {
+  double workgroups = 0, profiledWorkgroups = 0;
+  double mmaInstructions = 0, mmaFlops = 0;
+  double globalInstructions = 0, globalBytes = 0, globalLines = 0;
+  double ldsInstructions = 0, ldsBytes = 0, ldsCycles = 0,
+         ldsConflictFreeCycles = 0;
+};
+
+/// Replaces `e`'s MMA, global and LDS counts by the emulator's, scaled from
+/// the profiled workgroups to the launch, and recomputes the roofline with
+/// them: `cache` at most one line per cycle, `lds` from the LDS cycles with
+/// bank conflicts (docs/PerfModel.md).
+void applyEmulatedCounts(const ChipInfo &chip, const EmulatedCounts &counts,
+                         KernelEstimate &e);
 
 /// Estimates every kernel launched by the host functions of `compiled`
 /// (the output of boo-to-rocdl for `chip`). `isaByKernel` holds each
