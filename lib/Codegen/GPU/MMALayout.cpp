@@ -14,8 +14,10 @@
 #include "Boo/Codegen/GPU/MMALayout.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "Boo/Target/ChipInfo.h"
+#include "boo/LdsBankModel.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 
@@ -73,6 +75,36 @@ int64_t mlir::boo::getLDSRowPadding(const MMAIntrinsicLayout &layout, bool isA,
   if (rowBytes % access != 0 || (rowBytes / access) % 2 == 1)
     return 0;
   return access / elementBytes;
+}
+
+std::pair<int64_t, int64_t>
+mlir::boo::getStagingRowSpread(int64_t rows, int64_t perRow,
+                               int64_t accessBytes, int64_t rowStrideBytes) {
+  using namespace ::boo::lds;
+  if (accessBytes <= 0 || perRow <= 0 || rowStrideBytes % kBankBytes != 0)
+    return {1, 1};
+  int64_t lanes = std::min(kBanks, kBytesPerCycle / accessBytes);
+  int64_t rowDwords = perRow * accessBytes / kBankBytes;
+  if (perRow >= lanes || lanes % perRow != 0 ||
+      (lanes / perRow) * rowDwords != kBanks)
+    return {1, 1};
+  int64_t group = lanes / perRow;
+  int64_t stride = rowStrideBytes / kBankBytes;
+  for (int64_t spacing = 1; group * spacing <= rows; ++spacing) {
+    if (rows % (group * spacing) != 0)
+      continue;
+    std::vector<bool> used(kBanks, false);
+    bool distinct = true;
+    for (int64_t j = 0; j < group && distinct; ++j)
+      for (int64_t d = 0; d < rowDwords && distinct; ++d) {
+        int64_t bank = (j * spacing * stride + d) % kBanks;
+        distinct = !used[bank];
+        used[bank] = true;
+      }
+    if (distinct)
+      return {group, spacing};
+  }
+  return {1, 1};
 }
 
 int mlir::boo::getWMMAGeneration(const ChipInfo &chip) {

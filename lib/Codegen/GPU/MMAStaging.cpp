@@ -164,9 +164,30 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
   int64_t extent = isA ? extM : extN;
   int64_t width = isA ? widthA : widthB;
   int64_t perRow = kT / width;
+  int64_t rowStride = cast<MemRefType>(lds.getType()).getShape().back();
+  auto [group, spacing] =
+      getStagingRowSpread(rows, perRow, width * elemBytes(),
+                          rowStride * elemBytes());
   Value kBase = at.coords[kL];
   forEachStagingItem(sb, rows * perRow, [&](OpBuilder &ib, Value idx) {
     Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow));
+    if (spacing > 1) {
+      // Within each block of group x spacing rows, item row j * spacing + m
+      // for the (m * group + j)-th: a write cycle's rows `spacing` apart.
+      int64_t block = group * spacing;
+      Value base = arith::MulIOp::create(
+          ib, loc, arith::DivUIOp::create(ib, loc, row, cIndex(ib, loc, block)),
+          cIndex(ib, loc, block));
+      Value inBlock =
+          arith::RemUIOp::create(ib, loc, row, cIndex(ib, loc, block));
+      Value j = arith::RemUIOp::create(ib, loc, inBlock, cIndex(ib, loc, group));
+      Value m = arith::DivUIOp::create(ib, loc, inBlock, cIndex(ib, loc, group));
+      row = arith::AddIOp::create(
+          ib, loc, base,
+          arith::AddIOp::create(
+              ib, loc, arith::MulIOp::create(ib, loc, j, cIndex(ib, loc, spacing)),
+              m));
+    }
     Value col = arith::MulIOp::create(
         ib, loc, arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow)),
         cIndex(ib, loc, width));

@@ -19,6 +19,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -167,5 +168,69 @@ TEST(MMALayout, PaddedFragmentReadsAreConflictFree) {
         if (kTile >= 32)
           EXPECT_GT(conflictCycles(l, isA, kTile, 0), 0)
               << l.name.str() << " kTile " << kTile << " unpadded";
+      }
+}
+
+namespace {
+
+/// The extra cycles of one staging pass of a wave (64 lanes, lane l
+/// writing item l) over a [rows][kTile + pad] tile of 2-byte elements,
+/// `width` elements per write, with the staging's row spread.
+int64_t stagingConflictCycles(int64_t rows, int64_t kTile, int64_t pad,
+                              int64_t width, bool spread) {
+  constexpr int64_t kElementBytes = 2;
+  int64_t perRow = kTile / width;
+  int64_t strideBytes = (kTile + pad) * kElementBytes;
+  auto [group, spacing] =
+      spread ? getStagingRowSpread(rows, perRow, width * kElementBytes,
+                                   strideBytes)
+             : std::pair<int64_t, int64_t>{1, 1};
+  std::vector<::boo::lds::LaneAccess> lanes;
+  for (int64_t lane = 0; lane < std::min<int64_t>(64, rows * perRow);
+       ++lane) {
+    int64_t row = lane / perRow, col = lane % perRow * width;
+    if (spacing > 1) {
+      int64_t block = group * spacing, inBlock = row % block;
+      row = row / block * block + inBlock % group * spacing + inBlock / group;
+    }
+    lanes.push_back({uint32_t(lane), row * strideBytes + col * kElementBytes,
+                     width * kElementBytes});
+  }
+  ::boo::lds::Cycles cycles = ::boo::lds::countCycles(std::move(lanes));
+  return cycles.actual - cycles.conflictFree;
+}
+
+} // namespace
+
+// The staging's 16-byte writes into the padded tiles: adjacent rows
+// conflict (the padding serves the fragment reads), rows spread by
+// getStagingRowSpread do not. Every intrinsic's padding, K tiles 16-64.
+TEST(MMALayout, SpreadStagingWritesAreConflictFree) {
+  for (const MMAIntrinsicLayout &l : getMMAIntrinsicLayouts())
+    for (bool isA : {true, false})
+      for (int64_t kTile : {16, 32, 64}) {
+        int64_t pad = getLDSRowPadding(l, isA, kTile, 2);
+        for (int64_t rows : {16, 32, 64, 128}) {
+          EXPECT_EQ(stagingConflictCycles(rows, kTile, pad, 8, true), 0)
+              << l.name.str() << " kTile " << kTile << " pad " << pad
+              << " rows " << rows;
+          // A permutation: every row is still written once.
+          auto [group, spacing] =
+              getStagingRowSpread(rows, kTile / 8, 16, (kTile + pad) * 2);
+          std::vector<int> hits(rows, 0);
+          for (int64_t r = 0; r < rows; ++r) {
+            int64_t row = r;
+            if (spacing > 1) {
+              int64_t block = group * spacing, inBlock = r % block;
+              row = r / block * block + inBlock % group * spacing +
+                    inBlock / group;
+            }
+            ++hits[row];
+          }
+          EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), rows);
+        }
+        if (kTile == 32 && pad > 0)
+          EXPECT_GT(stagingConflictCycles(64, kTile, pad, 8, false), 0)
+              << l.name.str() << " unspread";
       }
 }

@@ -86,6 +86,18 @@ int64_t getFragmentAccessBytes(const MMAIntrinsicLayout &layout, bool isA,
 int64_t getLDSRowPadding(const MMAIntrinsicLayout &layout, bool isA,
                          int64_t kTile, int64_t elementBytes);
 
+/// How the staging of an LDS tile [rows][row stride] spreads the rows one
+/// LDS write cycle serves (boo/LdsBankModel.h: 128 bytes of
+/// `accessBytes`-byte writes, `perRow` writes per row). Adjacent rows
+/// conflict under the padded stride of getLDSRowPadding; rows `spacing`
+/// apart fill distinct banks. Returns {group, spacing}: the staging writes
+/// logical rows m * group + j (j < group) to row j * spacing + m of each
+/// block of group x spacing rows. {1, 1} (or spacing 1) keeps rows
+/// adjacent: already conflict-free, or no spacing helps.
+std::pair<int64_t, int64_t> getStagingRowSpread(int64_t rows, int64_t perRow,
+                                                int64_t accessBytes,
+                                                int64_t rowStrideBytes);
+
 namespace detail {
 inline int64_t floorDiv(int64_t a, int64_t b) { return a / b; }
 inline AffineExpr floorDiv(AffineExpr a, int64_t b) { return a.floorDiv(b); }
