@@ -167,11 +167,10 @@ bool RuntimeSession::invokeProfiled(uint64_t maxWorkgroups,
   profiles.clear();
   if (!check(boo_device_profile_begin(device, maxWorkgroups), error))
     return false;
-  bool invoked = check(boo_function_invoke(function, inputBuffers.data(),
-                                           inputBuffers.size(),
-                                           resultBuffers.data(),
-                                           resultBuffers.size()),
-                       error);
+  bool invoked = check(
+      boo_function_invoke(function, inputBuffers.data(), inputBuffers.size(),
+                          resultBuffers.data(), resultBuffers.size()),
+      error);
   const boo_launch_profile_t *launches = nullptr;
   size_t count = 0;
   // Ends the profile even when the invocation failed.

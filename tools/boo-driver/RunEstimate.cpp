@@ -97,9 +97,8 @@ bool EmulatorProfiler::apply(ModuleOp source, const ChipInfo &chip,
     const boo_launch_profile_t &c = p.counts;
     if (p.kernel != k.kernel || int64_t(c.workgroups) != k.workgroups) {
       error = "the emulator's kernel '" + p.kernel + "' (" +
-              std::to_string(c.workgroups) +
-              " workgroups) is not the GPU's '" + k.kernel + "' (" +
-              std::to_string(k.workgroups) + ")";
+              std::to_string(c.workgroups) + " workgroups) is not the GPU's '" +
+              k.kernel + "' (" + std::to_string(k.workgroups) + ")";
       return false;
     }
   }

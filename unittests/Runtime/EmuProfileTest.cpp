@@ -115,8 +115,8 @@ TEST(EmuProfileTest, CountsMatchTheHandCount) {
     ProfileCounters profile{};
     std::string errors;
     ASSERT_TRUE(runKernel("gfx942", &profiledKernel, {groups, 1, 1},
-                          {128, 1, 1}, 8192, args, errors, "profiled",
-                          threads, &profile))
+                          {128, 1, 1}, 8192, args, errors, "profiled", threads,
+                          &profile))
         << errors;
     EXPECT_EQ(profile.workgroups, groups);
     EXPECT_EQ(profile.profiled_workgroups, groups);
@@ -152,8 +152,8 @@ TEST(EmuProfileTest, WithoutAProfileNothingIsCounted) {
                       reinterpret_cast<int64_t>(out.data())};
   void *args[2] = {&slots[0], &slots[1]};
   std::string errors;
-  ASSERT_TRUE(runKernel("gfx942", &profiledKernel, {1, 1, 1}, {128, 1, 1},
-                        8192, args, errors))
+  ASSERT_TRUE(runKernel("gfx942", &profiledKernel, {1, 1, 1}, {128, 1, 1}, 8192,
+                        args, errors))
       << errors;
   EXPECT_EQ(out[0], 0.0f);
 }

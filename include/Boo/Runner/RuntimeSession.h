@@ -58,8 +58,7 @@ public:
   /// most `maxWorkgroups` of its workgroups (0: all; a sample leaves the
   /// results incomplete). docs/Emulator.md, "Profile".
   bool invokeProfiled(uint64_t maxWorkgroups,
-                      std::vector<LaunchProfile> &profiles,
-                      std::string &error);
+                      std::vector<LaunchProfile> &profiles, std::string &error);
   /// Copies the results of the last invocation back.
   bool readResults(std::vector<HostTensor> &outs, std::string &error);
 

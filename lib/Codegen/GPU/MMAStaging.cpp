@@ -165,9 +165,8 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
   int64_t width = isA ? widthA : widthB;
   int64_t perRow = kT / width;
   int64_t rowStride = cast<MemRefType>(lds.getType()).getShape().back();
-  auto [group, spacing] =
-      getStagingRowSpread(rows, perRow, width * elemBytes(),
-                          rowStride * elemBytes());
+  auto [group, spacing] = getStagingRowSpread(rows, perRow, width * elemBytes(),
+                                              rowStride * elemBytes());
   Value kBase = at.coords[kL];
   forEachStagingItem(sb, rows * perRow, [&](OpBuilder &ib, Value idx) {
     Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow));
@@ -180,13 +179,15 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
           cIndex(ib, loc, block));
       Value inBlock =
           arith::RemUIOp::create(ib, loc, row, cIndex(ib, loc, block));
-      Value j = arith::RemUIOp::create(ib, loc, inBlock, cIndex(ib, loc, group));
-      Value m = arith::DivUIOp::create(ib, loc, inBlock, cIndex(ib, loc, group));
+      Value j =
+          arith::RemUIOp::create(ib, loc, inBlock, cIndex(ib, loc, group));
+      Value m =
+          arith::DivUIOp::create(ib, loc, inBlock, cIndex(ib, loc, group));
       row = arith::AddIOp::create(
           ib, loc, base,
           arith::AddIOp::create(
-              ib, loc, arith::MulIOp::create(ib, loc, j, cIndex(ib, loc, spacing)),
-              m));
+              ib, loc,
+              arith::MulIOp::create(ib, loc, j, cIndex(ib, loc, spacing)), m));
     }
     Value col = arith::MulIOp::create(
         ib, loc, arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow)),

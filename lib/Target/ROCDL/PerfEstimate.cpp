@@ -34,7 +34,6 @@ namespace {
 constexpr double kCacheBytesPerClockPerCU = 64;
 constexpr double kLdsBytesPerClockPerCU = 128;
 
-
 bool isLdsInstruction(StringRef m) { return m.starts_with("ds_"); }
 bool isGlobalInstruction(StringRef m) {
   return m.starts_with("global_") || m.starts_with("buffer_") ||
@@ -378,8 +377,7 @@ void mlir::boo::printPerfReport(raw_ostream &os, const ChipInfo &chip,
           "  emulated: %.4g global lines of 128 B (%.1f%% of their bytes "
           "used), %.4g LDS cycles, %.4g without bank conflicts (+%.1f%%)\n",
           e.globalLines,
-          e.globalLines > 0 ? 100 * e.globalBytes / (e.globalLines * 128.0)
-                            : 0,
+          e.globalLines > 0 ? 100 * e.globalBytes / (e.globalLines * 128.0) : 0,
           e.ldsCycles, e.ldsConflictFreeCycles,
           e.ldsConflictFreeCycles > 0
               ? 100 * (e.ldsCycles / e.ldsConflictFreeCycles - 1)

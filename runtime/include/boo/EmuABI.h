@@ -154,8 +154,7 @@ static_assert(offsetof(Context, reportOutOfBounds) ==
 static_assert(offsetof(Context, ldsAccess) == kSlotLdsAccess * 8, "slot");
 static_assert(offsetof(Context, shuffle) == kSlotShuffle * 8, "slot");
 static_assert(offsetof(Context, mma) == kSlotMma * 8, "slot");
-static_assert(offsetof(Context, globalAccess) == kSlotGlobalAccess * 8,
-              "slot");
+static_assert(offsetof(Context, globalAccess) == kSlotGlobalAccess * 8, "slot");
 
 } // namespace emu
 } // namespace boo

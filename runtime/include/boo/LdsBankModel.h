@@ -1,4 +1,5 @@
-//===- LdsBankModel.h - LDS bank conflicts of a wave instruction -*- C++ -*-===//
+//===- LdsBankModel.h - LDS bank conflicts of a wave instruction -*- C++
+//-*-===//
 //
 // Part of the Boo project.
 //
@@ -54,10 +55,9 @@ inline Cycles countCycles(std::vector<LaneAccess> accesses) {
   Cycles cycles;
   if (accesses.empty())
     return cycles;
-  std::sort(accesses.begin(), accesses.end(),
-            [](const LaneAccess &a, const LaneAccess &b) {
-              return a.lane < b.lane;
-            });
+  std::sort(
+      accesses.begin(), accesses.end(),
+      [](const LaneAccess &a, const LaneAccess &b) { return a.lane < b.lane; });
   int64_t width = 1;
   for (const LaneAccess &a : accesses)
     width = std::max(width, a.bytes);
@@ -75,8 +75,8 @@ inline Cycles countCycles(std::vector<LaneAccess> accesses) {
          ++end) {
       const LaneAccess &a = accesses[end];
       int64_t begin = a.byteOffset / kBankBytes;
-      int64_t last = (a.byteOffset + std::max<int64_t>(a.bytes, 1) - 1) /
-                     kBankBytes;
+      int64_t last =
+          (a.byteOffset + std::max<int64_t>(a.bytes, 1) - 1) / kBankBytes;
       for (int64_t d = begin; d <= last; ++d)
         dwords.push_back(d);
     }

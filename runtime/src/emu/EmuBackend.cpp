@@ -19,8 +19,8 @@
 #include "ThreadPool.h"
 
 #include <cstdlib>
-#include <deque>
 #include <cstring>
+#include <deque>
 
 using namespace boo::runtime;
 using boo::emu::ChipInfo;
@@ -144,8 +144,7 @@ public:
 
   boo_status_t load(const ModuleDesc &module, uint32_t targetIndex,
                     std::unique_ptr<Executable> &executable) override {
-    auto loaded =
-        std::make_unique<EmuExecutable>(module, chip, pool, profile);
+    auto loaded = std::make_unique<EmuExecutable>(module, chip, pool, profile);
     if (boo_status_t status = loaded->load(targetIndex))
       return status;
     executable = std::move(loaded);

@@ -62,10 +62,10 @@ void runWorkgroups(void *ctx, int64_t begin, int64_t end) {
   ProfileCounters profile{};
   for (int64_t index = begin; index < end; ++index) {
     // A sample spreads evenly over the grid.
-    uint64_t linear = run.running == run.groups
-                          ? uint64_t(index)
-                          : uint64_t(__uint128_t(index) * run.groups /
-                                     run.running);
+    uint64_t linear =
+        run.running == run.groups
+            ? uint64_t(index)
+            : uint64_t(__uint128_t(index) * run.groups / run.running);
     uint32_t blockId[3] = {uint32_t(linear % grid[0]),
                            uint32_t(linear / grid[0] % grid[1]),
                            uint32_t(linear / (uint64_t(grid[0]) * grid[1]))};

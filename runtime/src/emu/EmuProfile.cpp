@@ -37,9 +37,8 @@ void WorkgroupProfiler::begin(uint32_t items) {
 
 void WorkgroupProfiler::recordAccess(uint32_t item, uint32_t wave,
                                      uint32_t lane, uint32_t liveLanes,
-                                     int32_t site, bool isStore,
-                                     int32_t buffer, int64_t byteOffset,
-                                     int64_t bytes) {
+                                     int32_t site, bool isStore, int32_t buffer,
+                                     int64_t byteOffset, int64_t bytes) {
   if (site < 0)
     return;
   std::vector<uint32_t> &counts = executions[item];

@@ -102,8 +102,8 @@ public:
   /// Profiles an in-bounds access (`buffer` -1 for the LDS), then lets the
   /// other work-items catch up, so that the lanes of a wave instruction
   /// report close together.
-  void profileAccess(WorkItem &self, int32_t site, bool isStore,
-                     int32_t buffer, int64_t byteOffset, int64_t bytes);
+  void profileAccess(WorkItem &self, int32_t site, bool isStore, int32_t buffer,
+                     int64_t byteOffset, int64_t bytes);
   bool isProfiling() const { return profiling; }
 
   const LaunchInfo &getLaunch() const { return *launch; }
@@ -194,8 +194,7 @@ void ldsAccessCallback(Context *ctx, int32_t site, int32_t isStore,
   WorkItem &item = getItem(ctx);
   item.runner->recordLdsAccess(item, isStore != 0, byteOffset, bytes);
   if (item.runner->isProfiling())
-    item.runner->profileAccess(item, site, isStore != 0, -1, byteOffset,
-                               bytes);
+    item.runner->profileAccess(item, site, isStore != 0, -1, byteOffset, bytes);
 }
 
 void globalAccessCallback(Context *ctx, int32_t site, int32_t isStore,

@@ -140,8 +140,8 @@ int64_t conflictCycles(const MMAIntrinsicLayout &l, bool isA, int64_t kTile,
   for (int64_t first = 0; first < items; first += access / kElementBytes) {
     std::vector<::boo::lds::LaneAccess> lanes;
     for (int64_t lane = 0; lane < l.waveSize; ++lane) {
-      auto [r, c] = isA ? l.aCoord<int64_t>(lane, first)
-                        : l.bCoord<int64_t>(lane, first);
+      auto [r, c] =
+          isA ? l.aCoord<int64_t>(lane, first) : l.bCoord<int64_t>(lane, first);
       int64_t row = isA ? r : c, k = isA ? c : r;
       int64_t address = (row * (kTile + pad) + k) * kElementBytes;
       lanes.push_back({uint32_t(lane), address, access});
@@ -186,8 +186,7 @@ int64_t stagingConflictCycles(int64_t rows, int64_t kTile, int64_t pad,
                                    strideBytes)
              : std::pair<int64_t, int64_t>{1, 1};
   std::vector<::boo::lds::LaneAccess> lanes;
-  for (int64_t lane = 0; lane < std::min<int64_t>(64, rows * perRow);
-       ++lane) {
+  for (int64_t lane = 0; lane < std::min<int64_t>(64, rows * perRow); ++lane) {
     int64_t row = lane / perRow, col = lane % perRow * width;
     if (spacing > 1) {
       int64_t block = group * spacing, inBlock = row % block;
