@@ -11,9 +11,14 @@
 //
 //   boo-bench-rocdl-compile [--targets=gfx942,gfx1100] [--reps=N]
 //       [--networks] [--random=N] [--realistic=N] [--jobs=N]
+//       [--commands-file=F ...] [--check-wide-loads]
 //
 // Every kernel must pass the pipeline's contract (no scratch, no spills):
 // a failure prints the command and the chip, and the exit status is 1.
+// With --check-wide-loads, every MMA kernel of a 16-bit, all-channels-last
+// problem whose channels per group are multiples of 8 must also load its
+// operands 16 bytes at a time and access LDS 8 or 16 bytes at a time in
+// its main loop (the ISA's mix, PerfEstimate.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +26,7 @@
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 #include "Boo/Target/ChipInfo.h"
+#include "Boo/Target/ROCDL/PerfEstimate.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
@@ -28,6 +34,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
 
@@ -120,6 +127,17 @@ llvm::cl::opt<unsigned> jobs("jobs",
                              llvm::cl::desc("Compile threads (default: all "
                                             "cores)"),
                              llvm::cl::init(0));
+llvm::cl::list<std::string> commandsFiles(
+    "commands-file",
+    llvm::cl::desc("Also compile the MIOpenDriver commands of this file (one "
+                   "per line, # comments; repeatable)"));
+llvm::cl::opt<bool> checkWideLoads(
+    "check-wide-loads",
+    llvm::cl::desc("Fail MMA kernels of 16-bit channels-last problems with "
+                   "channels per group a multiple of 8 whose main loop "
+                   "loads global memory in less than 16 bytes or accesses "
+                   "LDS in less than 8"),
+    llvm::cl::init(false));
 llvm::cl::opt<bool> verbose("v", llvm::cl::desc("Print each problem"),
                             llvm::cl::init(false));
 
@@ -287,6 +305,69 @@ std::vector<std::string> realisticProblems(int count, unsigned seedValue) {
   return out;
 }
 
+/// The value of flag `flag` ("-c") in `command`, or `fallback`.
+std::string flagValue(StringRef command, StringRef flag, StringRef fallback) {
+  SmallVector<StringRef> words;
+  command.split(words, ' ', -1, false);
+  for (size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i] == flag)
+      return words[i + 1].str();
+  return fallback.str();
+}
+
+/// Whether --check-wide-loads holds `command`'s MMA kernels to wide loads:
+/// f16/bf16, input, filter and output channels-last, channels per group
+/// multiples of 8 (so every operand's contiguous dim is).
+bool expectsWideLoads(StringRef command) {
+  if (!command.starts_with("convfp16 ") && !command.starts_with("convbfp16 "))
+    return false;
+  for (StringRef flag : {"--in_layout", "--fil_layout", "--out_layout"}) {
+    std::string layout = flagValue(command, flag, "NCHW");
+    if (layout != "NHWC" && layout != "NDHWC")
+      return false;
+  }
+  int64_t c = 0, k = 0, g = 0;
+  if (StringRef(flagValue(command, "-c", "0")).getAsInteger(10, c) ||
+      StringRef(flagValue(command, "-k", "0")).getAsInteger(10, k) ||
+      StringRef(flagValue(command, "-g", "1")).getAsInteger(10, g) || g < 1)
+    return false;
+  return c % g == 0 && k % g == 0 && (c / g) % 8 == 0 && (k / g) % 8 == 0;
+}
+
+/// Why `mix` (an MMA kernel's main loop) fails --check-wide-loads, or "".
+std::string checkWide(const ISAMix &mix) {
+  std::string problems;
+  auto check = [&](const MemoryMix &m, int64_t least, const char *what) {
+    if (m.instructions && m.narrowest < least)
+      problems += std::string(problems.empty() ? "" : ", ") + what + " of " +
+                  std::to_string(m.narrowest) + " bytes";
+  };
+  check(mix.globalLoads, 16, "global loads");
+  check(mix.ldsReads, 8, "LDS reads");
+  check(mix.ldsWrites, 8, "LDS writes");
+  return problems;
+}
+
+/// Problems from --commands-file files.
+bool readCommandFiles(std::vector<std::string> &out) {
+  for (const std::string &path : commandsFiles) {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!buffer) {
+      std::fprintf(stderr, "--commands-file %s: %s\n", path.c_str(),
+                   buffer.getError().message().c_str());
+      return false;
+    }
+    SmallVector<StringRef> lines;
+    (*buffer)->getBuffer().split(lines, '\n');
+    for (StringRef line : lines) {
+      line = line.trim();
+      if (!line.empty() && !line.starts_with("#"))
+        out.push_back(line.str());
+    }
+  }
+  return true;
+}
+
 double seconds() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -296,6 +377,8 @@ struct CompileResult {
   double seconds = 1e30; // the fastest of --reps
   int64_t kernels = 0;
   int64_t shrinks = 0; // register-fit fallbacks taken (kMaxTileShrinks)
+  /// --check-wide-loads: MMA kernels checked, and why one failed ("").
+  int64_t wideChecked = 0;
   std::string error;
 };
 
@@ -316,12 +399,31 @@ CompileResult compileOnce(MLIRContext &ctx, const std::string &command,
     // As the module compiler does: smaller tiles for a kernel that does
     // not fit the registers.
     std::string diagnostics;
+    llvm::StringMap<std::string> isaByKernel;
+    ROCDLSerializeHooks hooks;
+    bool checkIsa = checkWideLoads && expectsWideLoads(command);
+    if (checkIsa)
+      hooks.onISA = [&](StringRef name, StringRef, StringRef isa) {
+        isaByKernel[name] = isa.str();
+      };
     FailureOr<OwningOpRef<ModuleOp>> compiled =
-        compileForROCDL(**module, chip, /*tuningSpec=*/"",
-                        ROCDLSerializeHooks(), diagnostics, &result.shrinks);
+        compileForROCDL(**module, chip, /*tuningSpec=*/"", hooks, diagnostics,
+                        &result.shrinks);
     if (failed(compiled)) {
       result.error = "boo-to-rocdl failed for " + chip + ":\n" + diagnostics;
       return result;
+    }
+    result.wideChecked = 0;
+    for (const auto &entry : isaByKernel) {
+      ISAMix mix = analyzeISA(entry.getValue());
+      if (mix.mma == 0)
+        continue;
+      ++result.wideChecked;
+      if (std::string narrow = checkWide(mix); !narrow.empty()) {
+        result.error = chip + ": kernel " + entry.getKey().str() +
+                       ": narrow accesses in the main loop: " + narrow;
+        return result;
+      }
     }
     result.seconds = std::min(result.seconds, seconds() - t0);
     result.kernels = 0;
@@ -362,12 +464,14 @@ int main(int argc, char **argv) {
     problems.push_back(std::move(p));
   for (std::string &p : realisticProblems(realisticCount, seed))
     problems.push_back(std::move(p));
+  if (!readCommandFiles(problems))
+    return 2;
 
   std::printf("%-8s %8s %8s %10s %10s %10s\n", "chip", "problems", "kernels",
               "min_ms", "median_ms", "max_ms");
   std::fflush(stdout);
   int failures = 0;
-  int64_t fallbacks = 0;
+  int64_t fallbacks = 0, wideKernels = 0, wideProblems = 0;
   std::mutex mutex;
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
   for (const std::string &chip : chipList) {
@@ -391,6 +495,8 @@ int main(int argc, char **argv) {
           return;
         }
         kernels += result.kernels;
+        wideKernels += result.wideChecked;
+        wideProblems += result.wideChecked > 0;
         if (result.shrinks > 0) {
           ++fallbacks;
           if (verbose)
@@ -415,6 +521,11 @@ int main(int argc, char **argv) {
   }
   std::printf("register-fit fallbacks (smaller tiles): %lld\n",
               static_cast<long long>(fallbacks));
+  if (checkWideLoads)
+    std::printf("wide loads: %lld MMA kernels of %lld problem compiles "
+                "checked\n",
+                static_cast<long long>(wideKernels),
+                static_cast<long long>(wideProblems));
   std::printf("failures: %d\n", failures);
   return failures ? 1 : 0;
 }

@@ -46,10 +46,22 @@ struct CommandRow {
   std::optional<TimingStats> referenceTime;
   /// Largest |boo - reference| over the reference's rms, over all results.
   std::optional<double> referenceRelativeError;
+  /// GPU targets: the performance ESTIMATE on the chip (docs/PerfModel.md).
+  struct Estimate {
+    std::string chip;
+    double us = 0;
+    std::string bound;
+    double peakPct = 0;
+    /// "emulator" or "ir": where the executed counts come from.
+    std::string counts;
+  };
+  std::optional<Estimate> estimate;
 
   double gflops() const;
   double gbps() const;
   std::optional<double> referenceGflops() const;
+  /// The rate the estimate implies.
+  std::optional<double> estimatedGflops() const;
 };
 
 /// Writes the rows as CSV (RFC 4180 quoting), one per command.

@@ -59,6 +59,12 @@ std::optional<double> CommandRow::referenceGflops() const {
   return flops / (referenceTime->median * 1e6);
 }
 
+std::optional<double> CommandRow::estimatedGflops() const {
+  if (!estimate || estimate->us <= 0 || flops <= 0)
+    return std::nullopt;
+  return flops / (estimate->us * 1e3);
+}
+
 static std::string csvField(llvm::StringRef text) {
   if (text.find_first_of(",\"\n\r") == llvm::StringRef::npos)
     return text.str();
@@ -90,7 +96,8 @@ bool mlir::boo::harness::writeCsv(llvm::StringRef path,
         "iterations,min_ms,max_ms,mean_ms,median_ms,stddev_ms,flops,bytes,"
         "gflops,gbps,verify,verify_details,reference_backend,"
         "reference_median_ms,reference_gflops,speedup_vs_reference,"
-        "reference_max_rel_error\n";
+        "reference_max_rel_error,est_chip,est_us,est_bound,est_peak_pct,"
+        "est_counts\n";
   for (const CommandRow &row : rows) {
     std::vector<std::string> fields = {std::to_string(row.index),
                                        csvField(row.command),
@@ -128,6 +135,15 @@ bool mlir::boo::harness::writeCsv(llvm::StringRef path,
     fields.push_back(row.referenceRelativeError
                          ? formatNumber(*row.referenceRelativeError, "%.3e")
                          : "");
+    if (row.estimate) {
+      fields.push_back(row.estimate->chip);
+      fields.push_back(formatNumber(row.estimate->us, "%.3f"));
+      fields.push_back(row.estimate->bound);
+      fields.push_back(formatNumber(row.estimate->peakPct, "%.1f"));
+      fields.push_back(row.estimate->counts);
+    } else {
+      fields.insert(fields.end(), 5, "");
+    }
     os << llvm::join(fields, ",") << "\n";
   }
   os.close();
@@ -282,6 +298,20 @@ bool mlir::boo::harness::readCsv(llvm::StringRef path,
       row.referenceTime = TimingStats();
       row.referenceTime->iterations = 1;
       row.referenceTime->median = referenceMedian;
+    }
+    if (!error.empty())
+      return false;
+    // The estimate's columns are optional (CSVs of older boo-drivers).
+    double estimatedUs = 0;
+    if (column("est_us") >= 0 && number("est_us", estimatedUs)) {
+      row.estimate = CommandRow::Estimate();
+      row.estimate->us = estimatedUs;
+      row.estimate->chip = column("est_chip") >= 0 ? get("est_chip") : "";
+      row.estimate->bound = column("est_bound") >= 0 ? get("est_bound") : "";
+      row.estimate->counts =
+          column("est_counts") >= 0 ? get("est_counts") : "";
+      if (column("est_peak_pct") >= 0)
+        number("est_peak_pct", row.estimate->peakPct);
     }
     if (!error.empty())
       return false;

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // writePlot (--emit-plot): per timed command, Boo's GFLOP/s, the reference
-// backend's and the roofline bound, on a log scale.
+// backend's, the roofline bound and, for GPU targets, the rate of the
+// performance estimate, on a log scale.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,7 +51,7 @@ bool mlir::boo::harness::writePlot(llvm::StringRef path,
   struct Bar {
     const CommandRow *row;
     double boo;
-    std::optional<double> reference, bound;
+    std::optional<double> reference, bound, estimate;
   };
   std::vector<Bar> bars;
   double lo = INFINITY, hi = 0;
@@ -63,7 +64,8 @@ bool mlir::boo::harness::writePlot(llvm::StringRef path,
   for (const CommandRow &row : rows) {
     if (!row.ok || !row.time)
       continue;
-    Bar bar{&row, row.gflops(), row.referenceGflops(), std::nullopt};
+    Bar bar{&row, row.gflops(), row.referenceGflops(), std::nullopt,
+            row.estimatedGflops()};
     if (roofline && row.bytes > 0)
       bar.bound = std::min(roofline->peakGflops,
                            row.flops / row.bytes * roofline->gbps);
@@ -72,6 +74,8 @@ bool mlir::boo::harness::writePlot(llvm::StringRef path,
       extend(*bar.reference);
     if (bar.bound)
       extend(*bar.bound);
+    if (bar.estimate)
+      extend(*bar.estimate);
     bars.push_back(bar);
   }
   if (bars.empty()) {
@@ -139,6 +143,14 @@ bool mlir::boo::harness::writePlot(llvm::StringRef path,
                          "<title>roofline bound %.3g GFLOP/s</title></line>\n",
                          x - 2, x + 28, y(*bar.bound), y(*bar.bound),
                          *bar.bound);
+    if (bar.estimate)
+      os << llvm::format("<path d=\"M %.1f %.1f l 5 -5 l 5 5 l -5 5 z\" "
+                         "fill=\"#27ae60\"><title>ESTIMATE on %s: %.3g "
+                         "GFLOP/s (%.4g us, %s-bound)</title></path>\n",
+                         x + 8, y(*bar.estimate),
+                         escapeXml(bar.row->estimate->chip).c_str(),
+                         *bar.estimate, bar.row->estimate->us,
+                         escapeXml(bar.row->estimate->bound).c_str());
     os << llvm::format("<text transform=\"translate(%.1f,%.1f) rotate(60)\">"
                        "#%lld ",
                        x + 8, base + 12, (long long)bar.row->index)
@@ -158,6 +170,12 @@ bool mlir::boo::harness::writePlot(llvm::StringRef path,
                      "y=\"%.0f\">roofline bound min(peak, intensity x "
                      "bandwidth)</text>\n",
                      left + 150, left + 170, ly - 4, ly - 4, left + 176, ly);
+  if (llvm::any_of(bars, [](const Bar &bar) { return bar.estimate; }))
+    os << llvm::format("<path d=\"M %.0f %.0f l 5 -5 l 5 5 l -5 5 z\" "
+                       "fill=\"#27ae60\"/><text x=\"%.0f\" y=\"%.0f\">"
+                       "GPU estimate (docs/PerfModel.md), not a measurement"
+                       "</text>\n",
+                       left + 410, ly - 4, left + 424, ly);
   os << "</svg>\n";
 
   std::error_code ec;

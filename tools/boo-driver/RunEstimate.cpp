@@ -36,11 +36,46 @@ std::string csvField(llvm::StringRef s) {
   return out + "\"";
 }
 
+/// One CSV row: the estimate's totals over the command's kernels.
+void writeRow(llvm::raw_ostream &csv, int64_t index, llvm::StringRef command,
+              llvm::StringRef chip, const harness::CommandEstimate *e,
+              llvm::StringRef error) {
+  csv << index << ',' << csvField(command) << ',' << chip << ','
+      << (e ? "ok" : "failed") << ',';
+  if (e) {
+    double mma = 0, memory = 0, cache = 0, lds = 0, issue = 0;
+    double cycles = 0, conflictFree = 0;
+    int64_t waves = 1 << 30, vgprs = 0;
+    bool emulated = !e->kernels.empty();
+    for (const KernelEstimate &k : e->kernels) {
+      mma += k.mmaSeconds, memory += k.memorySeconds, cache += k.cacheSeconds;
+      lds += k.ldsSeconds, issue += k.issueSeconds;
+      waves = std::min(waves, k.wavesPerSimd);
+      vgprs = std::max(vgprs, k.vgprs + k.agprs);
+      emulated &= k.emulated;
+      cycles += k.ldsCycles, conflictFree += k.ldsConflictFreeCycles;
+    }
+    csv << llvm::format(
+        "%.3f,%s,%.1f,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%lld,%lld,%d,",
+        e->seconds * 1e6, e->bound.c_str(), e->fractionOfPeak * 100,
+        e->kernels.size(), mma * 1e6, memory * 1e6, cache * 1e6, lds * 1e6,
+        issue * 1e6, static_cast<long long>(waves),
+        static_cast<long long>(vgprs), emulated ? 1 : 0);
+    if (emulated && conflictFree > 0)
+      csv << llvm::format("%.1f", 100 * (cycles / conflictFree - 1));
+  } else {
+    csv << ",,,,,,,,,,,,";
+  }
+  csv << ',' << csvField(error) << '\n';
+}
+
+} // namespace
+
 /// Runs commands on the chips' emulators, profiled, for the estimate's
 /// dynamic counts (docs/Emulator.md, "Profile").
-class EmulatorProfiler {
+class harness::EmulatorProfiler {
 public:
-  EmulatorProfiler(const harness::EstimateOptions &options, KernelCache *cache)
+  EmulatorProfiler(const EstimateOptions &options, KernelCache *cache)
       : options(options), cache(cache) {}
 
   /// Compiles `source` for emu:<chip>, runs a sample of each launch's
@@ -52,12 +87,12 @@ public:
 private:
   RuntimeSession *getSession(const ChipInfo &chip, std::string &error);
 
-  const harness::EstimateOptions &options;
+  const EstimateOptions &options;
   KernelCache *cache;
   std::map<std::string, std::unique_ptr<RuntimeSession>> sessions;
 };
 
-RuntimeSession *EmulatorProfiler::getSession(const ChipInfo &chip,
+RuntimeSession *harness::EmulatorProfiler::getSession(const ChipInfo &chip,
                                              std::string &error) {
   std::unique_ptr<RuntimeSession> &session = sessions[chip.name.str()];
   if (!session)
@@ -65,7 +100,7 @@ RuntimeSession *EmulatorProfiler::getSession(const ChipInfo &chip,
   return session.get();
 }
 
-bool EmulatorProfiler::apply(ModuleOp source, const ChipInfo &chip,
+bool harness::EmulatorProfiler::apply(ModuleOp source, const ChipInfo &chip,
                              harness::CommandEstimate &estimate,
                              std::string &error) {
   OwningOpRef<ModuleOp> module = source.clone();
@@ -124,40 +159,26 @@ bool EmulatorProfiler::apply(ModuleOp source, const ChipInfo &chip,
   return true;
 }
 
-/// One CSV row: the estimate's totals over the command's kernels.
-void writeRow(llvm::raw_ostream &csv, int64_t index, llvm::StringRef command,
-              llvm::StringRef chip, const harness::CommandEstimate *e,
-              llvm::StringRef error) {
-  csv << index << ',' << csvField(command) << ',' << chip << ','
-      << (e ? "ok" : "failed") << ',';
-  if (e) {
-    double mma = 0, memory = 0, cache = 0, lds = 0, issue = 0;
-    double cycles = 0, conflictFree = 0;
-    int64_t waves = 1 << 30, vgprs = 0;
-    bool emulated = !e->kernels.empty();
-    for (const KernelEstimate &k : e->kernels) {
-      mma += k.mmaSeconds, memory += k.memorySeconds, cache += k.cacheSeconds;
-      lds += k.ldsSeconds, issue += k.issueSeconds;
-      waves = std::min(waves, k.wavesPerSimd);
-      vgprs = std::max(vgprs, k.vgprs + k.agprs);
-      emulated &= k.emulated;
-      cycles += k.ldsCycles, conflictFree += k.ldsConflictFreeCycles;
-    }
-    csv << llvm::format(
-        "%.3f,%s,%.1f,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%lld,%lld,%d,",
-        e->seconds * 1e6, e->bound.c_str(), e->fractionOfPeak * 100,
-        e->kernels.size(), mma * 1e6, memory * 1e6, cache * 1e6, lds * 1e6,
-        issue * 1e6, static_cast<long long>(waves),
-        static_cast<long long>(vgprs), emulated ? 1 : 0);
-    if (emulated && conflictFree > 0)
-      csv << llvm::format("%.1f", 100 * (cycles / conflictFree - 1));
-  } else {
-    csv << ",,,,,,,,,,,,";
-  }
-  csv << ',' << csvField(error) << '\n';
+harness::CommandEstimator::CommandEstimator(EstimateOptions options,
+                                            KernelCache *cache)
+    : options(std::move(options)) {
+  profiler = std::make_unique<EmulatorProfiler>(this->options, cache);
 }
 
-} // namespace
+harness::CommandEstimator::~CommandEstimator() = default;
+
+FailureOr<harness::CommandEstimate>
+harness::CommandEstimator::estimate(ModuleOp source, const ChipInfo &chip,
+                                    std::string &error,
+                                    std::string &emulatorNote) {
+  emulatorNote.clear();
+  FailureOr<CommandEstimate> e =
+      estimateOnChip(source, chip, options.tuningSpec, error);
+  if (succeeded(e) && options.emulate &&
+      !profiler->apply(source, chip, *e, emulatorNote) && emulatorNote.empty())
+    emulatorNote = "unknown error";
+  return e;
+}
 
 int harness::runEstimate(const std::vector<CommandLine> &commands,
                          const EstimateOptions &options, KernelCache *cache) {
@@ -181,7 +202,7 @@ int harness::runEstimate(const std::vector<CommandLine> &commands,
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   int failures = 0;
-  EmulatorProfiler profiler(options, cache);
+  CommandEstimator estimator(options, cache);
   llvm::outs() << "ESTIMATES: rooflines of Boo's compiled code, not "
                   "measurements (docs/PerfModel.md)\n";
   for (const CommandLine &line : commands) {
@@ -191,19 +212,18 @@ int harness::runEstimate(const std::vector<CommandLine> &commands,
     FailureOr<OwningOpRef<ModuleOp>> module =
         importMIOpenCommand(&ctx, line.command, error);
     for (const ChipInfo *chip : chips) {
+      std::string emulatorError;
       FailureOr<CommandEstimate> e =
           failed(module)
               ? FailureOr<CommandEstimate>(failure())
-              : estimateOnChip(**module, *chip, options.tuningSpec, error);
+              : estimator.estimate(**module, *chip, error, emulatorError);
       if (failed(e)) {
         ++failures;
         llvm::outs() << "  " << chip->name << ": FAILED: " << error << "\n";
         writeRow(csv, index, line.command, chip->name, nullptr, error);
         continue;
       }
-      std::string emulatorError;
-      bool emulated =
-          options.emulate && profiler.apply(**module, *chip, *e, emulatorError);
+      bool emulated = !e->kernels.empty() && e->kernels.front().emulated;
       llvm::outs() << llvm::format(
           "  %-8s estimate %10.2f us  %-12s %5.1f%% of MMA peak  "
           "(%zu kernel%s%s)\n",

@@ -15,7 +15,9 @@
 #define BOO_TOOLS_BOODRIVER_RUNESTIMATE_H
 
 #include "Boo/Harness/CommandList.h"
+#include "Boo/Harness/Estimate.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,26 @@ struct EstimateOptions {
   uint64_t sampleWorkgroups = 32;
   /// Whether to print each kernel's report.
   bool details = false;
+};
+
+class EmulatorProfiler;
+
+/// Estimates Boo MLIR modules on chips (estimateOnChip), with the
+/// emulator's counts when `options.emulate`.
+class CommandEstimator {
+public:
+  CommandEstimator(EstimateOptions options, KernelCache *cache);
+  ~CommandEstimator();
+
+  /// `source` is not modified. `emulatorNote` says why the emulator's
+  /// counts are missing ("" when they are there or were not asked for).
+  FailureOr<CommandEstimate> estimate(ModuleOp source, const ChipInfo &chip,
+                                      std::string &error,
+                                      std::string &emulatorNote);
+
+private:
+  EstimateOptions options;
+  std::unique_ptr<EmulatorProfiler> profiler;
 };
 
 /// Returns the exit status: 0, 1 if a command failed, 2 on bad options.

@@ -32,6 +32,7 @@
 #include "Boo/Import/MIOpenImport.h"
 #include "Boo/InitAll.h"
 #include "Boo/Runner/RuntimeSession.h"
+#include "Boo/Target/ChipInfo.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
@@ -142,10 +143,11 @@ llvm::cl::opt<bool> estimate(
     llvm::cl::cat(driverCategory));
 llvm::cl::opt<int64_t> estimateSample(
     "estimate-sample",
-    llvm::cl::desc("--estimate: run this many workgroups of each kernel on "
-                   "the chip's emulator for its dynamic counts (MMAs, bytes, "
-                   "lines, LDS bank conflicts; 0 runs all, -1 none: the IR's "
-                   "static counts only)"),
+    llvm::cl::desc("Estimates (--estimate, and the estimate columns of a GPU "
+                   "target's --csv and --emit-plot): run this many "
+                   "workgroups of each kernel on the chip's emulator for its "
+                   "dynamic counts (MMAs, bytes, lines, LDS bank conflicts; "
+                   "0 runs all, -1 none: the IR's static counts only)"),
     llvm::cl::init(32), llvm::cl::cat(driverCategory));
 llvm::cl::opt<bool> estimateDetails(
     "estimate-details",
@@ -331,9 +333,11 @@ void applyBenchmarkFlags(const BenchmarkFlags &own, CommandRun &run) {
 
 class Driver {
 public:
+  /// With `estimator`, rows of GPU targets get the chip's estimate.
   Driver(MLIRContext &ctx, RuntimeSession &session, std::string target,
-         KernelCache *cache)
-      : ctx(ctx), session(session), target(std::move(target)), cache(cache) {}
+         KernelCache *cache, CommandEstimator *estimator)
+      : ctx(ctx), session(session), target(std::move(target)), cache(cache),
+        estimator(estimator) {}
 
   /// Runs one command and prints its report; fills `row`.
   void run(const std::string &command, CommandRow &row);
@@ -361,12 +365,50 @@ private:
                       CommandRow &row, std::string &error);
   bool invoke(const std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, std::string &error);
+  /// The problem's performance ESTIMATE on the target's chip, printed and
+  /// put in the row; one that fails is a warning.
+  void estimateRow(const MIOpenProblem &problem, CommandRow &row);
 
   MLIRContext &ctx;
   RuntimeSession &session;
   std::string target;
   KernelCache *cache;
+  CommandEstimator *estimator;
 };
+
+void Driver::estimateRow(const MIOpenProblem &problem, CommandRow &row) {
+  llvm::StringRef chipName(target);
+  chipName.consume_front("emu:");
+  const ChipInfo *chip = lookupChip(chipName);
+  if (!chip)
+    return;
+  std::string error, note;
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      buildMIOpenModule(&ctx, problem, error);
+  FailureOr<harness::CommandEstimate> e =
+      failed(module) ? FailureOr<harness::CommandEstimate>(failure())
+                     : estimator->estimate(**module, *chip, error, note);
+  if (failed(e)) {
+    llvm::outs() << "boo-driver: warning: no estimate for " << chip->name
+                 << ": " << error << "\n";
+    return;
+  }
+  bool emulated = !e->kernels.empty() &&
+                  llvm::all_of(e->kernels, [](const KernelEstimate &k) {
+                    return k.emulated;
+                  });
+  row.estimate = CommandRow::Estimate{chip->name.str(), e->seconds * 1e6,
+                                      e->bound, e->fractionOfPeak * 100,
+                                      emulated ? "emulator" : "ir"};
+  llvm::outs() << llvm::format(
+      "boo-driver: ESTIMATE on %s: %.2f us, %s-bound, %.1f%% of MMA peak "
+      "(%s counts; an estimate, not a measurement: docs/PerfModel.md)\n",
+      chip->name.data(), row.estimate->us, e->bound.c_str(),
+      row.estimate->peakPct, row.estimate->counts.c_str());
+  if (!note.empty())
+    llvm::outs() << "boo-driver: warning: no emulator counts: " << note
+                 << "\n";
+}
 
 bool Driver::invoke(const std::vector<HostTensor> &inputs,
                     std::vector<HostTensor> &outputs, std::string &error) {
@@ -405,8 +447,11 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
     return false;
   }
 
-  if (!compileAndLoad(run.problem, row, error) ||
-      !runFirstCalls(run, row, error))
+  if (!compileAndLoad(run.problem, row, error))
+    return false;
+  if (estimator)
+    estimateRow(run.problem, row);
+  if (!runFirstCalls(run, row, error))
     return false;
   if (run.timing && !timeCalls(run, row, error))
     return false;
@@ -617,6 +662,9 @@ int runDriver(const std::string &command) {
       referenceBackend != "onednn")
     return fail("--reference-backend=" + referenceBackend +
                 ": expected none, reference or onednn");
+  if (estimateSample < -1)
+    return fail("--estimate-sample=" + std::to_string(estimateSample) +
+                ": expected a workgroup count, 0 (all) or -1 (none)");
   if (iterDefault.getNumOccurrences() && iterDefault < 1)
     return fail("--iter=" + std::to_string(iterDefault.getValue()) +
                 ": the timed iterations must be at least 1");
@@ -654,9 +702,6 @@ int runDriver(const std::string &command) {
       options.chips.push_back(chip.trim().str());
     options.tuningSpec = tuningSpec;
     options.csvFile = csvFile;
-    if (estimateSample < -1)
-      return fail("--estimate-sample=" + std::to_string(estimateSample) +
-                  ": expected a workgroup count, 0 (all) or -1 (none)");
     options.emulate = estimateSample >= 0;
     options.details = estimateDetails;
     options.sampleWorkgroups = uint64_t(std::max<int64_t>(estimateSample, 0));
@@ -697,7 +742,18 @@ int runDriver(const std::string &command) {
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }
-  Driver driver(ctx, *session, target, &cache);
+  // The CSV and the plot of a GPU target carry the chip's estimate.
+  std::unique_ptr<CommandEstimator> estimator;
+  llvm::StringRef chipName(target);
+  chipName.consume_front("emu:");
+  if ((!csvFile.empty() || !plotFile.empty()) && lookupChip(chipName)) {
+    EstimateOptions options;
+    options.tuningSpec = tuningSpec;
+    options.emulate = estimateSample >= 0;
+    options.sampleWorkgroups = uint64_t(std::max<int64_t>(estimateSample, 0));
+    estimator = std::make_unique<CommandEstimator>(options, &cache);
+  }
+  Driver driver(ctx, *session, target, &cache, estimator.get());
   std::vector<CommandRow> rows(commands.size());
   Progress progress(commands.size(), "boo-driver",
                     !quiet && commands.size() > 1);

@@ -64,6 +64,8 @@ void addInstruction(ISAMix &mix, const Instruction &inst) {
                           : (load ? mix.globalLoads : mix.globalStores);
   ++target.instructions;
   target.bytes += bytes;
+  target.narrowest =
+      target.narrowest ? std::min(target.narrowest, bytes) : bytes;
 }
 
 } // namespace

@@ -33,6 +33,8 @@ struct ChipInfo;
 struct MemoryMix {
   int64_t instructions = 0;
   int64_t bytes = 0;
+  /// Bytes of the narrowest of them (0: none).
+  int64_t narrowest = 0;
   double bytesPerInstruction() const {
     return instructions ? double(bytes) / instructions : 0;
   }
