@@ -22,6 +22,13 @@ using namespace boo::emu;
 
 namespace {
 
+/// As compiled kernels do: globalAccess is null when not profiling.
+void reportGlobal(Context *ctx, int32_t site, int32_t isStore, int32_t buffer,
+                  int64_t byteOffset, int64_t bytes) {
+  if (ctx->globalAccess)
+    ctx->globalAccess(ctx, site, isStore, buffer, byteOffset, bytes);
+}
+
 /// Workgroups of 128 work-items (two waves of 64 on gfx942):
 /// site 0: a 16-byte global load per lane, consecutive lanes adjacent;
 /// site 1: a 16-byte LDS store per lane, consecutive;
@@ -38,7 +45,7 @@ void profiledKernel(Context *ctx, void **args) {
   int64_t g = ctx->blockId[0] * 128 + t;
   auto *lds = static_cast<uint8_t *>(ctx->lds);
   uint8_t staged[16];
-  ctx->globalAccess(ctx, 0, 0, 0, g * 16, 16);
+  reportGlobal(ctx, 0, 0, 0, g * 16, 16);
   memcpy(staged, in + g * 16, 16);
   memcpy(lds + t * 16, staged, 16);
   ctx->ldsAccess(ctx, 1, 1, t * 16, 16);
@@ -49,10 +56,10 @@ void profiledKernel(Context *ctx, void **args) {
   float acc[4] = {};
   for (int i = 0; i < 2; ++i)
     ctx->mma(ctx, kMfma, 16, 16, 16, kMmaF16, 4, 4, a, b, acc, acc);
-  ctx->globalAccess(ctx, 4, 1, 1, g * 4, 4);
+  reportGlobal(ctx, 4, 1, 1, g * 4, 4);
   out[g] = acc[0];
   if (t < 8)
-    ctx->globalAccess(ctx, 5, 1, 1, g * 4, 4);
+    reportGlobal(ctx, 5, 1, 1, g * 4, 4);
 }
 
 struct Expected {

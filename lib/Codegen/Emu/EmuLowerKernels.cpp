@@ -286,9 +286,12 @@ void EmuKernelLowering::guardAccess(Operation *op) {
         arith::IndexCastOp::create(thenBuilder, loc, i64, byteOffset));
     args.push_back(arith::ConstantIntOp::create(thenBuilder, loc, i64,
                                                 elementBytes * vectorLength));
-    callBack(thenBuilder, loc,
-             isLds ? emu::kSlotLdsAccess : emu::kSlotGlobalAccess, Type(),
-             args);
+    // The race detector needs every LDS access; the profile alone wants
+    // the others, and the runtime leaves globalAccess null without one.
+    if (isLds)
+      callBack(thenBuilder, loc, emu::kSlotLdsAccess, Type(), args);
+    else
+      callBackIfSet(thenBuilder, loc, emu::kSlotGlobalAccess, args);
   }
 
   // Out of bounds: report which dim (or the linear index) and skip.

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
@@ -68,6 +69,17 @@ Value EmuKernelLowering::callBack(OpBuilder &b, Location loc, int64_t slot,
   auto call = LLVM::CallOp::create(
       b, loc, LLVM::LLVMFunctionType::get(resultType, inputs), operands);
   return result ? call.getResult() : Value();
+}
+
+void EmuKernelLowering::callBackIfSet(OpBuilder &b, Location loc,
+                                      int64_t slot, ValueRange args) {
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value callee = loadSlot(b, loc, slot, ptr);
+  Value set = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, callee,
+                                   LLVM::ZeroOp::create(b, loc, ptr));
+  auto ifOp = scf::IfOp::create(b, loc, set, /*withElseRegion=*/false);
+  OpBuilder thenBuilder = OpBuilder::atBlockTerminator(ifOp.thenBlock());
+  callBack(thenBuilder, loc, slot, Type(), args);
 }
 
 Value EmuKernelLowering::linearThreadId(OpBuilder &b, Location loc) {

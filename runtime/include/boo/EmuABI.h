@@ -116,7 +116,8 @@ struct Context {
               float *d); // slot 18
   /// An in-bounds access of kernel argument `buffer`: `bytes` bytes at
   /// `byteOffset` from the buffer's start, at access site `site` (as for
-  /// ldsAccess). Only the profile uses it (docs/Emulator.md, "Profile").
+  /// ldsAccess). Only the profile uses it (docs/Emulator.md, "Profile"):
+  /// null when the launch is not profiled, and the kernel skips the call.
   void (*globalAccess)(Context *ctx, int32_t site, int32_t isStore,
                        int32_t buffer, int64_t byteOffset,
                        int64_t bytes); // slot 19

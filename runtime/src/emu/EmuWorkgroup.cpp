@@ -197,12 +197,12 @@ void ldsAccessCallback(Context *ctx, int32_t site, int32_t isStore,
     item.runner->profileAccess(item, site, isStore != 0, -1, byteOffset, bytes);
 }
 
+/// Set only while profiling.
 void globalAccessCallback(Context *ctx, int32_t site, int32_t isStore,
                           int32_t buffer, int64_t byteOffset, int64_t bytes) {
   WorkItem &item = getItem(ctx);
-  if (item.runner->isProfiling())
-    item.runner->profileAccess(item, site, isStore != 0, buffer, byteOffset,
-                               bytes);
+  item.runner->profileAccess(item, site, isStore != 0, buffer, byteOffset,
+                             bytes);
 }
 
 int64_t shuffleCallback(Context *ctx, int32_t mode, int32_t value,
@@ -309,7 +309,7 @@ void Runner::run(const LaunchInfo &launchInfo, const uint32_t block[3],
     ctx.ldsAccess = &ldsAccessCallback;
     ctx.shuffle = &shuffleCallback;
     ctx.mma = &mmaCallback;
-    ctx.globalAccess = &globalAccessCallback;
+    ctx.globalAccess = profiling ? &globalAccessCallback : nullptr;
     item.runner = this;
     item.linear = i;
     item.wave = i / uint32_t(waveSize);

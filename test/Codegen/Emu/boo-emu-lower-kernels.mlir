@@ -10,7 +10,7 @@
 // through %args. With checks, every access is guarded: in bounds it
 // happens and is reported with its site number (0-3 in program order): LDS
 // accesses to the race detector and the profile, accesses of arguments to
-// the profile, a load before and a store after. Out of bounds it is
+// the profile when it is set (not null), a load before and a store after. Out of bounds it is
 // reported with the buffer's code (argument 0, LDS buffer 0 = 1000,
 // argument 1) and skipped, a load giving 0. The barrier and the shuffle
 // call the context.
@@ -28,7 +28,9 @@
 // CHECK:         %[[V:.+]] = scf.if %{{.+}} -> (f32) {
 // CHECK:           %[[GLOBP:.+]] = llvm.getelementptr %[[CTX]][19]
 // CHECK:           %[[GLOB:.+]] = llvm.load %[[GLOBP]]
-// CHECK:           llvm.call %[[GLOB]](%[[CTX]], %c0_i32, %c0_i32, %c0_i32, %{{.+}}, %c4_i64)
+// CHECK:           %[[SET:.+]] = llvm.icmp "ne" %[[GLOB]], %{{.+}} : !llvm.ptr
+// CHECK:           scf.if %[[SET]] {
+// CHECK:             llvm.call %{{.+}}(%[[CTX]], %c0_i32, %c0_i32, %c0_i32, %{{.+}}, %c4_i64)
 // CHECK:           %[[L:.+]] = memref.load %[[IN]][%[[TID]]] : memref<64xf32>
 // CHECK:           scf.yield %[[L]] : f32
 // CHECK:         } else {
