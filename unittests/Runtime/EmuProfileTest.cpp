@@ -35,6 +35,8 @@ void reportGlobal(Context *ctx, int32_t site, int32_t isStore, int32_t buffer,
 /// barrier;
 /// site 2: a 4-byte LDS load at dword 32 * lane: every lane in bank 0;
 /// site 3: a 4-byte LDS load of dword 0 by every lane (a broadcast);
+/// site 6: a 32-byte LDS load per lane at lane * 32: two 16-byte
+///   instructions, as on the GPU;
 /// two 16x16x16 MFMAs per wave;
 /// site 4: a 4-byte global store per lane, consecutive;
 /// site 5: a 4-byte global store by the lanes below 8 only (divergent).
@@ -52,6 +54,7 @@ void profiledKernel(Context *ctx, void **args) {
   ctx->barrier(ctx, 0);
   ctx->ldsAccess(ctx, 2, 0, 32 * (t % 64) * 4, 4);
   ctx->ldsAccess(ctx, 3, 0, 0, 4);
+  ctx->ldsAccess(ctx, 6, 0, (t % 64) * 32, 32);
   uint16_t a[4] = {}, b[4] = {};
   float acc[4] = {};
   for (int i = 0; i < 2; ++i)
@@ -86,11 +89,15 @@ Expected perWorkgroup() {
   // Site 2: 32 lanes of 4 B per cycle, all in bank 0 at distinct dwords:
   // 32 cycles per half wave instead of 1.
   // Site 3: every lane reads dword 0: one access per half wave.
+  // Site 6: two instructions of 16 bytes per lane (8 lanes a cycle, 8
+  // cycles), the first at lane * 32: lanes 0-7 start at dwords 0, 8, ...,
+  // 56, so lanes l and l + 4 share banks: 2 cycles a group, 16 an
+  // instruction; the second (at + 16) the same.
   e.ldsStores = 2;
-  e.ldsLoads = 2 * 2;
-  e.ldsBytes = 2 * (1024 + 256 + 256);
-  e.ldsCycles = 2 * (8 + 2 * 32 + 2);
-  e.ldsConflictFree = 2 * (8 + 2 + 2);
+  e.ldsLoads = 2 * (2 + 2);
+  e.ldsBytes = 2 * (1024 + 256 + 256 + 2048);
+  e.ldsCycles = 2 * (8 + 2 * 32 + 2 + 2 * 16);
+  e.ldsConflictFree = 2 * (8 + 2 + 2 + 2 * 8);
   return e;
 }
 

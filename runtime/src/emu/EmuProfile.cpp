@@ -37,24 +37,39 @@ void WorkgroupProfiler::begin(uint32_t items) {
 
 void WorkgroupProfiler::recordAccess(uint32_t item, uint32_t wave,
                                      uint32_t lane, uint32_t liveLanes,
-                                     int32_t site, bool isStore, int32_t buffer,
-                                     int64_t byteOffset, int64_t bytes) {
+                                     int32_t site, bool isStore,
+                                     int32_t buffer, int64_t byteOffset,
+                                     int64_t bytes) {
   if (site < 0)
     return;
   std::vector<uint32_t> &counts = executions[item];
   if (counts.size() <= size_t(site))
     counts.resize(size_t(site) + 1, 0);
   uint64_t execution = counts[size_t(site)]++;
-  // 12 bits of wave (at most 1024 / 32), 20 of site, 32 of execution.
-  uint64_t key = (uint64_t(wave) << 52) | (uint64_t(site & 0xFFFFF) << 32) |
-                 (execution & 0xFFFFFFFFu);
-  Instruction &instruction = open[key];
-  instruction.isStore = isStore;
-  instruction.buffer = buffer;
-  instruction.lanes.push_back({lane, byteOffset, bytes});
-  if (instruction.lanes.size() >= liveLanes) {
-    count(instruction);
-    open.erase(key);
+  // A wider access is several instructions on the GPU (RDNA3's 32-byte
+  // WMMA fragments are two ds_read_b128): one per piece.
+  int64_t pieces = bytes > kMaxAccessBytes
+                       ? (bytes + kMaxAccessBytes - 1) / kMaxAccessBytes
+                       : 1;
+  for (int64_t piece = 0; piece < pieces; ++piece) {
+    int64_t offset = byteOffset + piece * kMaxAccessBytes;
+    int64_t size = pieces == 1 ? bytes
+                               : std::min(kMaxAccessBytes,
+                                          bytes - piece * kMaxAccessBytes);
+    // 6 bits of wave (at most 1024 / 32), 6 of piece, 20 of site, 32 of
+    // execution.
+    uint64_t key = (uint64_t(wave & 0x3F) << 58) |
+                   (uint64_t(piece & 0x3F) << 52) |
+                   (uint64_t(site & 0xFFFFF) << 32) |
+                   (execution & 0xFFFFFFFFu);
+    Instruction &instruction = open[key];
+    instruction.isStore = isStore;
+    instruction.buffer = buffer;
+    instruction.lanes.push_back({lane, offset, size});
+    if (instruction.lanes.size() >= liveLanes) {
+      count(instruction);
+      open.erase(key);
+    }
   }
 }
 

@@ -8,10 +8,12 @@
 // executes and the memory they move, from every lane's addresses. A wave
 // instruction is the set of lanes of one wave that executed the same
 // access site (boo/EmuABI.h's `site`) for the same time: the n-th access of
-// site s by each lane. Its global bytes, the 128-byte lines it touches,
-// and, for LDS, its cycles with and without bank conflicts
-// (boo/LdsBankModel.h) are counted when its last lane has reported, or at
-// the next barrier or the workgroup's end for lanes that diverged.
+// site s by each lane; an access of more than 16 bytes per lane is one
+// instruction per 16 bytes, as on the GPU. Its global bytes, the 128-byte
+// lines it touches, and, for LDS, its cycles with and without bank
+// conflicts (boo/LdsBankModel.h) are counted when its last lane has
+// reported, or at the next barrier or the workgroup's end for lanes that
+// diverged.
 // docs/Emulator.md, "Profile".
 //
 //===----------------------------------------------------------------------===//
@@ -31,6 +33,9 @@ namespace emu {
 
 /// Global accesses are counted in lines of this many bytes.
 inline constexpr int64_t kGlobalLineBytes = 128;
+/// The widest access one GPU instruction makes per lane (global_load_dwordx4,
+/// ds_read_b128); a wider one counts as several.
+inline constexpr int64_t kMaxAccessBytes = 16;
 
 /// The counters of boo_launch_profile_t, without the launch's name.
 using ProfileCounters = boo_launch_profile_t;
