@@ -48,7 +48,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -177,6 +179,18 @@ private:
                                ArrayRef<Value> loops);
   SmallVector<Value> columnsAt(Value column);
   scf::ForOp forColumns(ValueRange inits, ColumnBody bodyFn);
+  /// The body over the `chunk` consecutive columns of chunk `chunkIndex`;
+  /// `slotBase` is its j in a cached loop (else null).
+  SmallVector<Value> chunkBody(Value chunkIndex, Value slotBase,
+                               ValueRange carried, ColumnBody bodyFn);
+  /// Whether `map` of `buffer` reads or writes it along the innermost
+  /// column, contiguously (one vector per chunk).
+  bool isChunkContiguous(AffineMap map, Value buffer) const;
+  SmallVector<Value> indicesAt(AffineMap map, ArrayRef<Value> loops);
+  /// Stores `value` of a column op at `loops`: in a chunk, along the
+  /// innermost column, collected into one vector store.
+  void writeColumn(Value value, Value buffer, AffineMap map,
+                   ArrayRef<Value> loops);
   void emitCopy(memref::CopyOp copy);
   void emitRowOp(linalg::GenericOp op);
   void emitReduction(linalg::GenericOp op);
@@ -205,6 +219,20 @@ private:
   llvm::SmallPtrSet<Value, 8> written;
   Value cacheSlot; // j of the cached column loop being built
   DenseMap<std::pair<Value, AffineMap>, Value> caches;
+  /// The caches the column loop being built fills.
+  llvm::DenseSet<std::pair<Value, AffineMap>> fillingCaches;
+  /// Consecutive columns a thread takes at a time: 16 bytes of the
+  /// narrowest column element, when the innermost column dim divides, so
+  /// that reads and writes along it are vectors (wide loads); else 1.
+  int64_t chunk = 1;
+  /// While a chunk's body is built: the loops of its first column, the
+  /// column being built (0 to chunk - 1), the vectors read for it and the
+  /// values to store, by (buffer, map).
+  SmallVector<Value> chunkLoops;
+  int64_t chunkColumn = -1;
+  DenseMap<std::pair<Value, AffineMap>, Value> chunkVectors;
+  llvm::MapVector<std::pair<Value, AffineMap>, SmallVector<Value>>
+      chunkStores;
 };
 
 RowReductionBuilder::RowReductionBuilder(RewriterBase &rewriter,
@@ -214,6 +242,22 @@ RowReductionBuilder::RowReductionBuilder(RewriterBase &rewriter,
       ctx(rewriter.getContext()), loc(kernel.root.getLoc()) {
   for (int64_t c : kernel.columnSizes)
     numColumns *= c;
+  // Chunks of 16 bytes of the narrowest element read or written by column,
+  // dividing the innermost column dim.
+  int64_t narrowest = 16;
+  for (linalg::GenericOp op : kernel.ops)
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (type && op.getNumLoops() > kernel.rows &&
+          map.isFunctionOfDim(op.getNumLoops() - 1))
+        narrowest = std::min<int64_t>(
+            narrowest, llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+    }
+  chunk = kernel.columnSizes.empty() ? 1 : 16 / narrowest;
+  while (chunk > 1 && kernel.columnSizes.back() % chunk != 0)
+    chunk /= 2;
+  int64_t numChunks = numColumns / chunk;
   // Threads: enough whole waves for the columns, a power of two of them,
   // at most 256. gpu.all_reduce's lowering combines 32-lane partials with
   // a shuffle reduction of width "number of partials"; when that is not a
@@ -222,17 +266,18 @@ RowReductionBuilder::RowReductionBuilder(RewriterBase &rewriter,
   // gfx1100 with 96 threads).
   int64_t wave = chip.waveSize;
   threads = std::clamp<int64_t>(wave * static_cast<int64_t>(llvm::PowerOf2Ceil(
-                                           llvm::divideCeil(numColumns, wave))),
+                                           llvm::divideCeil(numChunks, wave))),
                                 wave, std::max<int64_t>(wave, 256));
   // One pass over the data: when each thread has at most
   // kMaxCachedColumns columns, the column loops run over j in
-  // [0, perThread) (column tid + j * threads), and what they read from
+  // [0, perThread) (chunk tid + j * threads), and what they read from
   // buffers the kernel does not write is kept per (buffer, map) in a
-  // private array indexed by j (registers once the loops unroll): the
-  // first loop that reads a value loads it from memory, later loops
-  // (the centred sum of squares, the normalization) take it from there.
-  perThread = llvm::divideCeil(numColumns, threads);
-  cacheColumns = perThread <= kMaxCachedColumns;
+  // private array indexed by j * chunk + v (registers once the loops
+  // unroll): the first loop that reads a value loads it from memory, later
+  // loops (the centred sum of squares, the normalization) take it from
+  // there.
+  perThread = llvm::divideCeil(numChunks, threads);
+  cacheColumns = perThread * chunk <= kMaxCachedColumns;
   for (linalg::GenericOp op : kernel.ops)
     kernelOps.insert(op);
   for (memref::CopyOp copy : kernel.copies)
@@ -291,29 +336,74 @@ Value RowReductionBuilder::read(linalg::GenericOp op, OpOperand *operand,
   }
   if (map.getNumResults() == 0 && !isa<MemRefType>(buffer.getType()))
     return buffer; // a scalar operand
-  SmallVector<Value> indices;
-  for (AffineExpr expr : map.getResults())
-    indices.push_back(affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
   bool byColumn = llvm::any_of(map.getResults(), [&](AffineExpr expr) {
     return llvm::any_of(llvm::seq(kernel.rows, map.getNumDims()),
                         [&](unsigned d) { return expr.isFunctionOfDim(d); });
   });
-  if (!cacheSlot || !byColumn || written.contains(buffer))
-    return memref::LoadOp::create(b, loc, buffer, indices);
-  Value &cache = caches[{buffer, map}];
-  if (cache)
-    return memref::LoadOp::create(b, loc, cache, cacheSlot);
-  {
+  bool cached = cacheSlot && byColumn && !written.contains(buffer);
+  Value *cache = cached ? &caches[{buffer, map}] : nullptr;
+  // Filled by an earlier column loop (this one fills it column by column).
+  if (cache && *cache && !fillingCaches.contains({buffer, map}))
+    return memref::LoadOp::create(b, loc, *cache, cacheSlot);
+  Value value;
+  if (chunkColumn >= 0 && isChunkContiguous(map, buffer)) {
+    // The chunk's columns in one vector, loaded with its first column.
+    Value &vector = chunkVectors[{buffer, map}];
+    if (!vector) {
+      Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+      vector = vector::LoadOp::create(
+          b, loc, VectorType::get({chunk}, elementType), buffer,
+          indicesAt(map, chunkLoops));
+    }
+    value = vector::ExtractOp::create(b, loc, vector, chunkColumn);
+  } else {
+    value = memref::LoadOp::create(b, loc, buffer, indicesAt(map, loops));
+  }
+  if (!cache)
+    return value;
+  if (!*cache) {
+    fillingCaches.insert({buffer, map});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(threadLoop.getBody());
     Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
-    cache = memref::AllocaOp::create(b, loc,
-                                     MemRefType::get({perThread}, elementType));
+    *cache = memref::AllocaOp::create(
+        b, loc, MemRefType::get({perThread * chunk}, elementType));
   }
-  Value value = memref::LoadOp::create(b, loc, buffer, indices);
-  memref::StoreOp::create(b, loc, value, cache, cacheSlot);
+  memref::StoreOp::create(b, loc, value, *cache, cacheSlot);
   return value;
+}
+
+SmallVector<Value> RowReductionBuilder::indicesAt(AffineMap map,
+                                                  ArrayRef<Value> loops) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults())
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
+  return indices;
+}
+
+bool RowReductionBuilder::isChunkContiguous(AffineMap map,
+                                            Value buffer) const {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (chunk == 1 || !type || map.getNumResults() == 0 ||
+      !type.getLayout().isIdentity())
+    return false;
+  unsigned innermost = map.getNumDims() - 1;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last || last.getPosition() != innermost)
+    return false;
+  return llvm::none_of(map.getResults().drop_back(), [&](AffineExpr expr) {
+    return expr.isFunctionOfDim(innermost);
+  });
+}
+
+void RowReductionBuilder::writeColumn(Value value, Value buffer, AffineMap map,
+                                      ArrayRef<Value> loops) {
+  if (chunkColumn < 0 || !isChunkContiguous(map, buffer)) {
+    memref::StoreOp::create(b, loc, value, buffer, indicesAt(map, loops));
+    return;
+  }
+  chunkStores[{buffer, map}].push_back(value);
 }
 
 /// Clones the body of `op` with its block arguments bound to `args` and
@@ -347,12 +437,14 @@ SmallVector<Value> RowReductionBuilder::columnsAt(Value column) {
   return loops;
 }
 
-/// A strided loop over this thread's columns; `bodyFn` gets the loop
-/// values (rows then columns) and the iteration's carried values. The
-/// helpers build through `b`: it is pointed into the body while the body is
-/// built.
+/// A strided loop over this thread's chunks of columns; `bodyFn` gets the
+/// loop values (rows then columns) of each column and the iteration's
+/// carried values. The helpers build through `b`: it is pointed into the
+/// body while the body is built.
 scf::ForOp RowReductionBuilder::forColumns(ValueRange inits,
                                            ColumnBody bodyFn) {
+  int64_t numChunks = numColumns / chunk;
+  fillingCaches.clear();
   if (cacheColumns)
     return scf::ForOp::create(
         b, loc, cIndex(b, loc, 0), cIndex(b, loc, perThread), cIndex(b, loc, 1),
@@ -360,43 +452,83 @@ scf::ForOp RowReductionBuilder::forColumns(ValueRange inits,
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
                               nested.getInsertionPoint());
-          cacheSlot = j;
-          Value column = arith::AddIOp::create(
+          Value index = arith::AddIOp::create(
               b, loc, tid,
               arith::MulIOp::create(b, loc, j, cIndex(b, loc, threads)));
-          if (numColumns % threads == 0) {
-            scf::YieldOp::create(b, loc, bodyFn(columnsAt(column), carried));
-          } else {
-            // The last j of some threads is past the columns.
-            Value inBounds =
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
-                                      cIndex(b, loc, numColumns));
-            auto branch = [&](bool taken) {
-              return [&, taken](OpBuilder &inner, Location) {
-                OpBuilder::InsertionGuard innerGuard(b);
-                b.setInsertionPoint(inner.getInsertionBlock(),
-                                    inner.getInsertionPoint());
-                if (taken)
-                  scf::YieldOp::create(b, loc,
-                                       bodyFn(columnsAt(column), carried));
-                else
-                  scf::YieldOp::create(b, loc, carried);
-              };
-            };
-            auto ifOp = scf::IfOp::create(b, loc, inBounds, branch(true),
-                                          branch(false));
-            scf::YieldOp::create(b, loc, ifOp.getResults());
+          if (numChunks % threads == 0) {
+            scf::YieldOp::create(b, loc, chunkBody(index, j, carried, bodyFn));
+            return;
           }
-          cacheSlot = Value();
+          // The last j of some threads is past the columns.
+          Value inBounds =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                                    cIndex(b, loc, numChunks));
+          auto branch = [&](bool taken) {
+            return [&, taken](OpBuilder &inner, Location) {
+              OpBuilder::InsertionGuard innerGuard(b);
+              b.setInsertionPoint(inner.getInsertionBlock(),
+                                  inner.getInsertionPoint());
+              if (taken)
+                scf::YieldOp::create(b, loc,
+                                     chunkBody(index, j, carried, bodyFn));
+              else
+                scf::YieldOp::create(b, loc, carried);
+            };
+          };
+          auto ifOp = scf::IfOp::create(b, loc, inBounds, branch(true),
+                                        branch(false));
+          scf::YieldOp::create(b, loc, ifOp.getResults());
         });
   return scf::ForOp::create(
-      b, loc, tid, cIndex(b, loc, numColumns), cIndex(b, loc, threads), inits,
+      b, loc, tid, cIndex(b, loc, numChunks), cIndex(b, loc, threads), inits,
       [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
-        scf::YieldOp::create(b, loc, bodyFn(columnsAt(iv), carried));
+        scf::YieldOp::create(b, loc, chunkBody(iv, Value(), carried, bodyFn));
       });
+}
+
+SmallVector<Value> RowReductionBuilder::chunkBody(Value chunkIndex,
+                                                  Value slotBase,
+                                                  ValueRange carried,
+                                                  ColumnBody bodyFn) {
+  if (chunk == 1) {
+    cacheSlot = slotBase;
+    SmallVector<Value> values = bodyFn(columnsAt(chunkIndex), carried);
+    cacheSlot = Value();
+    return values;
+  }
+  chunkLoops = columnsAt(arith::MulIOp::create(b, loc, chunkIndex,
+                                               cIndex(b, loc, chunk)));
+  chunkVectors.clear();
+  chunkStores.clear();
+  SmallVector<Value> values(carried);
+  for (int64_t v = 0; v < chunk; ++v) {
+    // The chunk lies in one innermost column row (its size divides).
+    SmallVector<Value> loops = chunkLoops;
+    loops.back() = arith::AddIOp::create(b, loc, chunkLoops.back(),
+                                         cIndex(b, loc, v));
+    chunkColumn = v;
+    if (slotBase)
+      cacheSlot = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, slotBase, cIndex(b, loc, chunk)),
+          cIndex(b, loc, v));
+    values = bodyFn(loops, values);
+  }
+  for (auto &[key, elements] : chunkStores) {
+    auto [buffer, map] = key;
+    Value vector = vector::FromElementsOp::create(
+        b, loc, VectorType::get({chunk}, elements.front().getType()),
+        elements);
+    vector::StoreOp::create(b, loc, vector, buffer, indicesAt(map, chunkLoops));
+  }
+  chunkColumn = -1;
+  cacheSlot = Value();
+  chunkVectors.clear();
+  chunkStores.clear();
+  return values;
 }
 
 /// A copy between the kernel's buffers: the target takes the source's row
@@ -455,14 +587,8 @@ void RowReductionBuilder::emitColumnOp(linalg::GenericOp op) {
     for (OpOperand &init : op.getDpsInitsMutable())
       args.push_back(read(op, &init, loops)); // dead unless used
     SmallVector<Value> results = applyBody(op, args, loops);
-    for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results)) {
-      AffineMap map = op.getMatchingIndexingMap(&init);
-      SmallVector<Value> indices;
-      for (AffineExpr expr : map.getResults())
-        indices.push_back(affine::AffineApplyOp::create(
-            b, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
-      memref::StoreOp::create(b, loc, value, init.get(), indices);
-    }
+    for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results))
+      writeColumn(value, init.get(), op.getMatchingIndexingMap(&init), loops);
     return SmallVector<Value>();
   });
 }

@@ -117,16 +117,20 @@ def BooGPURowReductions : Pass<"boo-gpu-row-reductions", "ModuleOp"> {
     forward; the input gradient of its backward). They become one
     workgroup/thread `scf.forall` nest: a workgroup per row, a whole number
     of waves (at most 256 threads) per workgroup. Row ops run on scalars in
-    every thread; each thread folds a reduction over the columns tid,
-    tid + threads, ... and `gpu.all_reduce` combines the partial values;
-    column ops compute and store each thread's columns; row results that
-    outlive the kernel (mean, rstd) are stored by thread 0. Any column count
-    works.
+    every thread; each thread folds a reduction over its chunks of columns
+    tid, tid + threads, ... and `gpu.all_reduce` combines the partial
+    values; column ops compute and store each thread's columns; row results
+    that outlive the kernel (mean, rstd) are stored by thread 0. A chunk is
+    16 bytes of the narrowest element read or written by column (8 bf16
+    columns) when the innermost column dim divides, else fewer (down to
+    one column): operands contiguous along the innermost column are read
+    and written one `vector.load`/`vector.store` per chunk (wide loads).
+    Any column count works.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 
