@@ -118,13 +118,23 @@ void expectCounts(const ProfileCounters &p, const Expected &e,
   EXPECT_EQ(p.lds_conflict_free_cycles, e.ldsConflictFree * groups);
 }
 
+/// The kernel's buffers for `groups` workgroups: zero input, output -1.
+struct Buffers {
+  explicit Buffers(uint32_t groups)
+      : in(groups * 128 * 16, 0), out(groups * 128, -1.0f),
+        slots{reinterpret_cast<int64_t>(in.data()),
+              reinterpret_cast<int64_t>(out.data())},
+        args{&slots[0], &slots[1]} {}
+  std::vector<uint8_t> in;
+  std::vector<float> out;
+  int64_t slots[2];
+  void *args[2];
+};
+
 TEST(EmuProfileTest, CountsMatchTheHandCount) {
   const uint32_t groups = 6;
-  std::vector<uint8_t> in(groups * 128 * 16, 0);
-  std::vector<float> out(groups * 128, -1.0f);
-  int64_t slots[2] = {reinterpret_cast<int64_t>(in.data()),
-                      reinterpret_cast<int64_t>(out.data())};
-  void *args[2] = {&slots[0], &slots[1]};
+  Buffers buffers(groups);
+  void **args = buffers.args;
   for (unsigned threads : {1u, 2u}) {
     ProfileCounters profile{};
     std::string errors;
@@ -140,11 +150,9 @@ TEST(EmuProfileTest, CountsMatchTheHandCount) {
 
 TEST(EmuProfileTest, ASampleRunsOnlyItsWorkgroups) {
   const uint32_t groups = 6;
-  std::vector<uint8_t> in(groups * 128 * 16, 0);
-  std::vector<float> out(groups * 128, -1.0f);
-  int64_t slots[2] = {reinterpret_cast<int64_t>(in.data()),
-                      reinterpret_cast<int64_t>(out.data())};
-  void *args[2] = {&slots[0], &slots[1]};
+  Buffers buffers(groups);
+  void **args = buffers.args;
+  const std::vector<float> &out = buffers.out;
   ProfileCounters profile{};
   std::string errors;
   ASSERT_TRUE(runKernel("gfx942", &profiledKernel, {groups, 1, 1}, {128, 1, 1},
@@ -159,12 +167,11 @@ TEST(EmuProfileTest, ASampleRunsOnlyItsWorkgroups) {
     EXPECT_EQ(out[g * 128] == 0.0f, g == 0 || g == 3) << g;
 }
 
-TEST(EmuProfileTest, WithoutAProfileNothingIsCounted) {
-  std::vector<uint8_t> in(128 * 16, 0);
-  std::vector<float> out(128, -1.0f);
-  int64_t slots[2] = {reinterpret_cast<int64_t>(in.data()),
-                      reinterpret_cast<int64_t>(out.data())};
-  void *args[2] = {&slots[0], &slots[1]};
+// Unprofiled, the context's globalAccess is null and the kernel runs as usual.
+TEST(EmuProfileTest, RunsWithoutAProfile) {
+  Buffers buffers(1);
+  void **args = buffers.args;
+  const std::vector<float> &out = buffers.out;
   std::string errors;
   ASSERT_TRUE(runKernel("gfx942", &profiledKernel, {1, 1, 1}, {128, 1, 1}, 8192,
                         args, errors))

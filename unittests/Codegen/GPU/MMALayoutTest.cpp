@@ -173,6 +173,15 @@ TEST(MMALayout, PaddedFragmentReadsAreConflictFree) {
 
 namespace {
 
+/// The tile row getStagingRowSpread's {group, spacing} gives item row
+/// `row` (as MMAStaging.cpp computes it in IR).
+int64_t spreadRow(int64_t row, int64_t group, int64_t spacing) {
+  if (spacing <= 1)
+    return row;
+  int64_t block = group * spacing, inBlock = row % block;
+  return row / block * block + inBlock % group * spacing + inBlock / group;
+}
+
 /// The extra cycles of one staging pass of a wave (64 lanes, lane l
 /// writing item l) over a [rows][kTile + pad] tile of 2-byte elements,
 /// `width` elements per write, with the staging's row spread.
@@ -187,11 +196,8 @@ int64_t stagingConflictCycles(int64_t rows, int64_t kTile, int64_t pad,
              : std::pair<int64_t, int64_t>{1, 1};
   std::vector<::boo::lds::LaneAccess> lanes;
   for (int64_t lane = 0; lane < std::min<int64_t>(64, rows * perRow); ++lane) {
-    int64_t row = lane / perRow, col = lane % perRow * width;
-    if (spacing > 1) {
-      int64_t block = group * spacing, inBlock = row % block;
-      row = row / block * block + inBlock % group * spacing + inBlock / group;
-    }
+    int64_t row = spreadRow(lane / perRow, group, spacing);
+    int64_t col = lane % perRow * width;
     lanes.push_back({uint32_t(lane), row * strideBytes + col * kElementBytes,
                      width * kElementBytes});
   }
@@ -217,15 +223,8 @@ TEST(MMALayout, SpreadStagingWritesAreConflictFree) {
           auto [group, spacing] =
               getStagingRowSpread(rows, kTile / 8, 16, (kTile + pad) * 2);
           std::vector<int> hits(rows, 0);
-          for (int64_t r = 0; r < rows; ++r) {
-            int64_t row = r;
-            if (spacing > 1) {
-              int64_t block = group * spacing, inBlock = r % block;
-              row = r / block * block + inBlock % group * spacing +
-                    inBlock / group;
-            }
-            ++hits[row];
-          }
+          for (int64_t r = 0; r < rows; ++r)
+            ++hits[spreadRow(r, group, spacing)];
           EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), rows);
         }
         if (kTile == 32 && pad > 0)
