@@ -107,6 +107,44 @@ mlir::boo::getStagingRowSpread(int64_t rows, int64_t perRow,
   return {1, 1};
 }
 
+namespace {
+
+/// The extra LDS cycles of one wave's transposed staging writes (row `i` of
+/// every lane's block, for each i).
+int64_t mnStagingConflicts(bool columnMajor, int64_t rowBlocks,
+                           int64_t kGroups, int64_t width, int64_t kBytes,
+                           int64_t rowStrideBytes, int64_t waveSize) {
+  int64_t extra = 0;
+  for (int64_t i = 0; i < width; ++i) {
+    std::vector<::boo::lds::LaneAccess> lanes;
+    for (int64_t lane = 0; lane < std::min(waveSize, rowBlocks * kGroups);
+         ++lane) {
+      int64_t block = columnMajor ? lane / kGroups : lane % rowBlocks;
+      int64_t group = columnMajor ? lane % kGroups : lane / rowBlocks;
+      lanes.push_back({uint32_t(lane),
+                       (block * width + i) * rowStrideBytes + group * kBytes,
+                       kBytes});
+    }
+    ::boo::lds::Cycles cycles = ::boo::lds::countCycles(std::move(lanes));
+    extra += cycles.actual - cycles.conflictFree;
+  }
+  return extra;
+}
+
+} // namespace
+
+bool mlir::boo::preferColumnMajorMNStaging(int64_t rowBlocks, int64_t kGroups,
+                                           int64_t width, int64_t kBytes,
+                                           int64_t rowStrideBytes,
+                                           int64_t waveSize) {
+  if (rowBlocks <= 0 || kGroups <= 1 || width <= 0 || kBytes <= 0)
+    return false;
+  return mnStagingConflicts(true, rowBlocks, kGroups, width, kBytes,
+                            rowStrideBytes, waveSize) <
+         mnStagingConflicts(false, rowBlocks, kGroups, width, kBytes,
+                            rowStrideBytes, waveSize);
+}
+
 int mlir::boo::getWMMAGeneration(const ChipInfo &chip) {
   switch (chip.family) {
   case ChipFamily::RDNA3:

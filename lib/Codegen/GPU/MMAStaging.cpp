@@ -119,18 +119,27 @@ void MMAKernelEmitter::stageOperandAlongMN(OpBuilder &sb,
   int64_t width = isA ? mnWidthA : mnWidthB;
   int64_t rowBlocks = (isA ? wgM : wgN) / width;
   int64_t kPer = std::min(kT, kLdsTransposeBytes / elemBytes());
+  int64_t kGroups = kT / kPer;
+  // Consecutive threads take consecutive row blocks, or consecutive K
+  // groups of a block when that spreads their LDS writes over the banks.
+  bool columnMajor = preferColumnMajorMNStaging(
+      rowBlocks, kGroups, width, kPer * elemBytes(),
+      cast<MemRefType>(lds.getType()).getShape().back() * elemBytes(),
+      waveSize);
+  int64_t rowDivisor = columnMajor ? kGroups : rowBlocks;
   Value kBase = at.coords[kL];
   VectorType rowType = VectorType::get({kPer}, elemType);
   forEachStagingItem(
-      sb, rowBlocks * (kT / kPer), [&](OpBuilder &ib, Value idx) {
-        Value row = arith::MulIOp::create(
-            ib, loc,
-            arith::RemUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
-            cIndex(ib, loc, width));
-        Value col = arith::MulIOp::create(
-            ib, loc,
-            arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, rowBlocks)),
-            cIndex(ib, loc, kPer));
+      sb, rowBlocks * kGroups, [&](OpBuilder &ib, Value idx) {
+        Value divisor = cIndex(ib, loc, rowDivisor);
+        Value quotient = arith::DivUIOp::create(ib, loc, idx, divisor);
+        Value remainder = arith::RemUIOp::create(ib, loc, idx, divisor);
+        Value block = columnMajor ? quotient : remainder;
+        Value group = columnMajor ? remainder : quotient;
+        Value row =
+            arith::MulIOp::create(ib, loc, block, cIndex(ib, loc, width));
+        Value col =
+            arith::MulIOp::create(ib, loc, group, cIndex(ib, loc, kPer));
         Value global = globalRow(ib, loop, row);
         SmallVector<Value> alongRows;
         for (int64_t j = 0; j < kPer; ++j) {

@@ -232,3 +232,37 @@ TEST(MMALayout, SpreadStagingWritesAreConflictFree) {
               << l.name.str() << " unspread";
       }
 }
+
+// The staging of an operand contiguous along M or N (a lane's block of 8
+// rows x 4 K elements, written as 8 stores of 8 bytes) into bf16 tiles
+// padded for 8-byte fragment reads (K tile 32: a stride of 36 elements):
+// consecutive lanes on consecutive row blocks hit banks 144 dwords apart,
+// i.e. only 2 distinct offsets, while consecutive K groups of a block fill
+// the banks; the staging picks the latter.
+TEST(MMALayout, TransposedStagingPicksTheConflictFreeOrder) {
+  constexpr int64_t kStride = 36 * 2, kWidth = 8, kGroups = 8, kBytes = 8;
+  auto extraCycles = [&](bool columnMajor, int64_t rowBlocks) {
+    int64_t extra = 0;
+    for (int64_t i = 0; i < kWidth; ++i) {
+      std::vector<::boo::lds::LaneAccess> lanes;
+      for (int64_t lane = 0; lane < 64; ++lane) {
+        int64_t block = columnMajor ? lane / kGroups : lane % rowBlocks;
+        int64_t group = columnMajor ? lane % kGroups : lane / rowBlocks;
+        lanes.push_back({uint32_t(lane),
+                         (block * kWidth + i) * kStride + group * kBytes,
+                         kBytes});
+      }
+      ::boo::lds::Cycles cycles = ::boo::lds::countCycles(std::move(lanes));
+      extra += cycles.actual - cycles.conflictFree;
+    }
+    return extra;
+  };
+  for (int64_t rowBlocks : {8, 16}) {
+    EXPECT_EQ(extraCycles(true, rowBlocks), 0) << rowBlocks;
+    EXPECT_GT(extraCycles(false, rowBlocks), 0) << rowBlocks;
+    EXPECT_TRUE(preferColumnMajorMNStaging(rowBlocks, kGroups, kWidth, kBytes,
+                                           kStride, 64));
+  }
+  // Nothing to reorder with one K group.
+  EXPECT_FALSE(preferColumnMajorMNStaging(16, 1, kWidth, kBytes, kStride, 64));
+}

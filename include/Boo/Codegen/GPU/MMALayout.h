@@ -98,6 +98,18 @@ std::pair<int64_t, int64_t> getStagingRowSpread(int64_t rows, int64_t perRow,
                                                 int64_t accessBytes,
                                                 int64_t rowStrideBytes);
 
+/// Whether the staging of an operand contiguous along M or N (each item
+/// `width` rows x `kPer` K elements, written as `width` LDS stores of
+/// `kPer` elements along K into a tile with `rowStrideBytes` rows) should
+/// give consecutive lanes consecutive K groups of the same row block
+/// (column-major items) rather than consecutive row blocks: when that makes
+/// a wave's writes conflict less in the bank model of boo/LdsBankModel.h.
+/// Either order reads whole 128-byte lines from global memory once a
+/// wave covers 128 bytes of rows per K.
+bool preferColumnMajorMNStaging(int64_t rowBlocks, int64_t kGroups,
+                                int64_t width, int64_t kBytes,
+                                int64_t rowStrideBytes, int64_t waveSize);
+
 namespace detail {
 inline int64_t floorDiv(int64_t a, int64_t b) { return a / b; }
 inline AffineExpr floorDiv(AffineExpr a, int64_t b) { return a.floorDiv(b); }
