@@ -195,6 +195,7 @@ void computeBounds(const ChipInfo &chip, KernelEstimate &e) {
           : e.ldsBytes / (kLdsBytesPerClockPerCU * chip.computeUnits * clock);
   e.seconds = 0;
   e.bound = "";
+  e.fractionOfPeak = 0;
   std::pair<double, StringRef> bounds[] = {{e.mmaSeconds, "mma"},
                                            {e.memorySeconds, "memory"},
                                            {e.cacheSeconds, "cache"},
