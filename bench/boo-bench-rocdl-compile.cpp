@@ -406,9 +406,8 @@ CompileResult compileOnce(MLIRContext &ctx, const std::string &command,
       hooks.onISA = [&](StringRef name, StringRef, StringRef isa) {
         isaByKernel[name] = isa.str();
       };
-    FailureOr<OwningOpRef<ModuleOp>> compiled =
-        compileForROCDL(**module, chip, /*tuningSpec=*/"", hooks, diagnostics,
-                        &result.shrinks);
+    FailureOr<OwningOpRef<ModuleOp>> compiled = compileForROCDL(
+        **module, chip, /*tuningSpec=*/"", hooks, diagnostics, &result.shrinks);
     if (failed(compiled)) {
       result.error = "boo-to-rocdl failed for " + chip + ":\n" + diagnostics;
       return result;

@@ -308,8 +308,7 @@ bool mlir::boo::harness::readCsv(llvm::StringRef path,
       row.estimate->us = estimatedUs;
       row.estimate->chip = column("est_chip") >= 0 ? get("est_chip") : "";
       row.estimate->bound = column("est_bound") >= 0 ? get("est_bound") : "";
-      row.estimate->counts =
-          column("est_counts") >= 0 ? get("est_counts") : "";
+      row.estimate->counts = column("est_counts") >= 0 ? get("est_counts") : "";
       if (column("est_peak_pct") >= 0)
         number("est_peak_pct", row.estimate->peakPct);
     }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunEstimate.h"
+#include "Report.h"
 
 #include "Boo/Harness/CachedCompile.h"
 #include "Boo/Harness/Estimate.h"
@@ -93,7 +94,7 @@ private:
 };
 
 RuntimeSession *harness::EmulatorProfiler::getSession(const ChipInfo &chip,
-                                             std::string &error) {
+                                                      std::string &error) {
   std::unique_ptr<RuntimeSession> &session = sessions[chip.name.str()];
   if (!session)
     session = RuntimeSession::open("emu:" + chip.name.str(), error);
@@ -101,8 +102,8 @@ RuntimeSession *harness::EmulatorProfiler::getSession(const ChipInfo &chip,
 }
 
 bool harness::EmulatorProfiler::apply(ModuleOp source, const ChipInfo &chip,
-                             harness::CommandEstimate &estimate,
-                             std::string &error) {
+                                      harness::CommandEstimate &estimate,
+                                      std::string &error) {
   OwningOpRef<ModuleOp> module = source.clone();
   ArtifactOptions artifact;
   artifact.targets = {"emu:" + chip.name.str()};
@@ -178,6 +179,36 @@ harness::CommandEstimator::estimate(ModuleOp source, const ChipInfo &chip,
       !profiler->apply(source, chip, *e, emulatorNote) && emulatorNote.empty())
     emulatorNote = "unknown error";
   return e;
+}
+
+const ChipInfo *harness::getTargetChip(llvm::StringRef target) {
+  target.consume_front("emu:");
+  return lookupChip(target);
+}
+
+void harness::addRowEstimate(CommandEstimator &estimator, ModuleOp source,
+                             const ChipInfo &chip, CommandRow &row) {
+  std::string error, note;
+  FailureOr<CommandEstimate> e = estimator.estimate(source, chip, error, note);
+  if (failed(e)) {
+    llvm::outs() << "boo-driver: warning: no estimate for " << chip.name << ": "
+                 << error << "\n";
+    return;
+  }
+  bool emulated = !e->kernels.empty() &&
+                  llvm::all_of(e->kernels, [](const KernelEstimate &k) {
+                    return k.emulated;
+                  });
+  row.estimate = CommandRow::Estimate{chip.name.str(), e->seconds * 1e6,
+                                      e->bound, e->fractionOfPeak * 100,
+                                      emulated ? "emulator" : "ir"};
+  llvm::outs() << llvm::format(
+      "boo-driver: ESTIMATE on %s: %.2f us, %s-bound, %.1f%% of MMA peak "
+      "(%s counts; an estimate, not a measurement: docs/PerfModel.md)\n",
+      chip.name.data(), row.estimate->us, e->bound.c_str(),
+      row.estimate->peakPct, row.estimate->counts.c_str());
+  if (!note.empty())
+    llvm::outs() << "boo-driver: warning: no emulator counts: " << note << "\n";
 }
 
 int harness::runEstimate(const std::vector<CommandLine> &commands,

@@ -61,6 +61,17 @@ private:
   std::unique_ptr<EmulatorProfiler> profiler;
 };
 
+struct CommandRow;
+
+/// The chip of a run's artifact target ("gfx942", "emu:gfx942"), or null
+/// (the CPU).
+const ChipInfo *getTargetChip(llvm::StringRef target);
+
+/// A GPU target's run (boo-driver's CSV and plot): the estimate of
+/// `source` on `chip`, printed and put in `row`; a failure is a warning.
+void addRowEstimate(CommandEstimator &estimator, ModuleOp source,
+                    const ChipInfo &chip, CommandRow &row);
+
 /// Returns the exit status: 0, 1 if a command failed, 2 on bad options.
 /// The emulator's code objects are compiled through `cache` (may be null).
 int runEstimate(const std::vector<CommandLine> &commands,

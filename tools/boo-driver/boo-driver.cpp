@@ -377,37 +377,18 @@ private:
 };
 
 void Driver::estimateRow(const MIOpenProblem &problem, CommandRow &row) {
-  llvm::StringRef chipName(target);
-  chipName.consume_front("emu:");
-  const ChipInfo *chip = lookupChip(chipName);
+  const ChipInfo *chip = getTargetChip(target);
   if (!chip)
     return;
-  std::string error, note;
+  std::string error;
   FailureOr<OwningOpRef<ModuleOp>> module =
       buildMIOpenModule(&ctx, problem, error);
-  FailureOr<harness::CommandEstimate> e =
-      failed(module) ? FailureOr<harness::CommandEstimate>(failure())
-                     : estimator->estimate(**module, *chip, error, note);
-  if (failed(e)) {
+  if (failed(module)) {
     llvm::outs() << "boo-driver: warning: no estimate for " << chip->name
                  << ": " << error << "\n";
     return;
   }
-  bool emulated = !e->kernels.empty() &&
-                  llvm::all_of(e->kernels, [](const KernelEstimate &k) {
-                    return k.emulated;
-                  });
-  row.estimate = CommandRow::Estimate{chip->name.str(), e->seconds * 1e6,
-                                      e->bound, e->fractionOfPeak * 100,
-                                      emulated ? "emulator" : "ir"};
-  llvm::outs() << llvm::format(
-      "boo-driver: ESTIMATE on %s: %.2f us, %s-bound, %.1f%% of MMA peak "
-      "(%s counts; an estimate, not a measurement: docs/PerfModel.md)\n",
-      chip->name.data(), row.estimate->us, e->bound.c_str(),
-      row.estimate->peakPct, row.estimate->counts.c_str());
-  if (!note.empty())
-    llvm::outs() << "boo-driver: warning: no emulator counts: " << note
-                 << "\n";
+  addRowEstimate(*estimator, **module, *chip, row);
 }
 
 bool Driver::invoke(const std::vector<HostTensor> &inputs,
@@ -744,9 +725,7 @@ int runDriver(const std::string &command) {
   }
   // The CSV and the plot of a GPU target carry the chip's estimate.
   std::unique_ptr<CommandEstimator> estimator;
-  llvm::StringRef chipName(target);
-  chipName.consume_front("emu:");
-  if ((!csvFile.empty() || !plotFile.empty()) && lookupChip(chipName)) {
+  if ((!csvFile.empty() || !plotFile.empty()) && getTargetChip(target)) {
     EstimateOptions options;
     options.tuningSpec = tuningSpec;
     options.emulate = estimateSample >= 0;

@@ -50,8 +50,7 @@ private:
                  ValueRange args);
   /// Calls the context's callback in `slot`, returning nothing, when it is
   /// not null.
-  void callBackIfSet(OpBuilder &b, Location loc, int64_t slot,
-                     ValueRange args);
+  void callBackIfSet(OpBuilder &b, Location loc, int64_t slot, ValueRange args);
   Value constI32(OpBuilder &b, Location loc, int64_t value) {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
   }

@@ -18,8 +18,8 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -71,8 +71,8 @@ Value EmuKernelLowering::callBack(OpBuilder &b, Location loc, int64_t slot,
   return result ? call.getResult() : Value();
 }
 
-void EmuKernelLowering::callBackIfSet(OpBuilder &b, Location loc,
-                                      int64_t slot, ValueRange args) {
+void EmuKernelLowering::callBackIfSet(OpBuilder &b, Location loc, int64_t slot,
+                                      ValueRange args) {
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   Value callee = loadSlot(b, loc, slot, ptr);
   Value set = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, callee,

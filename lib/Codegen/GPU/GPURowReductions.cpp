@@ -231,8 +231,7 @@ private:
   SmallVector<Value> chunkLoops;
   int64_t chunkColumn = -1;
   DenseMap<std::pair<Value, AffineMap>, Value> chunkVectors;
-  llvm::MapVector<std::pair<Value, AffineMap>, SmallVector<Value>>
-      chunkStores;
+  llvm::MapVector<std::pair<Value, AffineMap>, SmallVector<Value>> chunkStores;
 };
 
 RowReductionBuilder::RowReductionBuilder(RewriterBase &rewriter,
@@ -351,9 +350,9 @@ Value RowReductionBuilder::read(linalg::GenericOp op, OpOperand *operand,
     Value &vector = chunkVectors[{buffer, map}];
     if (!vector) {
       Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
-      vector = vector::LoadOp::create(
-          b, loc, VectorType::get({chunk}, elementType), buffer,
-          indicesAt(map, chunkLoops));
+      vector =
+          vector::LoadOp::create(b, loc, VectorType::get({chunk}, elementType),
+                                 buffer, indicesAt(map, chunkLoops));
     }
     value = vector::ExtractOp::create(b, loc, vector, chunkColumn);
   } else {
@@ -382,8 +381,7 @@ SmallVector<Value> RowReductionBuilder::indicesAt(AffineMap map,
   return indices;
 }
 
-bool RowReductionBuilder::isChunkContiguous(AffineMap map,
-                                            Value buffer) const {
+bool RowReductionBuilder::isChunkContiguous(AffineMap map, Value buffer) const {
   auto type = dyn_cast<MemRefType>(buffer.getType());
   if (chunk == 1 || !type || map.getNumResults() == 0 ||
       !type.getLayout().isIdentity())
@@ -475,8 +473,8 @@ scf::ForOp RowReductionBuilder::forColumns(ValueRange inits,
                 scf::YieldOp::create(b, loc, carried);
             };
           };
-          auto ifOp = scf::IfOp::create(b, loc, inBounds, branch(true),
-                                        branch(false));
+          auto ifOp =
+              scf::IfOp::create(b, loc, inBounds, branch(true), branch(false));
           scf::YieldOp::create(b, loc, ifOp.getResults());
         });
   return scf::ForOp::create(
@@ -499,16 +497,16 @@ SmallVector<Value> RowReductionBuilder::chunkBody(Value chunkIndex,
     cacheSlot = Value();
     return values;
   }
-  chunkLoops = columnsAt(arith::MulIOp::create(b, loc, chunkIndex,
-                                               cIndex(b, loc, chunk)));
+  chunkLoops = columnsAt(
+      arith::MulIOp::create(b, loc, chunkIndex, cIndex(b, loc, chunk)));
   chunkVectors.clear();
   chunkStores.clear();
   SmallVector<Value> values(carried);
   for (int64_t v = 0; v < chunk; ++v) {
     // The chunk lies in one innermost column row (its size divides).
     SmallVector<Value> loops = chunkLoops;
-    loops.back() = arith::AddIOp::create(b, loc, chunkLoops.back(),
-                                         cIndex(b, loc, v));
+    loops.back() =
+        arith::AddIOp::create(b, loc, chunkLoops.back(), cIndex(b, loc, v));
     chunkColumn = v;
     if (slotBase)
       cacheSlot = arith::AddIOp::create(
@@ -520,8 +518,7 @@ SmallVector<Value> RowReductionBuilder::chunkBody(Value chunkIndex,
   for (auto &[key, elements] : chunkStores) {
     auto [buffer, map] = key;
     Value vector = vector::FromElementsOp::create(
-        b, loc, VectorType::get({chunk}, elements.front().getType()),
-        elements);
+        b, loc, VectorType::get({chunk}, elements.front().getType()), elements);
     vector::StoreOp::create(b, loc, vector, buffer, indicesAt(map, chunkLoops));
   }
   chunkColumn = -1;

@@ -111,8 +111,8 @@ namespace {
 
 /// The extra LDS cycles of one wave's transposed staging writes (row `i` of
 /// every lane's block, for each i).
-int64_t mnStagingConflicts(bool columnMajor, int64_t rowBlocks,
-                           int64_t kGroups, int64_t width, int64_t kBytes,
+int64_t mnStagingConflicts(bool columnMajor, int64_t rowBlocks, int64_t kGroups,
+                           int64_t width, int64_t kBytes,
                            int64_t rowStrideBytes, int64_t waveSize) {
   int64_t extra = 0;
   for (int64_t i = 0; i < width; ++i) {

@@ -37,9 +37,8 @@ void WorkgroupProfiler::begin(uint32_t items) {
 
 void WorkgroupProfiler::recordAccess(uint32_t item, uint32_t wave,
                                      uint32_t lane, uint32_t liveLanes,
-                                     int32_t site, bool isStore,
-                                     int32_t buffer, int64_t byteOffset,
-                                     int64_t bytes) {
+                                     int32_t site, bool isStore, int32_t buffer,
+                                     int64_t byteOffset, int64_t bytes) {
   if (site < 0)
     return;
   std::vector<uint32_t> &counts = executions[item];
@@ -60,8 +59,7 @@ void WorkgroupProfiler::recordAccess(uint32_t item, uint32_t wave,
     // execution.
     uint64_t key = (uint64_t(wave & 0x3F) << 58) |
                    (uint64_t(piece & 0x3F) << 52) |
-                   (uint64_t(site & 0xFFFFF) << 32) |
-                   (execution & 0xFFFFFFFFu);
+                   (uint64_t(site & 0xFFFFF) << 32) | (execution & 0xFFFFFFFFu);
     Instruction &instruction = open[key];
     instruction.isStore = isStore;
     instruction.buffer = buffer;
