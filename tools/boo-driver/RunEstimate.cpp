@@ -47,13 +47,12 @@ void writeRow(llvm::raw_ostream &csv, int64_t index, llvm::StringRef command,
     double mma = 0, memory = 0, cache = 0, lds = 0, issue = 0;
     double cycles = 0, conflictFree = 0;
     int64_t waves = 1 << 30, vgprs = 0;
-    bool emulated = !e->kernels.empty();
+    bool emulated = e->isEmulated();
     for (const KernelEstimate &k : e->kernels) {
       mma += k.mmaSeconds, memory += k.memorySeconds, cache += k.cacheSeconds;
       lds += k.ldsSeconds, issue += k.issueSeconds;
       waves = std::min(waves, k.wavesPerSimd);
       vgprs = std::max(vgprs, k.vgprs + k.agprs);
-      emulated &= k.emulated;
       cycles += k.ldsCycles, conflictFree += k.ldsConflictFreeCycles;
     }
     csv << llvm::format(
@@ -121,7 +120,8 @@ bool harness::EmulatorProfiler::apply(ModuleOp source, const ChipInfo &chip,
     inputs.push_back(HostTensor::zeros(t.shape, t.type));
   std::vector<RuntimeSession::LaunchProfile> profiles;
   if (!session->setInputs(inputs, error) ||
-      !session->invokeProfiled(options.sampleWorkgroups, profiles, error))
+      !session->invokeProfiled(uint64_t(options.sampleWorkgroups), profiles,
+                               error))
     return false;
   if (profiles.size() != estimate.kernels.size()) {
     error = "the emulator ran " + std::to_string(profiles.size()) +
@@ -175,7 +175,7 @@ harness::CommandEstimator::estimate(ModuleOp source, const ChipInfo &chip,
   emulatorNote.clear();
   FailureOr<CommandEstimate> e =
       estimateOnChip(source, chip, options.tuningSpec, error);
-  if (succeeded(e) && options.emulate &&
+  if (succeeded(e) && options.emulate() &&
       !profiler->apply(source, chip, *e, emulatorNote) && emulatorNote.empty())
     emulatorNote = "unknown error";
   return e;
@@ -186,26 +186,30 @@ const ChipInfo *harness::getTargetChip(llvm::StringRef target) {
   return lookupChip(target);
 }
 
-void harness::addRowEstimate(CommandEstimator &estimator, ModuleOp source,
-                             const ChipInfo &chip, CommandRow &row) {
+void harness::addRowEstimate(CommandEstimator &estimator, MLIRContext &ctx,
+                             const MIOpenProblem &problem,
+                             llvm::StringRef target, CommandRow &row) {
+  const ChipInfo *chip = getTargetChip(target);
+  if (!chip)
+    return;
   std::string error, note;
-  FailureOr<CommandEstimate> e = estimator.estimate(source, chip, error, note);
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      buildMIOpenModule(&ctx, problem, error);
+  FailureOr<CommandEstimate> e =
+      failed(module) ? FailureOr<CommandEstimate>(failure())
+                     : estimator.estimate(**module, *chip, error, note);
   if (failed(e)) {
-    llvm::outs() << "boo-driver: warning: no estimate for " << chip.name << ": "
-                 << error << "\n";
+    llvm::outs() << "boo-driver: warning: no estimate for " << chip->name
+                 << ": " << error << "\n";
     return;
   }
-  bool emulated = !e->kernels.empty() &&
-                  llvm::all_of(e->kernels, [](const KernelEstimate &k) {
-                    return k.emulated;
-                  });
-  row.estimate = CommandRow::Estimate{chip.name.str(), e->seconds * 1e6,
+  row.estimate = CommandRow::Estimate{chip->name.str(), e->seconds * 1e6,
                                       e->bound, e->fractionOfPeak * 100,
-                                      emulated ? "emulator" : "ir"};
+                                      e->isEmulated() ? "emulator" : "ir"};
   llvm::outs() << llvm::format(
       "boo-driver: ESTIMATE on %s: %.2f us, %s-bound, %.1f%% of MMA peak "
       "(%s counts; an estimate, not a measurement: docs/PerfModel.md)\n",
-      chip.name.data(), row.estimate->us, e->bound.c_str(),
+      chip->name.data(), row.estimate->us, e->bound.c_str(),
       row.estimate->peakPct, row.estimate->counts.c_str());
   if (!note.empty())
     llvm::outs() << "boo-driver: warning: no emulator counts: " << note << "\n";
@@ -254,7 +258,7 @@ int harness::runEstimate(const std::vector<CommandLine> &commands,
         writeRow(csv, index, line.command, chip->name, nullptr, error);
         continue;
       }
-      bool emulated = !e->kernels.empty() && e->kernels.front().emulated;
+      bool emulated = e->isEmulated();
       llvm::outs() << llvm::format(
           "  %-8s estimate %10.2f us  %-12s %5.1f%% of MMA peak  "
           "(%zu kernel%s%s)\n",

@@ -16,6 +16,7 @@
 
 #include "Boo/Harness/CommandList.h"
 #include "Boo/Harness/Estimate.h"
+#include "Boo/Import/MIOpenImport.h"
 
 #include <memory>
 #include <string>
@@ -32,11 +33,11 @@ struct EstimateOptions {
   std::string tuningSpec;
   /// One row per command and chip (empty: no CSV).
   std::string csvFile;
-  /// Whether the kernels also run on the chip's emulator for their
-  /// dynamic counts (docs/Emulator.md, "Profile"), and how many
-  /// workgroups of each (0: all).
-  bool emulate = true;
-  uint64_t sampleWorkgroups = 32;
+  /// How many workgroups of each kernel run on the chip's emulator for
+  /// their dynamic counts (docs/Emulator.md, "Profile"): 0 all, -1 none
+  /// (the IR's counts only).
+  int64_t sampleWorkgroups = 32;
+  bool emulate() const { return sampleWorkgroups >= 0; }
   /// Whether to print each kernel's report.
   bool details = false;
 };
@@ -67,10 +68,12 @@ struct CommandRow;
 /// (the CPU).
 const ChipInfo *getTargetChip(llvm::StringRef target);
 
-/// A GPU target's run (boo-driver's CSV and plot): the estimate of
-/// `source` on `chip`, printed and put in `row`; a failure is a warning.
-void addRowEstimate(CommandEstimator &estimator, ModuleOp source,
-                    const ChipInfo &chip, CommandRow &row);
+/// A run on artifact target `target` (boo-driver's CSV and plot): on a GPU
+/// target, the estimate of `problem` on its chip, printed and put in `row`;
+/// a failure is a warning. Nothing on the CPU.
+void addRowEstimate(CommandEstimator &estimator, MLIRContext &ctx,
+                    const MIOpenProblem &problem, llvm::StringRef target,
+                    CommandRow &row);
 
 /// Returns the exit status: 0, 1 if a command failed, 2 on bad options.
 /// The emulator's code objects are compiled through `cache` (may be null).

@@ -365,9 +365,6 @@ private:
                       CommandRow &row, std::string &error);
   bool invoke(const std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, std::string &error);
-  /// The problem's performance ESTIMATE on the target's chip, printed and
-  /// put in the row; one that fails is a warning.
-  void estimateRow(const MIOpenProblem &problem, CommandRow &row);
 
   MLIRContext &ctx;
   RuntimeSession &session;
@@ -375,21 +372,6 @@ private:
   KernelCache *cache;
   CommandEstimator *estimator;
 };
-
-void Driver::estimateRow(const MIOpenProblem &problem, CommandRow &row) {
-  const ChipInfo *chip = getTargetChip(target);
-  if (!chip)
-    return;
-  std::string error;
-  FailureOr<OwningOpRef<ModuleOp>> module =
-      buildMIOpenModule(&ctx, problem, error);
-  if (failed(module)) {
-    llvm::outs() << "boo-driver: warning: no estimate for " << chip->name
-                 << ": " << error << "\n";
-    return;
-  }
-  addRowEstimate(*estimator, **module, *chip, row);
-}
 
 bool Driver::invoke(const std::vector<HostTensor> &inputs,
                     std::vector<HostTensor> &outputs, std::string &error) {
@@ -431,7 +413,7 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
   if (!compileAndLoad(run.problem, row, error))
     return false;
   if (estimator)
-    estimateRow(run.problem, row);
+    addRowEstimate(*estimator, ctx, run.problem, target, row);
   if (!runFirstCalls(run, row, error))
     return false;
   if (run.timing && !timeCalls(run, row, error))
@@ -683,9 +665,8 @@ int runDriver(const std::string &command) {
       options.chips.push_back(chip.trim().str());
     options.tuningSpec = tuningSpec;
     options.csvFile = csvFile;
-    options.emulate = estimateSample >= 0;
     options.details = estimateDetails;
-    options.sampleWorkgroups = uint64_t(std::max<int64_t>(estimateSample, 0));
+    options.sampleWorkgroups = estimateSample;
     return runEstimate(commands, options, &cache);
   }
 
@@ -728,8 +709,7 @@ int runDriver(const std::string &command) {
   if ((!csvFile.empty() || !plotFile.empty()) && getTargetChip(target)) {
     EstimateOptions options;
     options.tuningSpec = tuningSpec;
-    options.emulate = estimateSample >= 0;
-    options.sampleWorkgroups = uint64_t(std::max<int64_t>(estimateSample, 0));
+    options.sampleWorkgroups = estimateSample;
     estimator = std::make_unique<CommandEstimator>(options, &cache);
   }
   Driver driver(ctx, *session, target, &cache, estimator.get());

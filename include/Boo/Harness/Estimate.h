@@ -32,6 +32,13 @@ struct CommandEstimate {
   std::string bound;
   /// The kernels' MMA FLOP/s over the chip's peak.
   double fractionOfPeak = 0;
+
+  /// Whether every kernel has the emulator's counts.
+  bool isEmulated() const {
+    return !kernels.empty() &&
+           llvm::all_of(kernels,
+                        [](const KernelEstimate &k) { return k.emulated; });
+  }
 };
 
 /// Sums `estimate`'s kernels into its totals (again after their counts

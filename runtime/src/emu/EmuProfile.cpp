@@ -72,7 +72,7 @@ void WorkgroupProfiler::recordAccess(uint32_t item, uint32_t wave,
 }
 
 void WorkgroupProfiler::flush() {
-  for (const auto &[key, instruction] : open)
+  for (auto &[key, instruction] : open)
     count(instruction);
   open.clear();
 }
@@ -82,7 +82,7 @@ void WorkgroupProfiler::recordMma(int64_t m, int64_t n, int64_t k) {
   counters.mma_flops += uint64_t(2 * m * n * k);
 }
 
-void WorkgroupProfiler::count(const Instruction &instruction) {
+void WorkgroupProfiler::count(Instruction &instruction) {
   uint64_t bytes = 0;
   for (const lds::LaneAccess &a : instruction.lanes)
     bytes += uint64_t(a.bytes);
@@ -90,7 +90,8 @@ void WorkgroupProfiler::count(const Instruction &instruction) {
     (instruction.isStore ? counters.lds_store_instructions
                          : counters.lds_load_instructions) += 1;
     counters.lds_bytes += bytes;
-    lds::Cycles cycles = lds::countCycles(instruction.lanes);
+    // The instruction is done: the model may have its lanes.
+    lds::Cycles cycles = lds::countCycles(std::move(instruction.lanes));
     counters.lds_cycles += uint64_t(cycles.actual);
     counters.lds_conflict_free_cycles += uint64_t(cycles.conflictFree);
     return;
@@ -103,7 +104,8 @@ void WorkgroupProfiler::count(const Instruction &instruction) {
     counters.global_load_bytes += bytes;
   }
   // The distinct lines the lanes touch.
-  std::vector<int64_t> lines;
+  std::vector<int64_t> &lines = lineScratch;
+  lines.clear();
   for (const lds::LaneAccess &a : instruction.lanes) {
     int64_t last = a.byteOffset + std::max<int64_t>(a.bytes, 1) - 1;
     for (int64_t line = a.byteOffset / kGlobalLineBytes;

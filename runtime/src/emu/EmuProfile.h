@@ -67,9 +67,12 @@ private:
     int32_t buffer = -1;
     std::vector<lds::LaneAccess> lanes;
   };
-  void count(const Instruction &instruction);
+  /// Counts a finished instruction (its lanes may be moved from).
+  void count(Instruction &instruction);
 
   ProfileCounters counters{};
+  /// count's line list, kept between instructions.
+  std::vector<int64_t> lineScratch;
   /// Per work-item, how often it executed each site.
   std::vector<std::vector<uint32_t>> executions;
   /// Open wave instructions by (wave, site, execution).
