@@ -35,21 +35,21 @@ constexpr auto kWMMA = MmaKind::WMMA;
 // gfx90a and gfx942 have the first four.
 const MmaIntrinsic kCDNAMma[] = {
     {"MFMA_F32_16x16x16_F16", kMFMA, kF16, 16, 16, 16, 1, 4, 4, 4,
-     "rocdl.mfma.f32.16x16x16f16"},
+     "rocdl.mfma.f32.16x16x16f16", 4},
     {"MFMA_F32_32x32x8_F16", kMFMA, kF16, 32, 32, 8, 1, 4, 4, 16,
-     "rocdl.mfma.f32.32x32x8f16"},
+     "rocdl.mfma.f32.32x32x8f16", 4},
     {"MFMA_F32_16x16x16_BF16", kMFMA, kBF16, 16, 16, 16, 1, 4, 4, 4,
-     "rocdl.mfma.f32.16x16x16bf16.1k"},
+     "rocdl.mfma.f32.16x16x16bf16.1k", 4},
     {"MFMA_F32_32x32x8_BF16", kMFMA, kBF16, 32, 32, 8, 1, 4, 4, 16,
-     "rocdl.mfma.f32.32x32x8bf16.1k"},
+     "rocdl.mfma.f32.32x32x8bf16.1k", 4},
     {"MFMA_F32_16x16x32_F16", kMFMA, kF16, 16, 16, 32, 1, 8, 8, 4,
-     "rocdl.mfma.f32.16x16x32.f16"},
+     "rocdl.mfma.f32.16x16x32.f16", 4},
     {"MFMA_F32_32x32x16_F16", kMFMA, kF16, 32, 32, 16, 1, 8, 8, 16,
-     "rocdl.mfma.f32.32x32x16.f16"},
+     "rocdl.mfma.f32.32x32x16.f16", 4},
     {"MFMA_F32_16x16x32_BF16", kMFMA, kBF16, 16, 16, 32, 1, 8, 8, 4,
-     "rocdl.mfma.f32.16x16x32.bf16"},
+     "rocdl.mfma.f32.16x16x32.bf16", 4},
     {"MFMA_F32_32x32x16_BF16", kMFMA, kBF16, 32, 32, 16, 1, 8, 8, 16,
-     "rocdl.mfma.f32.32x32x16.bf16"},
+     "rocdl.mfma.f32.32x32x16.bf16", 4},
 };
 const llvm::ArrayRef<MmaIntrinsic> kCDNA3Mma =
     llvm::ArrayRef(kCDNAMma).take_front(4);
@@ -59,17 +59,17 @@ const llvm::ArrayRef<MmaIntrinsic> kCDNA4Mma = kCDNAMma;
 // half-waves hold duplicates) and 8 f32 of the accumulator.
 const MmaIntrinsic kRDNA3Mma[] = {
     {"WMMA_F32_16x16x16_F16", kWMMA, kF16, 16, 16, 16, 1, 16, 16, 8,
-     "rocdl.wmma.f32.16x16x16.f16"},
+     "rocdl.wmma.f32.16x16x16.f16", 1},
     {"WMMA_F32_16x16x16_BF16", kWMMA, kBF16, 16, 16, 16, 1, 16, 16, 8,
-     "rocdl.wmma.f32.16x16x16.bf16"},
+     "rocdl.wmma.f32.16x16x16.bf16", 1},
 };
 
 // RDNA4 (gfx12): no duplication, 8 elements of A or B per lane.
 const MmaIntrinsic kRDNA4Mma[] = {
     {"WMMA_F32_16x16x16_F16", kWMMA, kF16, 16, 16, 16, 1, 8, 8, 8,
-     "rocdl.wmma.f32.16x16x16.f16"},
+     "rocdl.wmma.f32.16x16x16.f16", 8},
     {"WMMA_F32_16x16x16_BF16", kWMMA, kBF16, 16, 16, 16, 1, 8, 8, 8,
-     "rocdl.wmma.f32.16x16x16.bf16"},
+     "rocdl.wmma.f32.16x16x16.bf16", 8},
 };
 
 // Peaks (AMD's product pages and CDNA/RDNA white papers): MI250X per GCD

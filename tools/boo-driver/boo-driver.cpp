@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CommandLine.h"
 #include "Preload.h"
 #include "Report.h"
 #include "RunEstimate.h"
@@ -43,7 +44,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <deque>
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -173,56 +173,6 @@ llvm::cl::opt<std::string> failuresFile(
 llvm::cl::opt<bool> quiet("quiet",
                           llvm::cl::desc("No progress lines on stderr"),
                           llvm::cl::cat(driverCategory));
-
-/// Whether `arg` is one of boo-driver's own flags (the options of
-/// driverCategory, and --help/--version): everything else on its command
-/// line belongs to the MIOpenDriver command. `takesValue`: the next word is
-/// the flag's value.
-bool isDriverFlag(llvm::StringRef arg, bool &takesValue) {
-  if (!arg.starts_with("--"))
-    return false;
-  llvm::StringRef name = arg.drop_front(2).split('=').first;
-  if (name == "help" || name == "help-hidden" || name == "version") {
-    takesValue = false;
-    return true;
-  }
-  auto &options = llvm::cl::getRegisteredOptions();
-  auto it = options.find(name);
-  if (it == options.end() ||
-      !llvm::is_contained(it->second->Categories, &driverCategory))
-    return false;
-  takesValue = !arg.contains('=') &&
-               it->second->getValueExpectedFlag() == llvm::cl::ValueRequired;
-  return true;
-}
-
-/// The benchmark flags of an MIOpenDriver command (the importer accepts and
-/// ignores them): -t/--time, -i/--iter, -V/--verify; unset where the command
-/// does not give them.
-struct BenchmarkFlags {
-  std::optional<bool> time;
-  std::optional<int64_t> iterations;
-  std::optional<bool> verify;
-};
-
-BenchmarkFlags readBenchmarkFlags(llvm::StringRef command) {
-  BenchmarkFlags flags;
-  llvm::SmallVector<llvm::StringRef> tokens;
-  llvm::SplitString(command, tokens);
-  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
-    llvm::StringRef flag = tokens[i], value = tokens[i + 1];
-    int64_t number;
-    if (value.getAsInteger(10, number))
-      continue;
-    if (flag == "-t" || flag == "--time")
-      flags.time = number != 0;
-    else if (flag == "-i" || flag == "--iter")
-      flags.iterations = number;
-    else if (flag == "-V" || flag == "--verify")
-      flags.verify = number != 0;
-  }
-  return flags;
-}
 
 std::string formatTensorSummary(const HostTensor &t) {
   int64_t n = t.numElements();
@@ -745,78 +695,13 @@ int runDriver(const std::string &command) {
   return failures ? 1 : 0;
 }
 
-/// boo-driver's command line in two: its own flags, for llvm::cl, and the
-/// words of the MIOpenDriver command.
-struct CommandLineParts {
-  std::vector<const char *> driverArgs;
-  std::vector<std::string> commandWords;
-  std::deque<std::string> spelled; // stable storage for rewritten flags
-};
-
-/// Passes `flag` with the value `value` (0 or 1) to llvm::cl as
-/// "--<name>=<value>": MIOpenDriver's and IREE BOO's "-t 1", "--time 1",
-/// "--verify 1" spellings. False, with `error` naming the flag, for another
-/// number.
-bool spellBooleanFlag(llvm::StringRef flag, llvm::StringRef name,
-                      llvm::StringRef value, CommandLineParts &parts,
-                      std::string &error) {
-  if (value != "0" && value != "1") {
-    error = flag.str() + (value.empty() ? "" : " " + value.str()) +
-            ": expected 0 or 1";
-    return false;
-  }
-  parts.spelled.push_back("--" + name.str() + "=" + value.str());
-  parts.driverArgs.push_back(parts.spelled.back().c_str());
-  return true;
-}
-
-/// Splits argv: boo-driver's flags (the `--` options of driverCategory,
-/// anywhere) go to llvm::cl, the rest is the MIOpenDriver command (its first
-/// word may be MIOpenDriver itself). Before the command's first word,
-/// IREE BOO's -t N and --iter N are boo-driver's too; after it they are the
-/// command's own, as MIOpenDriver spells them.
-bool splitCommandLine(int argc, char **argv, CommandLineParts &parts,
-                      std::string &error) {
-  parts.driverArgs = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg(argv[i]);
-    llvm::StringRef next = i + 1 < argc ? argv[i + 1] : "";
-    bool beforeCommand = parts.commandWords.empty();
-    if (beforeCommand && arg == "-t") {
-      if (!spellBooleanFlag(arg, "time", next, parts, error))
-        return false;
-      ++i;
-      continue;
-    }
-    bool takesValue = false;
-    bool commandsIter = !beforeCommand && arg.split('=').first == "--iter";
-    if (commandsIter || !isDriverFlag(arg, takesValue)) {
-      parts.commandWords.push_back(argv[i]);
-      continue;
-    }
-    // "--time 1", "--verify 0": a number after a 0/1 flag is its value.
-    int64_t number;
-    if ((arg == "--time" || arg == "--verify" || arg == "--verify-numerics") &&
-        !next.getAsInteger(10, number)) {
-      if (!spellBooleanFlag(arg, arg.drop_front(2), next, parts, error))
-        return false;
-      ++i;
-      continue;
-    }
-    parts.driverArgs.push_back(argv[i]);
-    if (takesValue && i + 1 < argc)
-      parts.driverArgs.push_back(argv[++i]);
-  }
-  return true;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   CommandLineParts parts;
   std::string error;
-  if (!splitCommandLine(argc, argv, parts, error))
+  if (!splitCommandLine(argc, argv, driverCategory, parts, error))
     return fail(error);
   llvm::cl::HideUnrelatedOptions(driverCategory);
   llvm::cl::ParseCommandLineOptions(

@@ -57,6 +57,11 @@ struct MmaIntrinsic {
   /// The ROCDL op `convert-amdgpu-to-rocdl` selects for this chip (checked
   /// with mlir-opt 22), e.g. "rocdl.mfma.f32.16x16x16bf16.1k" on gfx90a.
   llvm::StringLiteral rocdlOp;
+  /// Consecutive accumulator rows (along M) each lane holds, in runs: 4 for
+  /// MFMA, 8 for RDNA4's WMMA, 1 for RDNA3's (a lane holds every other
+  /// row). Where the output is contiguous along M, a run is one vector
+  /// store.
+  int64_t accRowRun;
 
   /// "16x16x16".
   std::string getShapeString() const;

@@ -196,6 +196,18 @@ const MmaIntrinsic *pickMma(const KernelLoopNest &nest, const GemmLoops &g,
   return nullptr;
 }
 
+/// Puts the intrinsic's M on the GEMM's N loop when the output is
+/// contiguous along it (NHWC activations, KYXC filter gradients) and each
+/// lane holds runs of accumulator rows: a run is then one vector store of
+/// consecutive channels instead of scalars a channel count apart. Not when
+/// the M loop is split by stride phase (only the intrinsic's M can be).
+void orientAccumulatorRows(const KernelLoopNest &nest, const MmaIntrinsic &intr,
+                           GemmLoops &g) {
+  if (intr.accRowRun > 1 && nest.outputInnerLoop == g.n &&
+      nest.loops[g.m].phases == 1)
+    std::swap(g.m, g.n);
+}
+
 /// Positions of loop `l` one phase covers (all of them without phases).
 int64_t phaseExtent(const KernelLoop &l) {
   return llvm::divideCeil(l.extent, l.phases);
@@ -407,8 +419,10 @@ LoweringConfigAttr mlir::boo::selectHeuristicConfig(MLIRContext *ctx,
   if (!nest.isContraction)
     return distributeInnermostOut(nest, chip).build(ctx, loc, chip);
   GemmLoops g = pickGemmLoops(nest);
-  if (const MmaIntrinsic *intr = pickMma(nest, g, chip))
+  if (const MmaIntrinsic *intr = pickMma(nest, g, chip)) {
+    orientAccumulatorRows(nest, *intr, g);
     return mmaConfig(ctx, loc, nest, g, *intr, chip, shrink)
         .build(ctx, loc, chip);
+  }
   return fmaConfig(ctx, loc, nest, g, chip, shrink).build(ctx, loc, chip);
 }

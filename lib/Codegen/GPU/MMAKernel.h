@@ -95,11 +95,23 @@ Value materializeFactorVector(OpBuilder &b, Location loc, linalg::GenericOp op,
 LogicalResult emitSplitKCombine(OpBuilder &b, Location loc, MMAKernel &kernel,
                                 Value partials);
 
+/// A store of one of the kernel's outputs: `value` at `indices` of
+/// `buffer`; `map` gives the indices from the accumulation's loops, or is
+/// null where they are not an affine function of them.
+struct ResultStore {
+  Value buffer;
+  SmallVector<Value> indices;
+  Value value;
+  AffineMap map;
+};
+
 /// Stores the kernel's outputs for the accumulated `value` at the
 /// accumulation's loop coordinates `coords`, through the epilogues' bodies
-/// (values the kernel wrote stay in registers).
+/// (values the kernel wrote stay in registers). With `deferred`, the
+/// stores are appended to it instead, for the caller to emit.
 LogicalResult emitMMAEpilogue(OpBuilder &b, Location loc, MMAKernel &kernel,
-                              Value value, ArrayRef<Value> coords);
+                              Value value, ArrayRef<Value> coords,
+                              SmallVectorImpl<ResultStore> *deferred = nullptr);
 
 } // namespace mlir::boo
 

@@ -413,31 +413,12 @@ SmallVector<Value> MMAKernelEmitter::emitStepLoop() {
   return SmallVector<Value>(loop.getResults());
 }
 
-/// Items of a lane's D fragment that are consecutive rows of one column, in
-/// aligned groups (4 on CDNA, 8 on RDNA4, 1 on RDNA3, whose lanes hold
-/// every other row).
-static int64_t consecutiveRowItems(const MMAIntrinsicLayout &mma) {
-  for (int64_t g = mma.cItems; g > 1; g /= 2) {
-    bool ok = mma.cItems % g == 0;
-    for (int64_t l = 0; ok && l < mma.waveSize; ++l)
-      for (int64_t v = 0; ok && v < mma.cItems; ++v) {
-        auto first = mma.cCoord<int64_t>(l, v - v % g);
-        auto item = mma.cCoord<int64_t>(l, v);
-        ok = first.first % g == 0 && item.second == first.second &&
-             item.first == first.first + v % g;
-      }
-    if (ok)
-      return g;
-  }
-  return 1;
-}
-
 /// Each lane's D elements inside the problem, through the epilogues. Items
-/// that are consecutive rows share one guard when M is a multiple of their
-/// count (they are all inside or all outside), so their stores are one
-/// basic block that LLVM can merge when the output is contiguous along M.
+/// that are consecutive rows (a run) share one guard when M is a multiple
+/// of their count (they are all inside or all outside); where the output
+/// is contiguous along M, a run's elements are one vector store.
 LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
-  int64_t group = consecutiveRowItems(mma);
+  int64_t group = getAccumulatorRowRun(mma);
   if (mPhase || extM % group != 0)
     group = 1;
   auto position = [&](OpBuilder &pb, int64_t i, int64_t j, int64_t v) {
@@ -460,6 +441,7 @@ LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
                    {lessThan(b, loc, m0, extM), lessThan(b, loc, n0, extN)}),
             /*withElseRegion=*/false);
         OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
+        SmallVector<SmallVector<ResultStore>> run(group);
         for (int64_t v = v0; v < v0 + group; ++v) {
           auto [mg, ng] =
               v == v0 ? std::make_pair(m0, n0) : position(gb, i, j, v);
@@ -481,11 +463,63 @@ LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
             memref::StoreOp::create(gb, loc, value, partials, indices);
             continue;
           }
-          if (failed(emitMMAEpilogue(gb, loc, kernel, value, coords)))
+          if (failed(emitMMAEpilogue(gb, loc, kernel, value, coords,
+                                     &run[v - v0])))
             return failure();
         }
+        emitRunStores(gb, run);
       }
   return success();
+}
+
+/// Whether `store`'s element is followed in memory by the one of the next
+/// iteration of `loop`: its buffer is contiguous and the linearized map
+/// moves by exactly one element per step of the loop.
+static bool isUnitStrideAlong(const ResultStore &store, unsigned loop) {
+  auto type = dyn_cast<MemRefType>(store.buffer.getType());
+  if (!store.map || !type || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity())
+    return false;
+  MLIRContext *ctx = type.getContext();
+  AffineExpr linear = getAffineConstantExpr(0, ctx);
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    linear = linear + store.map.getResult(d) * stride;
+    stride *= type.getDimSize(d);
+  }
+  AffineExpr dim = getAffineDimExpr(loop, ctx);
+  AffineExpr diff = simplifyAffineExpr(linear.replace(dim, dim + 1) - linear,
+                                       store.map.getNumDims(), 0);
+  auto step = dyn_cast<AffineConstantExpr>(diff);
+  return step && step.getValue() == 1;
+}
+
+/// Emits the stores of a run of consecutive rows (`run[v]`: the stores of
+/// the run's v-th row, the same sequence for each row). Where the output
+/// is contiguous along M, the run's elements are one vector store;
+/// elsewhere each is a scalar store.
+void MMAKernelEmitter::emitRunStores(OpBuilder &b,
+                                     ArrayRef<SmallVector<ResultStore>> run) {
+  for (auto [s, first] : llvm::enumerate(run.front())) {
+    bool vector = run.size() > 1 && isUnitStrideAlong(first, mL) &&
+                  llvm::all_of(run, [&](ArrayRef<ResultStore> row) {
+                    return row.size() == run.front().size() &&
+                           row[s].buffer == first.buffer;
+                  });
+    if (!vector) {
+      for (ArrayRef<ResultStore> row : run)
+        memref::StoreOp::create(b, loc, row[s].value, row[s].buffer,
+                                row[s].indices);
+      continue;
+    }
+    SmallVector<Value> values;
+    for (ArrayRef<ResultStore> row : run)
+      values.push_back(row[s].value);
+    auto type = VectorType::get({static_cast<int64_t>(run.size())},
+                                first.value.getType());
+    Value vec = vector::FromElementsOp::create(b, loc, type, values);
+    vector::StoreOp::create(b, loc, vec, first.buffer, first.indices);
+  }
 }
 
 /// Erases what the kernel replaces: the fill, the accumulation and the

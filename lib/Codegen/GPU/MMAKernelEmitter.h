@@ -122,6 +122,7 @@ private:
                      bool isA, int64_t tile, int64_t kk);
   SmallVector<Value> emitStepLoop();
   LogicalResult emitResults(ArrayRef<Value> finalAccs);
+  void emitRunStores(OpBuilder &b, ArrayRef<SmallVector<ResultStore>> run);
   void eraseKernelOps();
 
   MMAKernel &kernel;

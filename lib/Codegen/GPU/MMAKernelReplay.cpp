@@ -35,8 +35,30 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
   return indices;
 }
 
-/// Values held in registers per buffer, with the indices they stand for.
-using HeldValues = llvm::DenseMap<Value, std::pair<Value, SmallVector<Value>>>;
+/// A value held in registers for a buffer element: the indices it stands
+/// for and, where affine, their map from the accumulation's loops.
+struct Held {
+  Value value;
+  SmallVector<Value> indices;
+  AffineMap map; // null when not an affine function of the loops
+};
+using HeldValues = llvm::DenseMap<Value, Held>;
+
+/// The map of the collapsed indices of `collapse` from `map`, the map of
+/// its source's indices.
+AffineMap collapseMap(memref::CollapseShapeOp collapse, AffineMap map) {
+  if (!map)
+    return map;
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  SmallVector<AffineExpr> results;
+  for (ReassociationIndices group : collapse.getReassociationIndices()) {
+    AffineExpr linear = map.getResult(group.front());
+    for (int64_t d : ArrayRef<int64_t>(group).drop_front())
+      linear = linear * shape[d] + map.getResult(d);
+    results.push_back(linear);
+  }
+  return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+}
 
 /// Indices into the result of `reshape` (a collapse or expand of a static
 /// buffer) of the element at `indices` of its source.
@@ -74,40 +96,70 @@ SmallVector<Value> reshapeIndices(OpBuilder &b, Location loc,
   return result;
 }
 
-/// Records `value` at `indices` of `buf` and of every reshape of it.
+/// Records `value` at `indices` (with map `map`) of `buf` and of every
+/// reshape of it. An expansion's indices are not affine (div/rem).
 void hold(OpBuilder &b, Location loc, HeldValues &held, Value buf, Value value,
-          SmallVector<Value> indices) {
-  for (Operation *user : buf.getUsers())
-    if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(user))
-      hold(b, loc, held, user->getResult(0), value,
-           reshapeIndices(b, loc, user, indices));
-  held[buf] = {value, std::move(indices)};
+          SmallVector<Value> indices, AffineMap map) {
+  for (Operation *user : buf.getUsers()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(user))
+      continue;
+    auto collapse = dyn_cast<memref::CollapseShapeOp>(user);
+    hold(b, loc, held, user->getResult(0), value,
+         reshapeIndices(b, loc, user, indices),
+         collapse ? collapseMap(collapse, map) : AffineMap());
+  }
+  held[buf] = {value, std::move(indices), map};
+}
+
+/// Stores `store` now.
+void emitStore(OpBuilder &b, Location loc, const ResultStore &store) {
+  memref::StoreOp::create(b, loc, store.value, store.buffer, store.indices);
 }
 
 } // namespace
 
-LogicalResult mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc,
-                                         MMAKernel &kernel, Value value,
-                                         ArrayRef<Value> coords) {
+LogicalResult
+mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc, MMAKernel &kernel,
+                           Value value, ArrayRef<Value> coords,
+                           SmallVectorImpl<ResultStore> *deferred) {
   linalg::GenericOp acc = kernel.acc;
   OpOperand *accInit = acc.getDpsInitOperand(0);
+  auto store = [&](Value buf, Value v, ArrayRef<Value> idx, AffineMap map) {
+    if (llvm::is_contained(kernel.internalBuffers, buf))
+      return;
+    ResultStore s{buf, SmallVector<Value>(idx), v, map};
+    if (deferred)
+      deferred->push_back(std::move(s));
+    else
+      emitStore(b, loc, s);
+  };
   HeldValues held;
   Value accBuf = accInit->get();
-  SmallVector<Value> accIdx =
-      applyMap(b, loc, acc.getMatchingIndexingMap(accInit), coords);
-  hold(b, loc, held, accBuf, value, accIdx);
-  if (!llvm::is_contained(kernel.internalBuffers, accBuf))
-    memref::StoreOp::create(b, loc, value, accBuf, accIdx);
+  AffineMap accMap = acc.getMatchingIndexingMap(accInit);
+  SmallVector<Value> accIdx = applyMap(b, loc, accMap, coords);
+  hold(b, loc, held, accBuf, value, accIdx, accMap);
+  store(accBuf, value, accIdx, accMap);
   for (linalg::GenericOp e : kernel.epilogues) {
-    // The epilogue's loop coordinates, from a held input's indices.
+    // The epilogue's loop coordinates (and their map from the
+    // accumulation's loops), from a held input's indices.
     SmallVector<Value> loops(e.getNumLoops());
+    AffineMap loopsMap;
     for (OpOperand *input : e.getDpsInputOperands()) {
       auto it = held.find(input->get());
       if (it == held.end())
         continue;
       AffineMap map = e.getMatchingIndexingMap(input);
-      for (auto [r, expr] : llvm::enumerate(map.getResults()))
-        loops[cast<AffineDimExpr>(expr).getPosition()] = it->second.second[r];
+      SmallVector<AffineExpr> exprs(e.getNumLoops());
+      for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+        unsigned pos = cast<AffineDimExpr>(expr).getPosition();
+        loops[pos] = it->second.indices[r];
+        if (it->second.map)
+          exprs[pos] = it->second.map.getResult(r);
+      }
+      if (it->second.map && llvm::all_of(exprs, [](AffineExpr x) {
+            return static_cast<bool>(x);
+          }))
+        loopsMap = AffineMap::get(acc.getNumLoops(), 0, exprs, b.getContext());
       break;
     }
     IRMapping mapping;
@@ -118,7 +170,7 @@ LogicalResult mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc,
         continue;
       auto it = held.find(operand.get());
       if (e.isDpsInput(&operand) && it != held.end()) {
-        mapping.map(arg, it->second.first);
+        mapping.map(arg, it->second.value);
         continue;
       }
       mapping.map(arg, memref::LoadOp::create(
@@ -136,11 +188,11 @@ LogicalResult mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc,
     for (auto [init, yielded] : llvm::zip(
              e.getDpsInitsMutable(), body->getTerminator()->getOperands())) {
       Value result = mapping.lookupOrDefault(yielded);
-      SmallVector<Value> idx =
-          applyMap(b, loc, e.getMatchingIndexingMap(&init), loops);
-      if (!llvm::is_contained(kernel.internalBuffers, init.get()))
-        memref::StoreOp::create(b, loc, result, init.get(), idx);
-      hold(b, loc, held, init.get(), result, std::move(idx));
+      AffineMap initMap = e.getMatchingIndexingMap(&init);
+      SmallVector<Value> idx = applyMap(b, loc, initMap, loops);
+      AffineMap map = loopsMap ? initMap.compose(loopsMap) : AffineMap();
+      store(init.get(), result, idx, map);
+      hold(b, loc, held, init.get(), result, std::move(idx), map);
     }
   }
   return success();

@@ -145,6 +145,22 @@ bool mlir::boo::preferColumnMajorMNStaging(int64_t rowBlocks, int64_t kGroups,
                             rowStrideBytes, waveSize);
 }
 
+int64_t mlir::boo::getAccumulatorRowRun(const MMAIntrinsicLayout &mma) {
+  for (int64_t g = mma.cItems; g > 1; g /= 2) {
+    bool ok = mma.cItems % g == 0;
+    for (int64_t l = 0; ok && l < mma.waveSize; ++l)
+      for (int64_t v = 0; ok && v < mma.cItems; ++v) {
+        auto first = mma.cCoord<int64_t>(l, v - v % g);
+        auto item = mma.cCoord<int64_t>(l, v);
+        ok = first.first % g == 0 && item.second == first.second &&
+             item.first == first.first + v % g;
+      }
+    if (ok)
+      return g;
+  }
+  return 1;
+}
+
 int mlir::boo::getWMMAGeneration(const ChipInfo &chip) {
   switch (chip.family) {
   case ChipFamily::RDNA3:

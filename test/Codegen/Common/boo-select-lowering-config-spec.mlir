@@ -90,8 +90,8 @@ func.func @spec_fusion(%x: tensor<1x8x8x4xf16>, %w: tensor<8x3x3x4xf16>) -> tens
 // The embedded default spec has a rule for this problem (IREE BOO's tuning
 // example) on gfx942 and gfx950.
 // CHECK-LABEL: func.func @default_spec
-// DEFAULT: #boo.lowering_config<workgroup = [128, 128, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [64, 64, 1, 1, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, mma = "MFMA_F32_32x32x8_BF16", mma_loops = [0, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// NOSPEC:  mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4]
+// DEFAULT: #boo.lowering_config<workgroup = [128, 128, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [64, 64, 1, 1, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, mma = "MFMA_F32_32x32x8_BF16", mma_loops = [1, 0, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// NOSPEC:  mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 3, 4]
 func.func @default_spec(%x: tensor<128x24x48x128xbf16>, %w: tensor<384x1x1x128xbf16>) -> tensor<128x24x48x384xbf16> {
   %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "NHWC", output_layout = "NHWC", strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, padding_low = array<i64: 0, 0>, padding_high = array<i64: 0, 0>} : tensor<128x24x48x128xbf16>, tensor<384x1x1x128xbf16> -> tensor<128x24x48x384xbf16>
   return %0 : tensor<128x24x48x384xbf16>

@@ -23,16 +23,22 @@
 // GFX1100: module attributes {boo.target = #boo.target<chip = "gfx1100">}
 // GFX1201: module attributes {boo.target = #boo.target<chip = "gfx1201">}
 
-// bf16 NHWC 3x3 conv, loops (n, k, oh, ow, c, fh, fw). MMA with M = ow,
-// N = k, K = c; 32 channels per K step (64 with gfx950's 16x16x32). On
+// bf16 NHWC 3x3 conv, loops (n, k, oh, ow, c, fh, fw). The implicit GEMM
+// has M = ow, N = k, K = c; 32 channels per K step (64 with gfx950's
+// 16x16x32). The output is contiguous along k, so on CDNA and RDNA4, whose
+// lanes hold runs of consecutive accumulator rows, the intrinsic's M goes
+// on k (mma_loops = [1, 3, 4]) and each run is one vector store; RDNA3's
+// lanes hold every other row, so it keeps M = ow. On
 // gfx942 (304 CUs) the 64x64 tile is halved to 32x32 to make enough
 // workgroups; gfx90a (110 CUs) keeps 64x64 and 2x2 subgroups. RDNA uses
 // WMMA with wave32.
 // CHECK-LABEL: func.func @conv_bf16_nhwc(
-// GFX942: #boo.lowering_config<workgroup = [1, 32, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// GFX90A: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// GFX950: #boo.lowering_config<workgroup = [1, 32, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_BF16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX942: #boo.lowering_config<workgroup = [1, 32, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX90A: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX950: #boo.lowering_config<workgroup = [1, 32, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_BF16", mma_loops = [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// RDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_BF16", mma_loops =
+// GFX1100-SAME: [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX1201-SAME: [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
 func.func @conv_bf16_nhwc(%x: tensor<2x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>) -> tensor<2x56x56x64xbf16> {
   %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<2x56x56x64xbf16>, tensor<64x3x3x64xbf16> -> tensor<2x56x56x64xbf16>
   return %0 : tensor<2x56x56x64xbf16>
@@ -41,10 +47,12 @@ func.func @conv_bf16_nhwc(%x: tensor<2x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16
 // A 1x1 conv with many channels: N = k tiles by 128, split over 2
 // subgroups (4 on wave32 chips, so that 128 threads stage the tiles).
 // CHECK-LABEL: func.func @conv_f16_big(
-// GFX942: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// GFX90A: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// GFX950: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
-// RDNA: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX942: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX90A: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX950: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 64, 1, 1], subgroup = [1, 64, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_F16", mma_loops = [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// RDNA: #boo.lowering_config<workgroup = [1, 128, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_F16", mma_loops =
+// GFX1100-SAME: [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
+// GFX1201-SAME: [1, 3, 4], promote_operands = [0, 1], pipeline_depth = 2>
 // With shrink-tiles=1 the K tile is one intrinsic's (16) and at most 32
 // accumulators per lane; with 2, 16 per lane: 4 subgroups of 32x32.
 // SHRINK1-LABEL: func.func @conv_f16_big(
@@ -114,7 +122,9 @@ func.func @conv3d_grouped(%x: tensor<1x32x8x8x8xbf16>, %w: tensor<64x16x3x3x3xbf
 
 // Backward data, loops (n, c, ih, iw, k, fh, fw): M = iw, N = c, K = k.
 // With stride 2 the 56 iw positions are 2 phases of 28, each phase its own
-// workgroups, so the M tile is sized for 28 (32), not 56 (64).
+// workgroups, so the M tile is sized for 28 (32), not 56 (64). Only the
+// intrinsic's M can be split by phase, so M stays on iw although dx is
+// contiguous along c.
 // CHECK-LABEL: func.func @bwd_data(
 // GFX942: #boo.lowering_config<workgroup = [1, 32, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
 // GFX90A: #boo.lowering_config<workgroup = [1, 32, 1, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 32, 1, 1], subgroup = [1, 32, 1, 32, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>
@@ -126,18 +136,19 @@ func.func @bwd_data(%dy: tensor<2x28x28x64xf16>, %w: tensor<64x3x3x32xf16>) -> t
 }
 
 // Backward weight, loops (k, c, fh, fw, n, oh, ow): M = k, N = c, and the
-// K step runs over ow (n and oh one at a time). 2 x 1 x 9 = 18 output tiles
+// K step runs over ow (n and oh one at a time). The KYXC filter gradient is
+// contiguous along c, which takes the intrinsic's M except on RDNA3. 2 x 1 x 9 = 18 output tiles
 // of one wave each leave CUs idle, so the 2 x 56 x 2 = 224 reduction steps
 // are split: by the smallest power of two that gives every CU a wave,
 // keeping at least 8 steps per split (gfx942, 304 CUs: 16, as 32 would
 // leave 7; gfx950, 256: 16; gfx90a, 110, and gfx1100, 96: 8; gfx1201, 64: 4).
 // CHECK-LABEL: func.func @bwd_weight(
-// GFX942: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 16>
-// GFX90A: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 8>
-// GFX950: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 16>
-// RDNA: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_BF16", mma_loops = [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k =
-// GFX1100-SAME: 8>
-// GFX1201-SAME: 4>
+// GFX942: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 0, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 16>
+// GFX90A: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 0, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 8>
+// GFX950: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x32_BF16", mma_loops = [1, 0, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 16>
+// RDNA: #boo.lowering_config<workgroup = [32, 32, 1, 1, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 32], subgroup = [32, 32, 1, 1, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32, mma = "WMMA_F32_16x16x16_BF16", mma_loops =
+// GFX1100-SAME: [0, 1, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 8>
+// GFX1201-SAME: [1, 0, 6], promote_operands = [0, 1], pipeline_depth = 2, split_k = 4>
 func.func @bwd_weight(%dy: tensor<2x56x56x64xbf16>, %x: tensor<2x56x56x32xbf16>) -> tensor<64x3x3x32xbf16> {
   %0 = boo.conv_bwd_weight %dy, %x {padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>, input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<2x56x56x64xbf16>, tensor<2x56x56x32xbf16> -> tensor<64x3x3x32xbf16>
   return %0 : tensor<64x3x3x32xbf16>

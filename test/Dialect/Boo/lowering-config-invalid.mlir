@@ -177,9 +177,27 @@ func.func @mma_not_contraction(%x: tensor<4x16x64xf16>) -> tensor<4x16x64xf16> {
 // -----
 
 func.func @mma_loop_roles(%x: tensor<1x16x16x32xbf16>, %w: tensor<64x3x3x32xbf16>) -> tensor<1x14x14x64xbf16> {
-  // expected-error@+1 {{'boo.conv' op mma_loops M = loop 1 (k) is not one of the M loops of the implicit GEMM (n, oh, ow)}}
-  %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 16, 1, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 16, 1, 1], subgroup = [1, 16, 1, 16, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 3, 4]>} : tensor<1x16x16x32xbf16>, tensor<64x3x3x32xbf16> -> tensor<1x14x14x64xbf16>
+  // expected-error@+1 {{'boo.conv' op mma_loops M and N = loops 2 (oh) and 3 (ow) must be one M and one N loop of the implicit GEMM (M: n, oh, ow; N: k)}}
+  %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 1, 16, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 16, 1, 1], subgroup = [1, 1, 16, 16, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [2, 3, 4]>} : tensor<1x16x16x32xbf16>, tensor<64x3x3x32xbf16> -> tensor<1x14x14x64xbf16>
   return %0 : tensor<1x14x14x64xbf16>
+}
+
+// -----
+
+func.func @mma_loop_k_role(%x: tensor<1x16x16x32xbf16>, %w: tensor<64x3x3x32xbf16>) -> tensor<1x14x14x64xbf16> {
+  // expected-error@+1 {{'boo.conv' op mma_loops K = loop 5 (fh) is not one of the K loops of the implicit GEMM (c)}}
+  %0 = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 16, 1, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 16, 1], subgroup = [1, 16, 1, 16, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 3, 5]>} : tensor<1x16x16x32xbf16>, tensor<64x3x3x32xbf16> -> tensor<1x14x14x64xbf16>
+  return %0 : tensor<1x14x14x64xbf16>
+}
+
+// -----
+
+// Backward data with stride 2: iw has 2 stride phases, so it must be the
+// intrinsic's M (loops n, c, ih, iw, k, fh, fw).
+func.func @mma_phased_n(%dy: tensor<1x8x8x32xbf16>, %w: tensor<32x3x3x32xbf16>) -> tensor<1x16x16x32xbf16> {
+  // expected-error@+1 {{'boo.conv_bwd_data' op mma_loops N = loop 3 (iw) has 2 stride phases; only the M loop can be split by phase}}
+  %0 = boo.conv_bwd_data %dy, %w {strides = array<i64: 2, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 0, 0>, input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", boo.lowering_config = #boo.lowering_config<workgroup = [1, 16, 1, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 16, 1, 1], subgroup = [1, 16, 1, 16, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_BF16", mma_loops = [1, 3, 4]>} : tensor<1x8x8x32xbf16>, tensor<32x3x3x32xbf16> -> tensor<1x16x16x32xbf16>
+  return %0 : tensor<1x16x16x32xbf16>
 }
 
 // -----

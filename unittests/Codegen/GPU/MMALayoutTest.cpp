@@ -95,6 +95,8 @@ TEST(MMALayout, CoversTheArchitectureTable) {
       EXPECT_EQ(l->cItems, mma.cElementsPerLane)
           << mma.name.str() << " on " << chip.name.str();
       EXPECT_EQ(l->waveSize, chip.waveSize) << mma.name.str();
+      EXPECT_EQ(getAccumulatorRowRun(*l), mma.accRowRun)
+          << mma.name.str() << " on " << chip.name.str();
     }
   }
 }

@@ -64,6 +64,11 @@ Value createMMAOp(OpBuilder &b, Location loc, const MMAIntrinsicLayout &layout,
 /// The WMMA generation of a chip (RDNA3: 11, RDNA4: 12), 0 for CDNA.
 int getWMMAGeneration(const ChipInfo &chip);
 
+/// Items of a lane's D fragment that are consecutive rows of one column, in
+/// aligned runs: 4 on CDNA, 8 on RDNA4, 1 on RDNA3 (whose lanes hold every
+/// other row). The chip table's MmaIntrinsic::accRowRun says the same.
+int64_t getAccumulatorRowRun(const MMAIntrinsicLayout &layout);
+
 /// Every intrinsic Boo knows, for the layout lookups below.
 ArrayRef<MMAIntrinsicLayout> getMMAIntrinsicLayouts();
 

@@ -326,17 +326,9 @@ std::string loopNames(const KernelLoopNest &nest,
   return names.empty() ? "none" : llvm::join(names, ", ");
 }
 
-StringRef roleName(LoopRole role) {
-  switch (role) {
-  case LoopRole::M:
-    return "M";
-  case LoopRole::N:
-    return "N";
-  case LoopRole::K:
-    return "K";
-  default:
-    return "?";
-  }
+/// The names of the loops with `role`.
+std::string roleLoops(const KernelLoopNest &nest, LoopRole role) {
+  return loopNames(nest, [&](const KernelLoop &l) { return l.role == role; });
 }
 
 InFlightDiagnostic defaultError(Operation *op) { return op->emitOpError(); }
@@ -390,21 +382,34 @@ LogicalResult mlir::boo::verifyLoweringConfigForKernel(
     if (!nest.isContraction)
       return emitError() << "mma needs a convolution (a contraction); this "
                             "kernel's root generic is not one";
+    // The intrinsic's M and N are one M and one N loop of the implicit GEMM,
+    // in either order (M on the GEMM's N loop puts each lane's accumulator
+    // rows along the output channels, for NHWC outputs); K is a K loop.
     ArrayRef<int64_t> mmaLoops = config.getMmaLoops();
-    const LoopRole roles[] = {LoopRole::M, LoopRole::N, LoopRole::K};
-    for (int i = 0; i < 3; ++i) {
-      const KernelLoop &l = nest.loops[mmaLoops[i]];
-      if (l.role != roles[i])
-        return emitError() << "mma_loops " << roleName(roles[i]) << " = loop "
-                           << mmaLoops[i] << " (" << l.name
-                           << ") is not one of the " << roleName(roles[i])
-                           << " loops of the implicit GEMM ("
-                           << loopNames(nest,
-                                        [&](const KernelLoop &x) {
-                                          return x.role == roles[i];
-                                        })
-                           << ")";
-    }
+    const KernelLoop &lm = nest.loops[mmaLoops[0]],
+                     &ln = nest.loops[mmaLoops[1]],
+                     &lk = nest.loops[mmaLoops[2]];
+    auto isGemmParallel = [](const KernelLoop &l) {
+      return l.role == LoopRole::M || l.role == LoopRole::N;
+    };
+    if (!isGemmParallel(lm) || !isGemmParallel(ln) || lm.role == ln.role)
+      return emitError() << "mma_loops M and N = loops " << mmaLoops[0] << " ("
+                         << lm.name << ") and " << mmaLoops[1] << " ("
+                         << ln.name
+                         << ") must be one M and one N loop of the implicit "
+                            "GEMM (M: "
+                         << roleLoops(nest, LoopRole::M)
+                         << "; N: " << roleLoops(nest, LoopRole::N) << ")";
+    if (lk.role != LoopRole::K)
+      return emitError() << "mma_loops K = loop " << mmaLoops[2] << " ("
+                         << lk.name
+                         << ") is not one of the K loops of the implicit GEMM ("
+                         << roleLoops(nest, LoopRole::K) << ")";
+    if (ln.phases > 1)
+      return emitError() << "mma_loops N = loop " << mmaLoops[1] << " ("
+                         << ln.name << ") has " << ln.phases
+                         << " stride phases; only the M loop can be split "
+                            "by phase";
     const MmaIntrinsic *intr = lookupMmaOnAnyChip(config.getMma());
     StringRef want = intr->getInputTypeName();
     for (int i = 0; i < 2; ++i) {

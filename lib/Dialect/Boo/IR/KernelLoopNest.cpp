@@ -64,6 +64,18 @@ struct NestBuilder {
     nest.inputs.push_back({std::move(name), elementType, {}});
     return nest.inputs.back();
   }
+  /// Sets the output's innermost loop from its layout's `perm` (canonical
+  /// dim -> position) and the loops of its canonical dims: `outer` (N or
+  /// K), `channel` (C) and `spatial`.
+  void setOutputInnerLoop(ArrayRef<int64_t> perm, int64_t outer,
+                          int64_t channel, ArrayRef<int64_t> spatial) {
+    int64_t last = static_cast<int64_t>(perm.size()) - 1;
+    for (auto [dim, pos] : llvm::enumerate(perm))
+      if (pos == last)
+        nest.outputInnerLoop = dim == 0   ? outer
+                               : dim == 1 ? channel
+                                          : spatial[dim - 2];
+  }
 };
 
 void addDim(KernelOperand &operand, int64_t size,
@@ -145,6 +157,8 @@ FailureOr<KernelLoopNest> convNest(Operation *op) {
     addDim(w, cPerG, {{fwd ? redCh : outCh, 1}});
     for (int64_t i = 0; i < r; ++i)
       addDim(w, g.filterSpatial[i], {{f[i], 1}});
+    // The output (backward data: the input gradient) in (N, C, spatial...).
+    b.setOutputInnerLoop(fwd ? g.outputPerm : g.inputPerm, n, outCh, sp);
     return b.nest;
   }
 
@@ -169,6 +183,8 @@ FailureOr<KernelLoopNest> convNest(Operation *op) {
   for (int64_t i = 0; i < r; ++i)
     addDim(x, g.inSpatial[i] + g.padLow[i] + g.padHigh[i],
            {{sp[i], g.strides[i]}, {f[i], g.dilations[i]}});
+  // The output is the filter gradient, (K, C, spatial...).
+  b.setOutputInnerLoop(g.filterPerm, k, c, f);
   return b.nest;
 }
 

@@ -12,7 +12,8 @@ module attributes {transform.with_named_sequence} {
   // The bf16 1x1 conv of IREE BOO's tuning example (N=128, 24x48, C=128,
   // K=384, NHWC). The heuristic puts M on ow (48, a 64-wide tile wastes a
   // quarter); on the batch instead M and N tile evenly by 128 with 32x32
-  // MFMA.
+  // MFMA. The intrinsic's M is on k, along which the output is contiguous:
+  // each lane's runs of 4 accumulator rows are vector stores.
   transform.named_sequence @match_conv_1x1_128x24x48x128_k384_bf16_cdna(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.boo.match.problem %op,
@@ -27,7 +28,7 @@ module attributes {transform.with_named_sequence} {
         reduction = [0, 0, 0, 0, 32, 1, 1],
         subgroup = [64, 64, 1, 1, 0, 0, 0],
         workgroup_size = [256, 1, 1], subgroup_size = 64,
-        mma = "MFMA_F32_32x32x8_BF16", mma_loops = [0, 1, 4],
+        mma = "MFMA_F32_32x32x8_BF16", mma_loops = [1, 0, 4],
         promote_operands = [0, 1], pipeline_depth = 2> -> !transform.any_param
     transform.annotate %op "boo.lowering_config" = %config
         : !transform.any_op, !transform.any_param

@@ -101,6 +101,9 @@ struct KernelLoopNest {
   SmallVector<KernelOperand> inputs;
   /// A convolution's multiply-accumulate (inputs 0 and 1 are A and B).
   bool isContraction = false;
+  /// The loop along which the kernel's output is contiguous in memory (the
+  /// loop of its innermost dim), or -1 when not known.
+  int64_t outputInnerLoop = -1;
 
   int64_t getNumLoops() const { return loops.size(); }
 };

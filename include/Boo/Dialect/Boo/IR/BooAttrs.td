@@ -119,7 +119,9 @@ def Boo_LoweringConfigAttr : Boo_Attr<"LoweringConfig", "lowering_config"> {
       `"MFMA_F32_16x16x16_F16"`), or absent for the FMA (scalar/vector ALU)
       path.
     - `mma_loops = [m, n, k]`: the loops that map onto the intrinsic's M, N
-      and K dims (with `mma`). Their workgroup (M, N) and reduction (K)
+      and K dims (with `mma`): one M and one N loop of the implicit GEMM, in
+      either order (a loop split by stride phase only as the intrinsic's
+      M), and a K loop. Their workgroup (M, N) and reduction (K)
       tiles, and the subgroup tiles on M and N, are multiples of the
       intrinsic's M, N, K; every other loop of the subgroup tile is looped
       over by the subgroup.
