@@ -105,13 +105,32 @@ struct ResultStore {
   AffineMap map;
 };
 
+/// Whether the element of `buffer` that `map` (from the accumulation's
+/// loops) gives is followed in memory by the one of the next iteration of
+/// `loop`: the buffer is contiguous and the linearized map moves by
+/// exactly one element per step of the loop. False for a null map.
+bool isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop);
+
+/// The epilogue reads of a run of consecutive rows along the
+/// accumulation's loop `loop`: an epilogue input that steps by one element
+/// along it (a bias along the output channels) is read once, at the run's
+/// first row, as a vector of `length`; each row takes its element.
+struct RunReads {
+  unsigned loop;
+  int64_t length;
+  int64_t position; // this row's position in the run
+  llvm::DenseMap<OpOperand *, Value> vectors;
+};
+
 /// Stores the kernel's outputs for the accumulated `value` at the
 /// accumulation's loop coordinates `coords`, through the epilogues' bodies
 /// (values the kernel wrote stay in registers). With `deferred`, the
-/// stores are appended to it instead, for the caller to emit.
+/// stores are appended to it instead, for the caller to emit. With `run`,
+/// the element is one row of a run (rows in order from position 0).
 LogicalResult emitMMAEpilogue(OpBuilder &b, Location loc, MMAKernel &kernel,
                               Value value, ArrayRef<Value> coords,
-                              SmallVectorImpl<ResultStore> *deferred = nullptr);
+                              SmallVectorImpl<ResultStore> *deferred = nullptr,
+                              RunReads *run = nullptr);
 
 } // namespace mlir::boo
 

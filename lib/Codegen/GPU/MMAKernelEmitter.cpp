@@ -442,7 +442,9 @@ LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
             /*withElseRegion=*/false);
         OpBuilder gb = OpBuilder::atBlockTerminator(guard.thenBlock());
         SmallVector<SmallVector<ResultStore>> run(group);
+        RunReads reads{mL, group, 0, llvm::DenseMap<OpOperand *, Value>()};
         for (int64_t v = v0; v < v0 + group; ++v) {
+          reads.position = v - v0;
           auto [mg, ng] =
               v == v0 ? std::make_pair(m0, n0) : position(gb, i, j, v);
           SmallVector<Value> coords(base.begin(), base.end());
@@ -464,34 +466,13 @@ LogicalResult MMAKernelEmitter::emitResults(ArrayRef<Value> finalAccs) {
             continue;
           }
           if (failed(emitMMAEpilogue(gb, loc, kernel, value, coords,
-                                     &run[v - v0])))
+                                     &run[v - v0],
+                                     group > 1 ? &reads : nullptr)))
             return failure();
         }
         emitRunStores(gb, run);
       }
   return success();
-}
-
-/// Whether `store`'s element is followed in memory by the one of the next
-/// iteration of `loop`: its buffer is contiguous and the linearized map
-/// moves by exactly one element per step of the loop.
-static bool isUnitStrideAlong(const ResultStore &store, unsigned loop) {
-  auto type = dyn_cast<MemRefType>(store.buffer.getType());
-  if (!store.map || !type || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity())
-    return false;
-  MLIRContext *ctx = type.getContext();
-  AffineExpr linear = getAffineConstantExpr(0, ctx);
-  int64_t stride = 1;
-  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-    linear = linear + store.map.getResult(d) * stride;
-    stride *= type.getDimSize(d);
-  }
-  AffineExpr dim = getAffineDimExpr(loop, ctx);
-  AffineExpr diff = simplifyAffineExpr(linear.replace(dim, dim + 1) - linear,
-                                       store.map.getNumDims(), 0);
-  auto step = dyn_cast<AffineConstantExpr>(diff);
-  return step && step.getValue() == 1;
 }
 
 /// Emits the stores of a run of consecutive rows (`run[v]`: the stores of
@@ -500,8 +481,10 @@ static bool isUnitStrideAlong(const ResultStore &store, unsigned loop) {
 /// elsewhere each is a scalar store.
 void MMAKernelEmitter::emitRunStores(OpBuilder &b,
                                      ArrayRef<SmallVector<ResultStore>> run) {
-  for (auto [s, first] : llvm::enumerate(run.front())) {
-    bool vector = run.size() > 1 && isUnitStrideAlong(first, mL) &&
+  for (size_t s = 0; s < run.front().size(); ++s) {
+    const ResultStore &first = run.front()[s];
+    bool vector = run.size() > 1 &&
+                  isUnitStrideAlong(first.buffer, first.map, mL) &&
                   llvm::all_of(run, [&](ArrayRef<ResultStore> row) {
                     return row.size() == run.front().size() &&
                            row[s].buffer == first.buffer;

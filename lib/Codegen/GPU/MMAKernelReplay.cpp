@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -118,10 +119,29 @@ void emitStore(OpBuilder &b, Location loc, const ResultStore &store) {
 
 } // namespace
 
-LogicalResult
-mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc, MMAKernel &kernel,
-                           Value value, ArrayRef<Value> coords,
-                           SmallVectorImpl<ResultStore> *deferred) {
+bool mlir::boo::isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!map || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return false;
+  MLIRContext *ctx = type.getContext();
+  AffineExpr linear = getAffineConstantExpr(0, ctx);
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    linear = linear + map.getResult(d) * stride;
+    stride *= type.getDimSize(d);
+  }
+  AffineExpr dim = getAffineDimExpr(loop, ctx);
+  AffineExpr diff = simplifyAffineExpr(linear.replace(dim, dim + 1) - linear,
+                                       map.getNumDims(), 0);
+  auto step = dyn_cast<AffineConstantExpr>(diff);
+  return step && step.getValue() == 1;
+}
+
+LogicalResult mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc,
+                                         MMAKernel &kernel, Value value,
+                                         ArrayRef<Value> coords,
+                                         SmallVectorImpl<ResultStore> *deferred,
+                                         RunReads *run) {
   linalg::GenericOp acc = kernel.acc;
   OpOperand *accInit = acc.getDpsInitOperand(0);
   auto store = [&](Value buf, Value v, ArrayRef<Value> idx, AffineMap map) {
@@ -173,10 +193,20 @@ mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc, MMAKernel &kernel,
         mapping.map(arg, it->second.value);
         continue;
       }
-      mapping.map(arg, memref::LoadOp::create(
-                           b, loc, operand.get(),
-                           applyMap(b, loc, e.getMatchingIndexingMap(&operand),
-                                    loops)));
+      AffineMap map = e.getMatchingIndexingMap(&operand);
+      SmallVector<Value> idx = applyMap(b, loc, map, loops);
+      if (run && e.isDpsInput(&operand) && loopsMap &&
+          isUnitStrideAlong(operand.get(), map.compose(loopsMap), run->loop)) {
+        // Read once for the run (at its first row), as one vector.
+        Value &vec = run->vectors[&operand];
+        if (!vec)
+          vec = vector::LoadOp::create(
+              b, loc, VectorType::get({run->length}, arg.getType()),
+              operand.get(), idx);
+        mapping.map(arg, vector::ExtractOp::create(b, loc, vec, run->position));
+        continue;
+      }
+      mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(), idx));
     }
     for (Operation &op : body->without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(op)) {

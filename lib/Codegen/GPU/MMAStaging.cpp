@@ -174,8 +174,9 @@ void MMAKernelEmitter::stageOperand(OpBuilder &sb, const StepPosition &at,
   int64_t width = isA ? widthA : widthB;
   int64_t perRow = kT / width;
   int64_t rowStride = cast<MemRefType>(lds.getType()).getShape().back();
-  auto [group, spacing] = getStagingRowSpread(rows, perRow, width * elemBytes(),
-                                              rowStride * elemBytes());
+  std::pair<int64_t, int64_t> spread = getStagingRowSpread(
+      rows, perRow, width * elemBytes(), rowStride * elemBytes());
+  int64_t group = spread.first, spacing = spread.second;
   Value kBase = at.coords[kL];
   forEachStagingItem(sb, rows * perRow, [&](OpBuilder &ib, Value idx) {
     Value row = arith::DivUIOp::create(ib, loc, idx, cIndex(ib, loc, perRow));

@@ -82,13 +82,15 @@ module attributes {boo.target = #boo.target<chip = "gfx942">} {
 
 // The intrinsic's M on k, along which the output is contiguous (what the
 // heuristic picks for NHWC on CDNA): each lane's 4 consecutive accumulator
-// rows are 4 consecutive channels, so after the epilogue (its bias read
-// per channel) they are one 8-byte vector store. With M on ow (above),
-// the rows are a channel count apart and stay scalar stores.
+// rows are 4 consecutive channels, so the run reads its 4 bias values as
+// one vector and its results are one 8-byte vector store. With M on ow
+// (above), the rows are a channel count apart and stay scalar.
 // CHECK-LABEL: func.func @rows_along_channels(
 // CHECK-COUNT-4: amdgpu.mfma 16x16x16
 // CHECK:         scf.if
-// CHECK-COUNT-4:   memref.load %arg2
+// CHECK:           %[[BIAS:.+]] = vector.load %arg2[{{.*}}] : memref<48xbf16>, vector<4xbf16>
+// CHECK-COUNT-4:   vector.extract %[[BIAS]]
+// CHECK-NOT:       memref.load %arg2
 // CHECK:           %[[VEC:.+]] = vector.from_elements {{.*}} : vector<4xbf16>
 // CHECK:           vector.store %[[VEC]], %arg3[{{.*}}] : memref<1x1x40x48xbf16>, vector<4xbf16>
 // CHECK-NOT:     memref.store {{.*}}, %arg3
