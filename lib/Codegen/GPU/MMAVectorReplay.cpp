@@ -18,10 +18,19 @@
 //            size 1 (its other indices Uniform), an scf.if on a Uniform
 //            condition yielding one, or an element-wise op on them.
 //
+//   Bound    a condition that holds on an interval of the loop: a signed
+//            (or unsigned lower-than) comparison of a Unit value with a
+//            Uniform one, or a conjunction of such and Uniform conditions
+//            (the padding guard along the loop of an NCHW input).
+//
 // Anything else (a guard or an index that depends on the loop in another
 // way) keeps the scalar replay. The vector replay clones the Uniform and
 // Unit ops as scalars at the vector's first iteration and rebuilds the
-// Lanes ops on vectors, so guards stay at vector granularity.
+// Lanes ops on vectors, so guards stay at vector granularity. An scf.if on
+// a Bound condition becomes a vector read where the condition holds at the
+// vector's first and last iteration (so at all of them), and element by
+// element reads, each under its own condition, where it does not (the
+// vectors across the padding).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +49,7 @@ using namespace mlir::boo;
 
 namespace {
 
-enum class Kind { Uniform, Unit, Lanes };
+enum class Kind { Uniform, Unit, Lanes, Bound };
 
 /// Whether `expr`, as a function of dim or symbol `pos`, is that operand
 /// plus terms without it.
@@ -104,6 +113,11 @@ private:
   void mapArgsUsedBy(OpBuilder &b, Location loc, Operation *bodyOp);
   void replayOp(OpBuilder &b, Location loc, Operation *bodyOp);
   void replayIf(OpBuilder &b, Location loc, scf::IfOp ifOp);
+  void replayBoundIf(OpBuilder &b, Location loc, scf::IfOp ifOp);
+  void fillVectorBranch(OpBuilder &b, Location loc, Block *from, Block *to,
+                        scf::IfOp ifOp);
+  Value atOffset(OpBuilder &b, Location loc, Value v, int64_t offset);
+  std::optional<Kind> classifyBound(Operation *bodyOp, ArrayRef<Kind> operands);
 
   linalg::GenericOp op;
   const MMAKernel::Factor &f;
@@ -192,12 +206,34 @@ std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
     operands.push_back(*k);
   }
   auto count = [&](Kind k) { return llvm::count(operands, k); };
+  if (std::optional<Kind> bound = classifyBound(bodyOp, operands))
+    return set(*bound);
+  if (count(Kind::Bound) && !isa<scf::IfOp>(bodyOp))
+    return std::nullopt;
   if (auto ifOp = dyn_cast<scf::IfOp>(bodyOp)) {
-    if (operands[0] != Kind::Uniform || !classifyBlock(*ifOp.thenBlock()) ||
+    if (operands[0] == Kind::Bound) {
+      // Each element is read on its own where the condition does not hold
+      // for the whole vector: nothing in the branches may be a vector.
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(ifOp->getRegions(), above);
+      for (Value v : above) {
+        std::optional<Kind> k = kindOf(v);
+        auto arg = dyn_cast<BlockArgument>(v);
+        if (!k || *k == Kind::Lanes || (arg && arg.getOwner() == body))
+          return std::nullopt;
+      }
+    } else if (operands[0] != Kind::Uniform) {
+      return std::nullopt;
+    }
+    if (!classifyBlock(*ifOp.thenBlock()) ||
         (ifOp.elseBlock() && !classifyBlock(*ifOp.elseBlock())))
       return std::nullopt;
     for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
-      Kind k = Kind::Uniform;
+      // Under a Bound condition even values Uniform in both branches
+      // differ between iterations.
+      Kind k = operands[0] == Kind::Bound ? Kind::Lanes : Kind::Uniform;
+      if (k == Kind::Lanes && !r.getType().isIntOrFloat())
+        return std::nullopt;
       for (Block *blk : {ifOp.thenBlock(), ifOp.elseBlock()}) {
         std::optional<Kind> y = kindOf(blk->getTerminator()->getOperand(i));
         if (!y || *y == Kind::Unit)
@@ -257,6 +293,34 @@ std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
   return std::nullopt;
 }
 
+/// Bound conditions: a comparison that holds on an interval of the loop
+/// (`x < c`, `x >= c`, ... with x Unit and c Uniform; not unsigned `>`,
+/// which wraps at 0), or a conjunction of Bound and Uniform conditions.
+std::optional<Kind> VectorReplay::classifyBound(Operation *bodyOp,
+                                                ArrayRef<Kind> operands) {
+  if (isa<arith::AndIOp>(bodyOp) && llvm::is_contained(operands, Kind::Bound) &&
+      llvm::all_of(operands, [](Kind k) {
+        return k == Kind::Bound || k == Kind::Uniform;
+      }))
+    return Kind::Bound;
+  auto cmp = dyn_cast<arith::CmpIOp>(bodyOp);
+  if (!cmp || !llvm::is_contained(operands, Kind::Unit) ||
+      !llvm::is_contained(operands, Kind::Uniform))
+    return std::nullopt;
+  using P = arith::CmpIPredicate;
+  switch (cmp.getPredicate()) {
+  case P::slt:
+  case P::sle:
+  case P::sgt:
+  case P::sge:
+  case P::ult:
+  case P::ule:
+    return Kind::Bound;
+  default:
+    return std::nullopt;
+  }
+}
+
 bool VectorReplay::analyze() {
   for (Operation *bodyOp : f.ops)
     if (!classify(bodyOp))
@@ -305,7 +369,91 @@ void VectorReplay::mapArgsUsedBy(OpBuilder &b, Location loc,
     visit(v);
 }
 
+/// The value of Unit or Bound `v` at the vector's iteration `offset`
+/// (Uniform values are the same at every iteration).
+Value VectorReplay::atOffset(OpBuilder &b, Location loc, Value v,
+                             int64_t offset) {
+  Kind k = kinds.lookup(v);
+  if (offset == 0 || k == Kind::Uniform)
+    return scalar(v);
+  if (k == Kind::Unit)
+    return arith::AddIOp::create(
+        b, loc, scalar(v), arith::ConstantIndexOp::create(b, loc, offset));
+  Operation *def = v.getDefiningOp();
+  IRMapping at;
+  for (Value operand : def->getOperands())
+    at.map(operand, atOffset(b, loc, operand, offset));
+  return b.clone(*def, at)->getResult(0);
+}
+
+/// The branch `from` of `ifOp` into `to`, its Lanes values as vectors.
+void VectorReplay::fillVectorBranch(OpBuilder &b, Location loc, Block *from,
+                                    Block *to, scf::IfOp ifOp) {
+  OpBuilder ib = OpBuilder::atBlockEnd(to);
+  for (Operation &nested : *from) {
+    if (auto yield = dyn_cast<scf::YieldOp>(nested)) {
+      SmallVector<Value> values;
+      for (auto [v, r] : llvm::zip(yield.getOperands(), ifOp.getResults()))
+        values.push_back(kinds.lookup(r) == Kind::Lanes ? vector(ib, loc, v)
+                                                        : scalar(v));
+      scf::YieldOp::create(ib, loc, values);
+      continue;
+    }
+    replayOp(ib, loc, &nested);
+  }
+}
+
+/// An scf.if on a Bound condition: where it holds at the vector's first
+/// and last iteration, it holds at all of them and the then branch is read
+/// as vectors; elsewhere each iteration runs the original scf.if at its
+/// own position, and the Lanes results are gathered into vectors.
+void VectorReplay::replayBoundIf(OpBuilder &b, Location loc, scf::IfOp ifOp) {
+  Value cond = ifOp.getCondition();
+  Value whole = arith::AndIOp::create(b, loc, atOffset(b, loc, cond, 0),
+                                      atOffset(b, loc, cond, width - 1));
+  SmallVector<Type> types;
+  for (Value r : ifOp.getResults())
+    types.push_back(kinds.lookup(r) == Kind::Lanes
+                        ? VectorType::get({width}, r.getType())
+                        : r.getType());
+  auto newIf = scf::IfOp::create(b, loc, types, whole, /*withElseRegion=*/true);
+  for (Block *blk : {newIf.thenBlock(), newIf.elseBlock()})
+    if (!blk->empty())
+      blk->getTerminator()->erase();
+  fillVectorBranch(b, loc, ifOp.thenBlock(), newIf.thenBlock(), ifOp);
+
+  OpBuilder eb = OpBuilder::atBlockEnd(newIf.elseBlock());
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(ifOp->getRegions(), above);
+  SmallVector<SmallVector<Value>> elements(ifOp.getNumResults());
+  for (int64_t i = 0; i < width; ++i) {
+    IRMapping at;
+    for (Value v : above)
+      at.map(v, atOffset(eb, loc, v, i));
+    at.map(cond, atOffset(eb, loc, cond, i));
+    Operation *one = eb.clone(*ifOp, at);
+    for (auto [r, e] : llvm::zip(one->getResults(), elements))
+      e.push_back(r);
+  }
+  SmallVector<Value> yielded;
+  for (auto [r, e, t] : llvm::zip(ifOp.getResults(), elements, types))
+    yielded.push_back(
+        kinds.lookup(r) == Kind::Lanes
+            ? vector::FromElementsOp::create(eb, loc, cast<VectorType>(t), e)
+                  .getResult()
+            : e.front());
+  scf::YieldOp::create(eb, loc, yielded);
+  for (auto [r, n] : llvm::zip(ifOp.getResults(), newIf.getResults())) {
+    if (kinds.lookup(r) == Kind::Lanes)
+      vectors[r] = n;
+    else
+      mapping.map(r, n);
+  }
+}
+
 void VectorReplay::replayIf(OpBuilder &b, Location loc, scf::IfOp ifOp) {
+  if (kinds.lookup(ifOp.getCondition()) == Kind::Bound)
+    return replayBoundIf(b, loc, ifOp);
   SmallVector<Type> types;
   for (Value r : ifOp.getResults())
     types.push_back(kinds.lookup(r) == Kind::Lanes
@@ -313,27 +461,13 @@ void VectorReplay::replayIf(OpBuilder &b, Location loc, scf::IfOp ifOp) {
                         : r.getType());
   auto newIf = scf::IfOp::create(b, loc, types, scalar(ifOp.getCondition()),
                                  /*withElseRegion=*/ifOp.elseBlock());
-  auto fill = [&](Block *from, Block *to) {
-    OpBuilder ib = OpBuilder::atBlockBegin(to);
-    for (Operation &nested : *from) {
-      if (auto yield = dyn_cast<scf::YieldOp>(nested)) {
-        SmallVector<Value> values;
-        for (auto [v, r] : llvm::zip(yield.getOperands(), ifOp.getResults()))
-          values.push_back(kinds.lookup(r) == Kind::Lanes ? vector(ib, loc, v)
-                                                          : scalar(v));
-        scf::YieldOp::create(ib, loc, values);
-        continue;
-      }
-      replayOp(ib, loc, &nested);
-    }
-  };
   // scf.if's builder adds empty yields to results-less regions only.
   for (Block *blk : {newIf.thenBlock(), newIf.elseBlock()})
     if (blk && !blk->empty())
       blk->getTerminator()->erase();
-  fill(ifOp.thenBlock(), newIf.thenBlock());
+  fillVectorBranch(b, loc, ifOp.thenBlock(), newIf.thenBlock(), ifOp);
   if (ifOp.elseBlock())
-    fill(ifOp.elseBlock(), newIf.elseBlock());
+    fillVectorBranch(b, loc, ifOp.elseBlock(), newIf.elseBlock(), ifOp);
   for (auto [r, n] : llvm::zip(ifOp.getResults(), newIf.getResults())) {
     if (kinds.lookup(r) == Kind::Lanes)
       vectors[r] = n;

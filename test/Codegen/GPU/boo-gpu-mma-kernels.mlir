@@ -433,3 +433,73 @@ module attributes {boo.target = #boo.target<chip = "gfx942">} {
     return
   }
 }
+
+// -----
+
+// NCHW 3x3 with padding 1: the input is contiguous along M (ow), but its
+// padding guard depends on ow. Each thread's 8 rows are one vector read
+// where the guard holds at the first and the last (so at all 8: the guard
+// is a conjunction of bounds on ow), and 8 guarded scalar reads where the
+// vector crosses the padding. The filter (fchw) is contiguous along
+// neither K (c) nor M/N (k): it stays scalar.
+// CHECK-LABEL: func.func @nchw_padded(
+// CHECK:         scf.if %{{.+}} -> (vector<8xf16>) {
+// CHECK:           vector.load %arg0[{{.*}}] : memref<2x16x16x16xf16>, vector<8xf16>
+// CHECK:         } else {
+// CHECK-COUNT-8:   memref.load %arg0[{{.*}}] : memref<2x16x16x16xf16>
+// CHECK:           vector.from_elements {{.*}} : vector<8xf16>
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#map3 = affine_map<()[s0, s1] -> (s0 + s1)>
+module attributes {boo.target = #boo.target<chip = "gfx942">} {
+  func.func @nchw_padded(%arg0: memref<2x16x16x16xf16>, %arg1: memref<32x16x3x3xf16>, %arg2: memref<2x32x16x16xf16>) {
+    %c16 = arith.constant 16 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 0.000000e+00 : f16
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<2x32x16x16xf32>
+    linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%alloc : memref<2x32x16x16xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %cst : f32
+    }
+    linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg1 : memref<32x16x3x3xf16>) outs(%alloc : memref<2x32x16x16xf32>) attrs =  {boo.lowering_config = #boo.lowering_config<workgroup = [1, 32, 1, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 16, 1, 1], subgroup = [1, 32, 1, 16, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64, mma = "MFMA_F32_16x16x16_F16", mma_loops = [3, 1, 4], promote_operands = [0, 1], pipeline_depth = 2>} {
+    ^bb0(%in: f16, %out: f32):
+      %0 = linalg.index 0 : index
+      %1 = linalg.index 2 : index
+      %2 = linalg.index 3 : index
+      %3 = linalg.index 4 : index
+      %4 = linalg.index 5 : index
+      %5 = linalg.index 6 : index
+      %6 = affine.apply #map3()[%1, %4]
+      %7 = affine.apply #map3()[%2, %5]
+      %8 = arith.subi %6, %c1 : index
+      %9 = arith.cmpi sge, %8, %c0 : index
+      %10 = arith.cmpi slt, %8, %c16 : index
+      %11 = arith.andi %9, %10 : i1
+      %12 = arith.subi %7, %c1 : index
+      %13 = arith.cmpi sge, %12, %c0 : index
+      %14 = arith.cmpi slt, %12, %c16 : index
+      %15 = arith.andi %13, %14 : i1
+      %16 = arith.andi %11, %15 : i1
+      %17 = scf.if %16 -> (f16) {
+        %22 = memref.load %arg0[%0, %3, %8, %12] : memref<2x16x16x16xf16>
+        scf.yield %22 : f16
+      } else {
+        scf.yield %cst_0 : f16
+      }
+      %18 = arith.extf %17 : f16 to f32
+      %19 = arith.extf %in : f16 to f32
+      %20 = arith.mulf %18, %19 : f32
+      %21 = arith.addf %out, %20 : f32
+      linalg.yield %21 : f32
+    }
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%alloc : memref<2x32x16x16xf32>) outs(%arg2 : memref<2x32x16x16xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %0 = arith.truncf %in : f32 to f16
+      linalg.yield %0 : f16
+    }
+    return
+  }
+}
