@@ -40,8 +40,14 @@ constexpr int64_t kMaxThreads = 256;
 /// Elements each thread handles along the innermost loop (one 64-bit or
 /// 128-bit access for 16-bit or 32-bit data).
 constexpr int64_t kVectorWidth = 4;
-/// Smallest M, N and K extents worth an MMA intrinsic.
+/// Smallest N and K extents worth an MMA intrinsic (and the M length from
+/// which M is laid on the innermost M loop).
 constexpr int64_t kMinMmaExtent = 16;
+/// Smallest M extent worth one. An M loop shorter than the intrinsic's
+/// tile (the output width of a 7x7 or 14x14 image at batch 1) leaves rows
+/// of the tile idle, but with 4 of 16 rows busy the matrix cores still
+/// outrun the FMA path (their peak is about 8x the f32 FMA peak on CDNA3).
+constexpr int64_t kMinMmaRows = 4;
 /// Fewest threads an MMA workgroup should have to stage its tiles.
 constexpr int64_t kMinStagingThreads = 128;
 /// Most f32 accumulator registers per lane in an MMA subgroup tile.
@@ -177,7 +183,7 @@ const MmaIntrinsic *pickMma(const KernelLoopNest &nest, const GemmLoops &g,
                             const ChipInfo &chip) {
   int64_t m = nest.loops[g.m].extent, n = nest.loops[g.n].extent,
           k = nest.loops[g.k].extent;
-  if (m < kMinMmaExtent || n < kMinMmaExtent || k < kMinMmaExtent)
+  if (m < kMinMmaRows || n < kMinMmaExtent || k < kMinMmaExtent)
     return nullptr;
   Type elem = nest.inputs[0].elementType;
   // 32x32 tiles only pay off when both M and N fill several of them.
