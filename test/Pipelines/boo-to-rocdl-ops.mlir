@@ -11,11 +11,16 @@
 // The kernels are not run here.
 
 // f16 NHWC/KYXC, 35 channels (a partial workgroup tile), stride 2, padding 1, bias.
+// M (the output width, 10) is under one 16-row MMA tile: the few tiles
+// leave CUs idle on every chip, so the reduction is split and a second
+// kernel adds the partial sums and the bias.
 // CHECK-LABEL: func.func @conv_nhwc_35(
 // CHECK:         gpu.launch_func @conv_nhwc_35_k0::@conv_nhwc_35_k0
+// CHECK:         gpu.launch_func @conv_nhwc_35_k1::@conv_nhwc_35_k1
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 // CHECK:       gpu.binary @conv_nhwc_35_k0
+// CHECK:       gpu.binary @conv_nhwc_35_k1
 // CHECK-NOT:   gpu.binary
 func.func @conv_nhwc_35(%x: tensor<2x17x19x35xf16>, %w: tensor<35x3x3x35xf16>, %b: tensor<35xf16>) -> tensor<2x9x10x35xf16> {
   %y = boo.conv %x, %w bias(%b : tensor<35xf16>) {strides = array<i64: 2, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>, input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC"} : tensor<2x17x19x35xf16>, tensor<35x3x3x35xf16> -> tensor<2x9x10x35xf16>

@@ -10,7 +10,8 @@
 // and 4 random convolutions from a fixed seed) compile for every chip. The
 // pipeline's contract check rejects scratch use and spills, so every kernel
 // here has neither. Each function is one kernel, except layer_norm_bwd
-// (dx, dweight, dbias: 3). Compile time is about 50 ms per kernel (see
+// (dx, dweight, dbias: 3) and those that split K (a second kernel adds the
+// partial sums). Compile time is about 50 ms per kernel (see
 // docs/GPUPipeline.md). Nothing is run.
 
 // CHECK-LABEL: func.func @r50_conv1_7x7s2(
@@ -77,8 +78,11 @@ func.func @r50_l2_1x1_512(%x: tensor<2x28x28x128xbf16>, %w: tensor<512x1x1x128xb
   return %y : tensor<2x28x28x512xbf16>
 }
 
+// An M of 14 (the output width) under a 16-row MMA tile: few tiles,
+// so gfx942 and gfx950 split the reduction here too.
 // CHECK-LABEL: func.func @r50_l3_3x3_256(
 // CHECK:         gpu.launch_func @r50_l3_3x3_256_k0::@r50_l3_3x3_256_k0
+// SPLIT:         gpu.launch_func @r50_l3_3x3_256_k1::@r50_l3_3x3_256_k1
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 // CHECK:       gpu.binary @r50_l3_3x3_256_k0
@@ -97,8 +101,11 @@ func.func @r50_l4_1x1s2_2048(%x: tensor<2x14x14x1024xbf16>, %w: tensor<2048x1x1x
   return %y : tensor<2x7x7x2048xbf16>
 }
 
+// An M of 7 (the output width) under a 16-row MMA tile: few tiles,
+// so gfx942 and gfx950 split the reduction here too.
 // CHECK-LABEL: func.func @r50_l4_3x3_512(
 // CHECK:         gpu.launch_func @r50_l4_3x3_512_k0::@r50_l4_3x3_512_k0
+// SPLIT:         gpu.launch_func @r50_l4_3x3_512_k1::@r50_l4_3x3_512_k1
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 // CHECK:       gpu.binary @r50_l4_3x3_512_k0
