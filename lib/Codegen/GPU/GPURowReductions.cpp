@@ -382,17 +382,8 @@ SmallVector<Value> RowReductionBuilder::indicesAt(AffineMap map,
 }
 
 bool RowReductionBuilder::isChunkContiguous(AffineMap map, Value buffer) const {
-  auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (chunk == 1 || !type || map.getNumResults() == 0 ||
-      !type.getLayout().isIdentity())
-    return false;
-  unsigned innermost = map.getNumDims() - 1;
-  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!last || last.getPosition() != innermost)
-    return false;
-  return llvm::none_of(map.getResults().drop_back(), [&](AffineExpr expr) {
-    return expr.isFunctionOfDim(innermost);
-  });
+  return chunk > 1 && map.getNumResults() > 0 &&
+         isUnitStrideAlong(buffer, map, map.getNumDims() - 1);
 }
 
 void RowReductionBuilder::writeColumn(Value value, Value buffer, AffineMap map,

@@ -22,3 +22,25 @@ scf::ForallOp mlir::boo::createThreadLoop(OpBuilder &b, Location loc,
   b.setInsertionPointToStart(loop.getBody());
   return loop;
 }
+
+bool mlir::boo::isUnitIn(AffineExpr expr, AffineExpr pos, unsigned numDims,
+                         unsigned numSymbols) {
+  AffineExpr diff = expr.replace(pos, pos + 1) - expr;
+  auto c = dyn_cast<AffineConstantExpr>(
+      simplifyAffineExpr(diff, numDims, numSymbols));
+  return c && c.getValue() == 1;
+}
+
+bool mlir::boo::isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!map || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return false;
+  AffineExpr linear = getAffineConstantExpr(0, type.getContext());
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    linear = linear + map.getResult(d) * stride;
+    stride *= type.getDimSize(d);
+  }
+  return isUnitIn(linear, getAffineDimExpr(loop, type.getContext()),
+                  map.getNumDims(), map.getNumSymbols());
+}

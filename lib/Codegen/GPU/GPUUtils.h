@@ -45,6 +45,17 @@ linalg::GenericOp inlineDataMovementReads(RewriterBase &rewriter,
 /// return a collapse_shape of their result). Runs on bufferized functions.
 void elideResultCopies(RewriterBase &rewriter, func::FuncOp func);
 
+/// Whether `expr`, as a function of dim or symbol `pos`, is that operand
+/// plus terms without it: it grows by exactly 1 per step of `pos`.
+bool isUnitIn(AffineExpr expr, AffineExpr pos, unsigned numDims,
+              unsigned numSymbols);
+
+/// Whether the element of `buffer` that `map` (from a nest's loops) gives
+/// is followed in memory by the one of the next iteration of `loop`: the
+/// buffer is static and contiguous, and the linearized map is unit in the
+/// loop (isUnitIn). False for a null map.
+bool isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop);
+
 /// The `#gpu.block<linear_dim_*>` / `#gpu.thread<linear_dim_*>` mapping
 /// id of dim `i` of a mapped scf.forall; linear_dim_0 varies fastest.
 /// Nullopt for other mappings.

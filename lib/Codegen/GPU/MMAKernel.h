@@ -105,12 +105,6 @@ struct ResultStore {
   AffineMap map;
 };
 
-/// Whether the element of `buffer` that `map` (from the accumulation's
-/// loops) gives is followed in memory by the one of the next iteration of
-/// `loop`: the buffer is contiguous and the linearized map moves by
-/// exactly one element per step of the loop. False for a null map.
-bool isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop);
-
 /// The epilogue reads of a run of consecutive rows along the
 /// accumulation's loop `loop`: an epilogue input that steps by one element
 /// along it (a bias along the output channels) is read once, at the run's

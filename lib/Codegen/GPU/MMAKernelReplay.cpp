@@ -13,6 +13,8 @@
 
 #include "MMAKernel.h"
 
+#include "GPUUtils.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -112,30 +114,7 @@ void hold(OpBuilder &b, Location loc, HeldValues &held, Value buf, Value value,
   held[buf] = {value, std::move(indices), map};
 }
 
-/// Stores `store` now.
-void emitStore(OpBuilder &b, Location loc, const ResultStore &store) {
-  memref::StoreOp::create(b, loc, store.value, store.buffer, store.indices);
-}
-
 } // namespace
-
-bool mlir::boo::isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop) {
-  auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!map || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-    return false;
-  MLIRContext *ctx = type.getContext();
-  AffineExpr linear = getAffineConstantExpr(0, ctx);
-  int64_t stride = 1;
-  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-    linear = linear + map.getResult(d) * stride;
-    stride *= type.getDimSize(d);
-  }
-  AffineExpr dim = getAffineDimExpr(loop, ctx);
-  AffineExpr diff = simplifyAffineExpr(linear.replace(dim, dim + 1) - linear,
-                                       map.getNumDims(), 0);
-  auto step = dyn_cast<AffineConstantExpr>(diff);
-  return step && step.getValue() == 1;
-}
 
 LogicalResult mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc,
                                          MMAKernel &kernel, Value value,
@@ -151,7 +130,7 @@ LogicalResult mlir::boo::emitMMAEpilogue(OpBuilder &b, Location loc,
     if (deferred)
       deferred->push_back(std::move(s));
     else
-      emitStore(b, loc, s);
+      memref::StoreOp::create(b, loc, s.value, s.buffer, s.indices);
   };
   HeldValues held;
   Value accBuf = accInit->get();

@@ -36,6 +36,8 @@
 
 #include "MMAKernel.h"
 
+#include "GPUUtils.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -50,16 +52,6 @@ using namespace mlir::boo;
 namespace {
 
 enum class Kind { Uniform, Unit, Lanes, Bound };
-
-/// Whether `expr`, as a function of dim or symbol `pos`, is that operand
-/// plus terms without it.
-bool isUnitIn(AffineExpr expr, AffineExpr pos, unsigned numDims,
-              unsigned numSymbols) {
-  AffineExpr diff = expr.replace(pos, pos + 1) - expr;
-  auto c = dyn_cast<AffineConstantExpr>(
-      simplifyAffineExpr(diff, numDims, numSymbols));
-  return c && c.getValue() == 1;
-}
 
 /// Whether dim `d` of `type` has stride 1 and only dims of size 1 follow
 /// it: consecutive indices along `d` are consecutive elements.
