@@ -12,8 +12,9 @@
 //   workgroup, both inputs staged through LDS, double-buffered when it fits;
 //   the reduction split over workgroups (split-K) when the output tiles
 //   leave compute units idle.
-//   Otherwise FMA: each thread computes a small M x N register tile, its
-//   operands read from global memory (no LDS staging).
+//   Otherwise FMA: each thread computes a small register tile, a vector
+//   along the loop the output is contiguous along times positions of the
+//   other GEMM loop, its operands read from global memory (no LDS staging).
 // - Everything else (element-wise, layer norms, bias gradients): threads are
 //   spread over the parallel loops from the innermost (contiguous) one
 //   outwards, 4 elements per thread along the innermost parallel loop; each
@@ -372,41 +373,93 @@ Tiles mmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   return t;
 }
 
+/// The FMA path's vector loop: the one the output is contiguous along, if
+/// it is parallel and at least 2 long (the thread tile along it is then
+/// computed as vectors by boo-gpu-vectorize-thread-tiles); else N.
+int64_t pickVectorLoop(const KernelLoopNest &nest, const GemmLoops &g) {
+  int64_t v = nest.outputInnerLoop;
+  // Channels of one per group (depthwise): the group loop is contiguous.
+  if (v >= 0 && nest.loops[v].extent == 1 && nest.loops[v].role == LoopRole::N)
+    for (auto [i, l] : llvm::enumerate(nest.loops))
+      if (l.role == LoopRole::Group)
+        v = i;
+  if (v < 0 || nest.loops[v].isReduction || nest.loops[v].extent < 2)
+    return g.n;
+  return v;
+}
+
+/// The largest power of two at most `cap` that divides `extent` (full
+/// thread tiles: partial ones are walked element by element).
+int64_t dividingTile(int64_t extent, int64_t cap) {
+  int64_t t = 1;
+  while (t * 2 <= cap && extent % (t * 2) == 0)
+    t *= 2;
+  return t;
+}
+
 Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
                 const GemmLoops &g, const ChipInfo &chip, int64_t shrink) {
   int64_t n = nest.getNumLoops();
   Tiles t(n);
-  // Threads over N first (capped, so M gets threads too), then M, then the
-  // other parallel loops from the innermost out.
-  SmallVector<int64_t> order = {g.n, g.m};
-  for (int64_t i = n - 1; i >= 0; --i)
-    if (!nest.loops[i].isReduction && i != g.n && i != g.m)
-      order.push_back(i);
-  int64_t perN = std::min(kVectorWidth, pow2Ceil(nest.loops[g.n].extent));
-  int64_t perM = std::min(kVectorWidth, pow2Ceil(nest.loops[g.m].extent));
-  // Shrinking halves the larger of the two (M's on ties).
+  // The thread tile: a vector along the output's contiguous loop, times
+  // positions of the other GEMM loop. Where the vector loop indexes the
+  // first input (depthwise channels, NCHW columns), its reads are vectors:
+  // 16 bytes, and 2 positions of the other loop. Where it does not (NHWC
+  // output channels, which index only the filter), the input value is one
+  // scalar for the whole vector: 32 bytes of channels amortize it, and one
+  // position keeps the other loop's lanes close. (Both chosen on the
+  // estimates of the ResNet-50 stem, MobileNetV2's depthwise convs and
+  // VGG-16's first layer: more positions cost registers, and the filter
+  // reads are repeated per position.)
+  int64_t v = pickVectorLoop(nest, g);
+  // The other loop: M for NHWC channels; N, or M where N is a single
+  // channel (depthwise), for the others.
+  int64_t other = v == g.n || nest.loops[g.n].extent == 1 ? g.m : g.n;
+  bool vReadsInput = v != g.n;
+  int64_t elemBytes = std::max<int64_t>(
+      1, nest.inputs[0].elementType.getIntOrFloatBitWidth() / 8);
+  int64_t perV = dividingTile(nest.loops[v].extent,
+                              (vReadsInput ? 16 : 32) / elemBytes);
+  int64_t perO =
+      dividingTile(nest.loops[other].extent, vReadsInput ? 2 : 1);
+  // Shrinking halves the larger of the two.
   for (int64_t s = 0; s < shrink; ++s) {
-    int64_t &larger = perM >= perN ? perM : perN;
+    int64_t &larger = perO >= perV ? perO : perV;
     larger = std::max<int64_t>(1, larger / 2);
   }
+  // Threads: along the vector loop first where it indexes the first input
+  // (coalesced vector reads); where it does not, one thread along it, so
+  // that a wave shares its filter reads. Then the other GEMM loop, then the
+  // other parallel loops from the innermost out.
+  SmallVector<int64_t> order = {v, other};
+  for (int64_t i = n - 1; i >= 0; --i)
+    if (!nest.loops[i].isReduction && i != v && i != other)
+      order.push_back(i);
   int64_t outputs = 1;
   for (const KernelLoop &l : nest.loops)
     if (!l.isReduction)
       outputs *= l.extent;
-  int64_t budget = std::clamp(pow2Ceil(llvm::divideCeil(outputs, perN * perM)),
+  int64_t budget = std::clamp(pow2Ceil(llvm::divideCeil(outputs, perV * perO)),
                               chip.waveSize, kMaxThreads);
   int64_t left = budget;
   for (int64_t i : order) {
-    int64_t per = i == g.n ? perN : i == g.m ? perM : 1;
+    int64_t per = i == v ? perV : i == other ? perO : 1;
     int64_t want = pow2Ceil(llvm::divideCeil(nest.loops[i].extent, per));
-    if (i == g.n)
+    // Register tiles need workgroup tiles that divide their loop: in a
+    // partial one the thread tiles would have dynamic sizes and be walked
+    // element by element (boo-gpu-distribute), not as vectors.
+    if (per > 1)
+      want = dividingTile(nest.loops[i].extent / per, want);
+    if (i == v && !vReadsInput)
+      want = 1;
+    else if (i == v)
       want = std::min<int64_t>(want, 16);
     int64_t threads = std::min(left, want);
     left /= threads;
     t.workgroup[i] = threads * per;
     t.thread[i] = per;
   }
-  t.workgroup[g.m] *= left; // more lanes than outputs: masked
+  t.workgroup[other] *= left; // more lanes than outputs: masked
   t.threads = budget;
   for (auto [i, l] : llvm::enumerate(nest.loops))
     if (l.isReduction)

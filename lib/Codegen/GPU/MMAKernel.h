@@ -74,7 +74,7 @@ Value materializeFactor(OpBuilder &b, Location loc, linalg::GenericOp op,
                         const MMAKernel::Factor &f, ValueRange coords);
 
 /// Whether `f` can be read as a vector along `loop` (see
-/// MMAVectorReplay.cpp): along it, the factor is a read of consecutive
+/// VectorReplay.cpp): along it, the factor is a read of consecutive
 /// elements of a buffer row that is contiguous, under guards that do not
 /// depend on the loop.
 bool canMaterializeFactorVector(linalg::GenericOp op,

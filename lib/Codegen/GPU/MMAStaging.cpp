@@ -24,7 +24,7 @@ namespace mlir::boo::mma {
 
 /// The widest access (at most 16 bytes) in which a staged operand can be
 /// read along `loop`: its rows are contiguous along it in memory (see
-/// MMAVectorReplay.cpp) and the vectors tile the workgroup's tile and the
+/// VectorReplay.cpp) and the vectors tile the workgroup's tile and the
 /// loop's extent exactly, so each is wholly inside or outside the problem.
 int64_t MMAKernelEmitter::pickStagingWidth(const Factor &f, unsigned loop,
                                            int64_t tile, int64_t extent) const {

@@ -131,6 +131,13 @@ void mlir::boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
+  // 3d. The thread tiles of the other kernels (FMA convolutions,
+  //     element-wise ops) as vectors along their output's contiguous loop.
+  //     boo-opt --boo-gpu-vectorize-thread-tiles --canonicalize --cse
+  pm.addNestedPass<func::FuncOp>(createBooGPUVectorizeThreadTiles());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
   // 4. scf.forall nests to gpu.launch; then outline the kernels.
   //    boo-opt --boo-gpu-forall-to-launch --cse --canonicalize
   //      --gpu-launch-sink-index-computations --gpu-kernel-outlining

@@ -64,47 +64,52 @@ func.func @conv_f16_big(%x: tensor<8x32x32x256xf16>, %w: tensor<512x1x1x256xf16>
   return %0 : tensor<8x32x32x512xf16>
 }
 
-// f32 has no MMA: the FMA path. Each thread computes 4 k x 4 ow outputs;
-// the rest of the threads go to oh and n. A problem smaller than the
-// workgroup widens the ow tile (masked).
+// f32 has no MMA: the FMA path. The NCHW output is contiguous along ow:
+// each thread computes a vector of ow outputs (the largest power of two up
+// to 16 bytes that divides ow = 6: 2) for 2 k. Workgroup tiles along loops
+// with a register tile divide them; the rest of the threads go to oh and
+// n. A problem smaller than the workgroup widens the k tile (masked).
 // CHECK-LABEL: func.func @conv_f32(
-// CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32>
-// Shrunk: 4 x 2, then 2 x 2 outputs per thread.
+// CDNA: #boo.lowering_config<workgroup = [1, 32, 8, 2, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 2, 1, 2, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 32, 8, 2, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 2, 1, 2, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32>
+// Shrunk: 1 k x 2 ow, then 1 x 1 outputs per thread.
 // SHRINK1-LABEL: func.func @conv_f32(
-// SHRINK1: thread = [1, 4, 1, 2, 0, 0, 0]
+// SHRINK1: thread = [1, 1, 1, 2, 0, 0, 0]
 // SHRINK2-LABEL: func.func @conv_f32(
-// SHRINK2: thread = [1, 2, 1, 2, 0, 0, 0]
+// SHRINK2: thread = [1, 1, 1, 1, 0, 0, 0]
 func.func @conv_f32(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
   %0 = boo.conv %x, %w : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32> -> tensor<1x8x6x6xf32>
   return %0 : tensor<1x8x6x6xf32>
 }
 
 // Odd sizes: 3 input channels (K = 3 < 16, so FMA even in f16), 35 output
-// channels, a 7x7 filter, 118x182 input. Tiles are powers of two and do not
-// divide the problem (partial tiles are masked).
+// channels, a 7x7 filter, 118x182 input. A vector of 8 ow (16 bytes) per
+// thread, 1 k (35 is odd). Tiles are powers of two; where they do not
+// divide the problem (k, oh) partial tiles are masked.
 // CHECK-LABEL: func.func @conv_odd(
-// CDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 64, 1, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [1, 64, 2, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 1, 1, 8, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 64, 2, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 1, 1, 8, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @conv_odd(%x: tensor<1x3x118x182xf16>, %w: tensor<35x3x7x7xf16>) -> tensor<1x35x112x176xf16> {
   %0 = boo.conv %x, %w : tensor<1x3x118x182xf16>, tensor<35x3x7x7xf16> -> tensor<1x35x112x176xf16>
   return %0 : tensor<1x35x112x176xf16>
 }
 
 // Depthwise (groups = C): loops (n, g, k, oh, ow, c, fh, fw) with one channel
-// per group. FMA, threads over ow, oh and the groups.
+// per group. FMA; the NHWC output is contiguous along the groups: a vector
+// of 8 groups per thread (16 bytes), 4 threads over them, then ow and oh.
 // CHECK-LABEL: func.func @depthwise(
-// CDNA: #boo.lowering_config<workgroup = [1, 16, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 1, 1, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 16, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 1, 1, 1, 4, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [1, 32, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 8, 1, 1, 1, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 32, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 0, 1, 1, 1], thread = [1, 8, 1, 1, 1, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @depthwise(%x: tensor<1x7x7x32xf16>, %w: tensor<32x3x3x1xf16>) -> tensor<1x7x7x32xf16> {
   %0 = boo.conv %x, %w {groups = 32 : i64, input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<1x7x7x32xf16>, tensor<32x3x3x1xf16> -> tensor<1x7x7x32xf16>
   return %0 : tensor<1x7x7x32xf16>
 }
 
-// 1-D: loops (n, k, ow, c, fw).
+// 1-D: loops (n, k, ow, c, fw). A vector of 4 ow (16 bytes of f32) for 2 k
+// per thread.
 // CHECK-LABEL: func.func @conv1d(
-// CDNA: #boo.lowering_config<workgroup = [1, 32, 128, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 4, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 32, 128, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 4, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [2, 32, 32, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 2, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [2, 32, 32, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 2, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @conv1d(%x: tensor<4x16x100xf32>, %w: tensor<32x16x5xf32>) -> tensor<4x32x96xf32> {
   %0 = boo.conv %x, %w : tensor<4x16x100xf32>, tensor<32x16x5xf32> -> tensor<4x32x96xf32>
   return %0 : tensor<4x32x96xf32>
@@ -219,13 +224,15 @@ func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
 }
 
 // A fusion is one kernel: the config goes on the boo.fusion, none on the
-// conv inside.
+// conv inside. Its NHWC output is contiguous along k, which only the filter
+// reads: a vector of all 8 k per thread (one thread along k, so that a
+// wave shares its filter reads), the threads along ow, oh.
 // CHECK-LABEL: func.func @fused(
 // CHECK:         boo.conv
 // CHECK-NOT:     boo.lowering_config
 // CHECK:         boo.yield
-// CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 8, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 8, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 32>
 func.func @fused(%x: tensor<1x8x8x4xf16>, %w: tensor<8x3x3x4xf16>, %b: tensor<8xf16>) -> tensor<1x8x8x8xf16> {
   %0 = boo.fusion -> tensor<1x8x8x8xf16> {
     %c = boo.conv %x, %w bias(%b : tensor<8xf16>) {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<1x8x8x4xf16>, tensor<8x3x3x4xf16> -> tensor<1x8x8x8xf16>

@@ -134,6 +134,37 @@ def BooGPURowReductions : Pass<"boo-gpu-row-reductions", "ModuleOp"> {
   ];
 }
 
+def BooGPUVectorizeThreadTiles : Pass<"boo-gpu-vectorize-thread-tiles"> {
+  let summary = "Compute each thread's tile of an FMA or element-wise "
+                "kernel as vectors along its output's contiguous loop";
+  let description = [{
+    Runs after bufferization, on the linalg.generic ops inside thread-mapped
+    `scf.forall` loops (the per-thread work of the kernels
+    boo-gpu-distribute tiled: direct convolutions, element-wise ops). Where
+    a thread's output tile is a row of 2 to `max-width` consecutive
+    elements of a contiguous buffer row (a thread tile along NHWC
+    channels), the generic becomes `scf.for` loops over its other loops,
+    in its loop order, around its body replayed on vectors along that row
+    (VectorReplay.cpp): a read of consecutive elements is one
+    `vector.load`, a read that does not depend on the row is one scalar
+    load, broadcast, a strided read is one scalar load per element, and
+    the result is one `vector.store`. Guards that do not depend on the row
+    stay scalar. A generic whose body cannot be replayed so (a stride-phase
+    test on the row's index) is left for `convert-linalg-to-loops`. Every
+    element is computed by the same operations in the same order as
+    before, so results are unchanged bit for bit.
+  }];
+  let options = [
+    Option<"maxWidth", "max-width", "int64_t", /*default=*/"16",
+           "Most elements in one vector">
+  ];
+  let dependentDialects = [
+    "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def BooGPULowerAllReduce : Pass<"boo-gpu-lower-all-reduce",
                                 "::mlir::gpu::GPUModuleOp"> {
   let summary = "Lower gpu.all_reduce to subgroup shuffles, workgroup "

@@ -1,14 +1,20 @@
-//===- MMAVectorReplay.cpp - A factor read as a vector along one loop -----===//
+//===- VectorReplay.cpp - A generic's value as a vector along one loop ----===//
 //
 // Part of the Boo project.
 //
 //===----------------------------------------------------------------------===//
 //
-// MMA staging reads `width` consecutive iterations of one loop (K, or the
-// M/N loop of an operand whose rows are contiguous along it) with one
-// vector load when the factor, along that loop, is a read of consecutive
-// elements of a buffer whose innermost dim is contiguous. Each value of the
-// factor's body is classified along the loop:
+// Replays ops of a generic's body at `width` consecutive iterations of one
+// of its loops, as vector ops, so that reads of consecutive elements become
+// one vector load. Two users:
+//
+// - MMA staging reads a factor along K, or along the M/N loop of an
+//   operand whose rows are contiguous along it (MMAStaging.cpp);
+// - boo-gpu-vectorize-thread-tiles computes an FMA kernel's thread tile
+//   along the loop its output is contiguous along
+//   (GPUVectorizeThreadTiles.cpp).
+//
+// Each value of the body is classified along the loop:
 //
 //   Uniform  the same for every iteration of the vector (index arithmetic
 //            on other loops, padding guards, constants);
@@ -16,7 +22,10 @@
 //   Lanes    data whose element i is iteration i's value: a load with one
 //            Unit index, on a dim of stride 1 followed only by dims of
 //            size 1 (its other indices Uniform), an scf.if on a Uniform
-//            condition yielding one, or an element-wise op on them.
+//            condition yielding one, or an element-wise op on them. With
+//            `gather`, also a load with one Unit index on any dim: it is
+//            replayed as `width` scalar loads (the filter of a depthwise
+//            conv along its channels).
 //
 //   Bound    a condition that holds on an interval of the loop: a signed
 //            (or unsigned lower-than) comparison of a Unit value with a
@@ -34,9 +43,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MMAKernel.h"
+#include "VectorReplay.h"
 
 #include "GPUUtils.h"
+#include "MMAKernel.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -84,8 +94,10 @@ Value loadAlong(OpBuilder &b, Location loc, VectorType type, Value memref,
 
 class VectorReplay {
 public:
-  VectorReplay(linalg::GenericOp op, const MMAKernel::Factor &f, unsigned loop)
-      : op(op), f(f), loop(loop), body(op.getBody()) {}
+  VectorReplay(linalg::GenericOp op, ArrayRef<Operation *> ops, Value value,
+               unsigned loop, bool gather)
+      : op(op), ops(ops), value(value), loop(loop), gather(gather),
+        body(op.getBody()) {}
 
   /// Classifies the factor's ops; false if it cannot be read as a vector.
   bool analyze();
@@ -95,9 +107,14 @@ private:
   std::optional<Kind> kindOf(Value v);
   std::optional<Kind> classify(Operation *bodyOp);
   bool classifyBlock(Block &block);
-  std::optional<Kind> classifyLoad(MemRefType type, ArrayRef<Kind> indices);
+  std::optional<Kind> classifyLoad(Value load, MemRefType type,
+                                   ArrayRef<Kind> indices);
   /// The dim a Lanes load reads along.
   int64_t unitDim(Value lanesLoad) const { return loadDims.lookup(lanesLoad); }
+  /// A Lanes load at `indices` (its Unit index at the vector's first
+  /// iteration): one vector load, or `width` scalar ones for a gather.
+  Value loadLanes(OpBuilder &b, Location loc, Value load, Value memref,
+                  ValueRange indices);
 
   Value scalar(Value v) { return mapping.lookupOrDefault(v); }
   Value vector(OpBuilder &b, Location loc, Value v);
@@ -112,11 +129,14 @@ private:
   std::optional<Kind> classifyBound(Operation *bodyOp, ArrayRef<Kind> operands);
 
   linalg::GenericOp op;
-  const MMAKernel::Factor &f;
+  ArrayRef<Operation *> ops;
+  Value value;
   unsigned loop;
+  bool gather;
   Block *body;
   DenseMap<Value, Kind> kinds;
   DenseMap<Value, int64_t> loadDims;
+  llvm::SmallPtrSet<Value, 4> gathers; // Lanes loads along a strided dim
 
   // Replay state.
   ValueRange coords;
@@ -125,7 +145,9 @@ private:
   DenseMap<Value, Value> vectors; // Lanes values
 };
 
-std::optional<Kind> VectorReplay::classifyLoad(MemRefType type,
+/// Classifies `load` (a memref.load or a block argument) of `type` from its
+/// indices' kinds, and records the dim a Lanes load reads along.
+std::optional<Kind> VectorReplay::classifyLoad(Value load, MemRefType type,
                                                ArrayRef<Kind> indices) {
   if (llvm::count(indices, Kind::Uniform) ==
       static_cast<int64_t>(indices.size()))
@@ -134,8 +156,12 @@ std::optional<Kind> VectorReplay::classifyLoad(MemRefType type,
       llvm::is_contained(indices, Kind::Lanes))
     return std::nullopt;
   int64_t d = llvm::find(indices, Kind::Unit) - indices.begin();
-  if (!contiguousAlong(type, d))
-    return std::nullopt;
+  if (!contiguousAlong(type, d)) {
+    if (!gather)
+      return std::nullopt;
+    gathers.insert(load);
+  }
+  loadDims[load] = d;
   return Kind::Lanes;
 }
 
@@ -167,11 +193,9 @@ std::optional<Kind> VectorReplay::kindOf(Value v) {
   }
   auto type = dyn_cast<MemRefType>(operand.get().getType());
   std::optional<Kind> kind =
-      type ? classifyLoad(type, indices) : std::optional<Kind>();
+      type ? classifyLoad(v, type, indices) : std::optional<Kind>();
   if (kind)
     kinds[v] = *kind;
-  if (kind == Kind::Lanes)
-    loadDims[v] = llvm::find(indices, Kind::Unit) - indices.begin();
   return kind;
 }
 
@@ -251,11 +275,9 @@ std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
   if (count(Kind::Uniform) == static_cast<int64_t>(operands.size()))
     return set(Kind::Uniform);
   if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
-    ArrayRef<Kind> indices = ArrayRef(operands).drop_front();
-    std::optional<Kind> k = classifyLoad(load.getMemRefType(), indices);
-    if (k == Kind::Lanes)
-      loadDims[load.getResult()] =
-          llvm::find(indices, Kind::Unit) - indices.begin();
+    std::optional<Kind> k =
+        classifyLoad(load.getResult(), load.getMemRefType(),
+                     ArrayRef(operands).drop_front());
     return k ? set(*k) : k;
   }
   if (isa<arith::AddIOp>(bodyOp) && count(Kind::Unit) == 1 &&
@@ -314,11 +336,29 @@ std::optional<Kind> VectorReplay::classifyBound(Operation *bodyOp,
 }
 
 bool VectorReplay::analyze() {
-  for (Operation *bodyOp : f.ops)
+  for (Operation *bodyOp : ops)
     if (!classify(bodyOp))
       return false;
-  std::optional<Kind> k = kindOf(f.value);
+  std::optional<Kind> k = kindOf(value);
   return k && *k != Kind::Unit;
+}
+
+Value VectorReplay::loadLanes(OpBuilder &b, Location loc, Value load,
+                              Value memref, ValueRange indices) {
+  auto type = VectorType::get({width}, load.getType());
+  int64_t d = unitDim(load);
+  if (!gathers.contains(load))
+    return loadAlong(b, loc, type, memref, indices, d);
+  SmallVector<Value> elements;
+  SmallVector<Value> at(indices);
+  for (int64_t i = 0; i < width; ++i) {
+    at[d] = i == 0 ? indices[d]
+                   : arith::AddIOp::create(
+                         b, loc, indices[d],
+                         arith::ConstantIndexOp::create(b, loc, i));
+    elements.push_back(memref::LoadOp::create(b, loc, memref, at));
+  }
+  return vector::FromElementsOp::create(b, loc, type, elements);
 }
 
 Value VectorReplay::vector(OpBuilder &b, Location loc, Value v) {
@@ -339,8 +379,7 @@ void VectorReplay::mapArg(OpBuilder &b, Location loc, BlockArgument arg) {
     indices.push_back(affine::AffineApplyOp::create(
         b, loc, AffineMap::get(map.getNumDims(), 0, e), coords));
   if (kinds.lookup(arg) == Kind::Lanes) {
-    vectors[arg] = loadAlong(b, loc, VectorType::get({width}, arg.getType()),
-                             operand.get(), indices, unitDim(arg));
+    vectors[arg] = loadLanes(b, loc, arg, operand.get(), indices);
     return;
   }
   mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(), indices));
@@ -490,8 +529,7 @@ void VectorReplay::replayOp(OpBuilder &b, Location loc, Operation *bodyOp) {
     for (Value i : load.getIndices())
       indices.push_back(scalar(i));
     vectors[load.getResult()] =
-        loadAlong(b, loc, type, scalar(load.getMemRef()), indices,
-                  unitDim(load.getResult()));
+        loadLanes(b, loc, load.getResult(), scalar(load.getMemRef()), indices);
     return;
   }
   OperationState state(loc, bodyOp->getName());
@@ -506,19 +544,36 @@ Value VectorReplay::replay(OpBuilder &b, Location loc, ValueRange at,
                            int64_t w) {
   coords = at;
   width = w;
-  for (Operation *bodyOp : f.ops)
+  for (Operation *bodyOp : ops)
     replayOp(b, loc, bodyOp);
-  if (auto arg = dyn_cast<BlockArgument>(f.value))
+  if (auto arg = dyn_cast<BlockArgument>(value))
     mapArg(b, loc, arg);
-  return vector(b, loc, f.value);
+  return vector(b, loc, value);
 }
 
 } // namespace
 
+bool mlir::boo::canReplayAlong(linalg::GenericOp op, ArrayRef<Operation *> ops,
+                               Value value, unsigned loop, bool gather) {
+  return VectorReplay(op, ops, value, loop, gather).analyze();
+}
+
+Value mlir::boo::replayAlong(OpBuilder &b, Location loc, linalg::GenericOp op,
+                             ArrayRef<Operation *> ops, Value value,
+                             ValueRange coords, unsigned loop, int64_t width,
+                             bool gather) {
+  VectorReplay replay(op, ops, value, loop, gather);
+  bool ok = replay.analyze();
+  assert(ok && "check canReplayAlong first");
+  (void)ok;
+  return replay.replay(b, loc, coords, width);
+}
+
 bool mlir::boo::canMaterializeFactorVector(linalg::GenericOp op,
                                            const MMAKernel::Factor &f,
                                            unsigned loop) {
-  return VectorReplay(op, f, loop).analyze();
+  return canReplayAlong(op, f.ops.getArrayRef(), f.value, loop,
+                        /*gather=*/false);
 }
 
 Value mlir::boo::materializeFactorVector(OpBuilder &b, Location loc,
@@ -526,9 +581,6 @@ Value mlir::boo::materializeFactorVector(OpBuilder &b, Location loc,
                                          const MMAKernel::Factor &f,
                                          ValueRange coords, unsigned loop,
                                          int64_t width) {
-  VectorReplay replay(op, f, loop);
-  bool ok = replay.analyze();
-  assert(ok && "check canMaterializeFactorVector first");
-  (void)ok;
-  return replay.replay(b, loc, coords, width);
+  return replayAlong(b, loc, op, f.ops.getArrayRef(), f.value, coords, loop,
+                     width, /*gather=*/false);
 }

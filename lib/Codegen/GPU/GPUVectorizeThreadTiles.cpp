@@ -1,0 +1,165 @@
+//===- GPUVectorizeThreadTiles.cpp - Thread tiles as vectors --------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `boo-gpu-vectorize-thread-tiles`: a thread of an FMA kernel computes a
+// small static tile of the output. Where that tile is a row of consecutive
+// elements of a contiguous buffer row (channels of an NHWC output), the
+// generic is rewritten as scalar loops over its other loops around its body
+// replayed on vectors along the row (VectorReplay.cpp): loads along the row
+// are one wide load, loads that do not depend on it are one scalar load,
+// and the result is one wide store. convert-linalg-to-loops would emit one
+// scalar load per element, which LLVM cannot merge across the guards of
+// padded reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Boo/Codegen/GPU/Passes.h"
+
+#include "GPUUtils.h"
+#include "VectorReplay.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::boo {
+#define GEN_PASS_DEF_BOOGPUVECTORIZETHREADTILES
+#include "Boo/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::boo
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+
+/// Whether `op` is inside a thread-mapped scf.forall.
+bool isThreadWork(Operation *op) {
+  for (auto forall = op->getParentOfType<scf::ForallOp>(); forall;
+       forall = forall->getParentOfType<scf::ForallOp>()) {
+    std::optional<ArrayAttr> mapping = forall.getMapping();
+    if (mapping && llvm::any_of(*mapping, [](Attribute a) {
+          return isa<gpu::GPUThreadMappingAttr>(a);
+        }))
+      return true;
+  }
+  return false;
+}
+
+/// The loop along which `op`'s output is a row of consecutive elements:
+/// the loop of its innermost dim of size > 1, with stride 1 and only
+/// size-1 dims after it. -1 if there is none.
+int64_t findRowLoop(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op->getNumResults() != 0)
+    return -1;
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto type = dyn_cast<MemRefType>(init->get().getType());
+  if (!type || !type.hasStaticShape())
+    return -1;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return -1;
+  AffineMap map = op.getMatchingIndexingMap(init);
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    if (type.getDimSize(d) == 1)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+    if (strides[d] != 1 || !dim ||
+        op.getIteratorTypesArray()[dim.getPosition()] !=
+            utils::IteratorType::parallel)
+      return -1;
+    return dim.getPosition();
+  }
+  return -1;
+}
+
+/// `value` (a vector) stored at `indices` of `memref`, along dim `d`, with
+/// only size-1 dims after it (collapsed into d, as vector.store needs).
+void storeAlong(OpBuilder &b, Location loc, Value value, Value memref,
+                ValueRange indices, int64_t d) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (d + 1 < type.getRank()) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < d; ++i)
+      groups.push_back({i});
+    groups.emplace_back();
+    for (int64_t i = d; i < type.getRank(); ++i)
+      groups.back().push_back(i);
+    memref = memref::CollapseShapeOp::create(b, loc, memref, groups);
+  }
+  vector::StoreOp::create(b, loc, value, memref, indices.take_front(d + 1));
+}
+
+/// Rewrites `op` as loops around its body replayed along `row` (see the
+/// file comment), if its body allows it.
+void vectorizeAlong(linalg::GenericOp op, unsigned row) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Block *body = op.getBody();
+  SmallVector<Operation *> ops;
+  for (Operation &bodyOp : body->without_terminator())
+    ops.push_back(&bodyOp);
+  Value value = body->getTerminator()->getOperand(0);
+  if (!canReplayAlong(op, ops, value, row, /*gather=*/true))
+    return;
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> coords;
+  for (auto [d, extent] : llvm::enumerate(ranges)) {
+    if (d == row || extent == 1) {
+      coords.push_back(zero);
+      continue;
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, zero, arith::ConstantIndexOp::create(b, loc, extent),
+        arith::ConstantIndexOp::create(b, loc, 1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    coords.push_back(loop.getInductionVar());
+  }
+  Value vec =
+      replayAlong(b, loc, op, ops, value, coords, row, ranges[row], true);
+
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap map = op.getMatchingIndexingMap(init);
+  SmallVector<Value> indices;
+  int64_t rowDim = -1;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    if (e == getAffineDimExpr(row, op.getContext()))
+      rowDim = i;
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, e), coords));
+  }
+  storeAlong(b, loc, vec, init->get(), indices, rowDim);
+  op.erase();
+}
+
+struct BooGPUVectorizeThreadTilesPass
+    : public mlir::boo::impl::BooGPUVectorizeThreadTilesBase<
+          BooGPUVectorizeThreadTilesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> generics;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics() && isThreadWork(op))
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp op : generics) {
+      int64_t row = findRowLoop(op);
+      if (row < 0)
+        continue;
+      int64_t width = op.getStaticLoopRanges()[row];
+      if (width >= 2 && width <= maxWidth)
+        vectorizeAlong(op, row);
+    }
+  }
+};
+
+} // namespace
