@@ -76,8 +76,8 @@ func.func @spec_glob(%x: tensor<4096x1024xf16>, %w: tensor<1024xf16>, %b: tensor
 // CHECK-LABEL: func.func @spec_fusion
 // CHECK:       boo.yield
 // SPEC:        } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 3, 3], thread = [1, 2, 1, 2, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64>}
-// NOSPEC:      } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 8, 8, 16, 0, 0, 0]
-// RDNA:        } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 4, 0, 0, 0], workgroup_size = [32, 1, 1], subgroup_size = 32
+// NOSPEC:      } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0]
+// RDNA:        } {boo.lowering_config = #boo.lowering_config<workgroup = [1, 8, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 8, 1, 1, 0, 0, 0], workgroup_size = [64, 1, 1], subgroup_size = 32
 func.func @spec_fusion(%x: tensor<1x8x8x4xf16>, %w: tensor<8x3x3x4xf16>) -> tensor<1x8x8x8xf16> {
   %0 = boo.fusion -> tensor<1x8x8x8xf16> {
     %c = boo.conv %x, %w {input_layout = "NHWC", filter_layout = "KYXC", output_layout = "NHWC", padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : tensor<1x8x8x4xf16>, tensor<8x3x3x4xf16> -> tensor<1x8x8x8xf16>
