@@ -27,7 +27,7 @@
 // ISA-LABEL: ; ---- kernel module @conv_bias_relu_k0 (gfx90a)
 // ISA:         .amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
 // ISA:       conv_bias_relu_k0:
-// ISA:         {{v_fmac?_f32}}
+// ISA:         {{v_fmac?_f32|v_pk_fma_f32}}
 // ISA:         s_endpgm
 // ISA:         .amdhsa_private_segment_fixed_size 0
 // ISA:         .sgpr_spill_count: 0

@@ -7,7 +7,7 @@
 // The whole boo-to-rocdl pipeline for gfx942 (wave64): a conv + bias +
 // relu fusion is exactly one kernel; its code object is an AMDGPU shared
 // object for gfx942, uses no scratch, spills nothing, and its 3x3 conv
-// accumulates with FMAs.
+// accumulates with FMAs (CDNA: packed, two channels per instruction).
 
 // CHECK-LABEL: func.func @conv_bias_relu(
 // CHECK-SAME:    %[[X:.+]]: memref<1x10x10x16xf32>, %[[W:.+]]: memref<32x3x3x16xf32>, %[[B:.+]]: memref<32xf32>, %[[Y:.+]]: memref<1x10x10x32xf32>)
@@ -27,7 +27,7 @@
 // ISA-LABEL: ; ---- kernel module @conv_bias_relu_k0 (gfx942)
 // ISA:         .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 // ISA:       conv_bias_relu_k0:
-// ISA:         {{v_fmac?_f32}}
+// ISA:         {{v_fmac?_f32|v_pk_fma_f32}}
 // ISA:         s_endpgm
 // ISA:         .amdhsa_private_segment_fixed_size 0
 // ISA:         .sgpr_spill_count: 0

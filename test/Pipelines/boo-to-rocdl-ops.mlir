@@ -44,7 +44,7 @@ func.func @conv_nchw_7x7(%x: tensor<1x3x118x182xbf16>, %w: tensor<8x3x7x7xbf16>)
 // CHECK-LABEL: func.func @conv_grouped(
 // CHECK-NOT:     gpu.alloc
 // CHECK:         gpu.launch_func @conv_grouped_k0::@conv_grouped_k0
-// CHECK-SAME:      args(%{{.+}} : memref<6x2x3x3xf32>, %{{.+}} : memref<1x6x4x4xf32>, %{{.+}} : memref<1x4x6x6xf32>)
+// CHECK-SAME:      args(%{{.+}} : memref<1x4x6x6xf32>, %{{.+}} : memref<6x2x3x3xf32>, %{{.+}} : memref<1x6x4x4xf32>)
 // CHECK-NOT:     gpu.alloc
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return

@@ -30,7 +30,7 @@
 
 // LLVMIR: ; ---- kernel module @conv_relu_k0 (gfx942)
 // LLVMIR: define amdgpu_kernel void @conv_relu_k0(ptr {{.*}}, ptr {{.*}}, ptr {{.*}})
-// LLVMIR:   call float @llvm.fma.f32(
+// LLVMIR:   call {{.*}}@llvm.fma.{{(v[0-9]+)?}}f32(
 // LLVMIR: ; ---- kernel module @layer_norm_k0 (gfx942)
 // LLVMIR: define amdgpu_kernel void @layer_norm_k0(
 

@@ -414,7 +414,11 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   int64_t v = pickVectorLoop(nest, g);
   // The other loop: M for NHWC channels; N, or M where N is a single
   // channel (depthwise), for the others.
-  int64_t other = v == g.n || nest.loops[g.n].extent == 1 ? g.m : g.n;
+  int64_t other = g.n;
+  if (other == v || nest.loops[other].extent == 1)
+    other = g.m;
+  if (other == v)
+    other = g.n;
   bool vReadsInput = v != g.n;
   int64_t elemBytes = std::max<int64_t>(
       1, nest.inputs[0].elementType.getIntOrFloatBitWidth() / 8);

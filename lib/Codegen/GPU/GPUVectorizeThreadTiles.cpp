@@ -96,17 +96,32 @@ void storeAlong(OpBuilder &b, Location loc, Value value, Value memref,
   vector::StoreOp::create(b, loc, value, memref, indices.take_front(d + 1));
 }
 
-/// Rewrites `op` as loops around its body replayed along `row` (see the
-/// file comment), if its body allows it.
-void vectorizeAlong(linalg::GenericOp op, unsigned row) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+/// The body ops of `op` and the value it yields.
+std::pair<SmallVector<Operation *>, Value> getBody(linalg::GenericOp op) {
   Block *body = op.getBody();
   SmallVector<Operation *> ops;
   for (Operation &bodyOp : body->without_terminator())
     ops.push_back(&bodyOp);
-  Value value = body->getTerminator()->getOperand(0);
-  if (!canReplayAlong(op, ops, value, row, /*gather=*/true))
-    return;
+  return {ops, body->getTerminator()->getOperand(0)};
+}
+
+/// The loop `op` can be computed as vectors along (see the file comment),
+/// or -1.
+int64_t findVectorLoop(linalg::GenericOp op, int64_t maxWidth) {
+  int64_t row = findRowLoop(op);
+  if (row < 0)
+    return -1;
+  int64_t width = op.getStaticLoopRanges()[row];
+  if (width < 2 || width > maxWidth)
+    return -1;
+  auto [ops, value] = getBody(op);
+  return canReplayAlong(op, ops, value, row, /*gather=*/true) ? row : -1;
+}
+
+/// Rewrites `op` as loops around its body replayed along `row`.
+void vectorizeAlong(linalg::GenericOp op, unsigned row) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto [ops, value] = getBody(op);
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -151,14 +166,37 @@ struct BooGPUVectorizeThreadTilesPass
       if (op.hasPureBufferSemantics() && isThreadWork(op))
         generics.push_back(op);
     });
-    for (linalg::GenericOp op : generics) {
-      int64_t row = findRowLoop(op);
-      if (row < 0)
-        continue;
-      int64_t width = op.getStaticLoopRanges()[row];
-      if (width >= 2 && width <= maxWidth)
-        vectorizeAlong(op, row);
+    DenseMap<Operation *, int64_t> rows;
+    for (linalg::GenericOp op : generics)
+      rows[op] = findVectorLoop(op, maxWidth);
+    // A thread's private buffer (its accumulator tile) is accessed either
+    // as vectors by all its generics or by none: mixed vector and scalar
+    // accesses can keep LLVM's SROA from putting it in registers.
+    llvm::SmallPtrSet<Value, 8> scalarBuffers;
+    auto privateBuffers = [](linalg::GenericOp op) {
+      SmallVector<Value> buffers;
+      for (Value v : op->getOperands())
+        if (v.getDefiningOp<memref::AllocOp>() ||
+            v.getDefiningOp<memref::AllocaOp>())
+          buffers.push_back(v);
+      return buffers;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (linalg::GenericOp op : generics) {
+        SmallVector<Value> buffers = privateBuffers(op);
+        if (rows[op] >= 0 && llvm::any_of(buffers, [&](Value v) {
+              return scalarBuffers.contains(v);
+            }))
+          rows[op] = -1;
+        if (rows[op] < 0)
+          for (Value v : buffers)
+            changed |= scalarBuffers.insert(v).second;
+      }
     }
+    for (linalg::GenericOp op : generics)
+      if (rows[op] >= 0)
+        vectorizeAlong(op, rows[op]);
   }
 };
 

@@ -23,9 +23,11 @@
 //            Unit index, on a dim of stride 1 followed only by dims of
 //            size 1 (its other indices Uniform), an scf.if on a Uniform
 //            condition yielding one, or an element-wise op on them. With
-//            `gather`, also a load with one Unit index on any dim: it is
-//            replayed as `width` scalar loads (the filter of a depthwise
-//            conv along its channels).
+//            `gather`, also a load with one Unit index on any dim, or an
+//            operand read through a map that is not unit in the loop: it
+//            is replayed as `width` scalar loads (the filter of a
+//            depthwise conv along its channels, the input of a weight
+//            gradient along a dilated filter tap).
 //
 //   Bound    a condition that holds on an interval of the loop: a signed
 //            (or unsigned lower-than) comparison of a Unit value with a
@@ -137,6 +139,9 @@ private:
   DenseMap<Value, Kind> kinds;
   DenseMap<Value, int64_t> loadDims;
   llvm::SmallPtrSet<Value, 4> gathers; // Lanes loads along a strided dim
+  /// Block arguments whose map is not unit in the loop: each element is
+  /// read through the map at its own iteration.
+  llvm::SmallPtrSet<Value, 4> mapGathers;
 
   // Replay state.
   ValueRange coords;
@@ -181,17 +186,25 @@ std::optional<Kind> VectorReplay::kindOf(Value v) {
   OpOperand &operand = op->getOpOperand(arg.getArgNumber());
   AffineMap map = op.getMatchingIndexingMap(&operand);
   SmallVector<Kind> indices;
+  bool strided = false;
   for (AffineExpr e : map.getResults()) {
     if (!e.isFunctionOfDim(loop)) {
       indices.push_back(Kind::Uniform);
       continue;
     }
-    if (!isUnitIn(e, getAffineDimExpr(loop, op.getContext()), map.getNumDims(),
-                  map.getNumSymbols()))
-      return std::nullopt;
+    strided |= !isUnitIn(e, getAffineDimExpr(loop, op.getContext()),
+                         map.getNumDims(), map.getNumSymbols());
     indices.push_back(Kind::Unit);
   }
   auto type = dyn_cast<MemRefType>(operand.get().getType());
+  if (strided || llvm::count(indices, Kind::Unit) > 1) {
+    // Read through its map at each iteration (a gather), if allowed.
+    if (!gather || !type)
+      return std::nullopt;
+    gathers.insert(v);
+    mapGathers.insert(v);
+    return kinds[v] = Kind::Lanes;
+  }
   std::optional<Kind> kind =
       type ? classifyLoad(v, type, indices) : std::optional<Kind>();
   if (kind)
@@ -374,10 +387,27 @@ void VectorReplay::mapArg(OpBuilder &b, Location loc, BlockArgument arg) {
     return;
   OpOperand &operand = op->getOpOperand(arg.getArgNumber());
   AffineMap map = op.getMatchingIndexingMap(&operand);
-  SmallVector<Value> indices;
-  for (AffineExpr e : map.getResults())
-    indices.push_back(affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(map.getNumDims(), 0, e), coords));
+  auto indicesAt = [&](ValueRange at) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, e), at));
+    return indices;
+  };
+  if (mapGathers.contains(arg)) {
+    SmallVector<Value> elements, at(coords);
+    for (int64_t i = 0; i < width; ++i) {
+      if (i != 0)
+        at[loop] = arith::AddIOp::create(
+            b, loc, coords[loop], arith::ConstantIndexOp::create(b, loc, i));
+      elements.push_back(
+          memref::LoadOp::create(b, loc, operand.get(), indicesAt(at)));
+    }
+    vectors[arg] = vector::FromElementsOp::create(
+        b, loc, VectorType::get({width}, arg.getType()), elements);
+    return;
+  }
+  SmallVector<Value> indices = indicesAt(coords);
   if (kinds.lookup(arg) == Kind::Lanes) {
     vectors[arg] = loadLanes(b, loc, arg, operand.get(), indices);
     return;

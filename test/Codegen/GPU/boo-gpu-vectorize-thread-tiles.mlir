@@ -166,3 +166,33 @@ func.func @left_alone(%a: memref<4xf32>, %s: memref<4xf32, strided<[2]>>, %p: me
   }
   return
 }
+
+// A thread's private tile is accessed as vectors by all its generics or by
+// none: the fill could be a vector store, but the accumulation reading the
+// tile cannot be replayed (a stride-phase test on the row's index), so
+// both stay scalar generics.
+// CHECK-LABEL: func.func @shared_tile(
+// CHECK-NOT:     vector.
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     vector.
+func.func @shared_tile(%p: memref<4xf32>) {
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%t) in (2) {
+    %tile = memref.alloc() : memref<4xf32>
+    linalg.generic {indexing_maps = [#row], iterator_types = ["parallel"]} outs(%tile : memref<4xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %zero : f32
+    }
+    linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel"]} ins(%p : memref<4xf32>) outs(%tile : memref<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %i = linalg.index 0 : index
+      %r = arith.remui %i, %c2 : index
+      %c = arith.index_cast %r : index to i32
+      %f = arith.sitofp %c : i32 to f32
+      %s = arith.addf %f, %out : f32
+      linalg.yield %s : f32
+    }
+  } {mapping = [#gpu.thread<linear_dim_0>]}
+  return
+}
