@@ -401,19 +401,18 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
                 const GemmLoops &g, const ChipInfo &chip, int64_t shrink) {
   int64_t n = nest.getNumLoops();
   Tiles t(n);
-  // The thread tile: a vector along the output's contiguous loop, times
-  // positions of the other GEMM loop. Where the vector loop indexes the
-  // first input (depthwise channels, NCHW columns), its reads are vectors:
-  // 16 bytes, and 2 positions of the other loop. Where it does not (NHWC
-  // output channels, which index only the filter), the input value is one
-  // scalar for the whole vector: 32 bytes of channels amortize it, and one
-  // position keeps the other loop's lanes close. (Both chosen on the
-  // estimates of the ResNet-50 stem, MobileNetV2's depthwise convs and
-  // VGG-16's first layer: more positions cost registers, and the filter
-  // reads are repeated per position.)
+  // The thread tile: a vector along the output's contiguous loop. Where
+  // that loop indexes the first input (depthwise channels, NCHW columns),
+  // its reads are vectors too: 16 bytes. Where it does not (NHWC output
+  // channels, which index only the filter), each input value is one scalar
+  // for the whole vector: 32 bytes of channels amortize it. One position
+  // of every other loop: more (2 or 4 of the other GEMM loop) did not
+  // lower the estimates of the ResNet-50 stem, MobileNetV2's depthwise
+  // convs or VGG-16's first layer, and with 5x5 filters LLVM's hoisted
+  // loads then overflowed the registers.
   int64_t v = pickVectorLoop(nest, g);
-  // The other loop: M for NHWC channels; N, or M where N is a single
-  // channel (depthwise), for the others.
+  // The other GEMM loop gets threads next: M for NHWC channels; N, or M
+  // where N is a single channel (depthwise), for the others.
   int64_t other = g.n;
   if (other == v || nest.loops[other].extent == 1)
     other = g.m;
@@ -424,13 +423,8 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
       1, nest.inputs[0].elementType.getIntOrFloatBitWidth() / 8);
   int64_t perV = dividingTile(nest.loops[v].extent,
                               (vReadsInput ? 16 : 32) / elemBytes);
-  int64_t perO =
-      dividingTile(nest.loops[other].extent, vReadsInput ? 2 : 1);
-  // Shrinking halves the larger of the two.
-  for (int64_t s = 0; s < shrink; ++s) {
-    int64_t &larger = perO >= perV ? perO : perV;
-    larger = std::max<int64_t>(1, larger / 2);
-  }
+  // Shrinking halves the vector.
+  perV = std::max<int64_t>(1, perV >> shrink);
   // Threads: along the vector loop first where it indexes the first input
   // (coalesced vector reads); where it does not, one thread along it, so
   // that a wave shares its filter reads. Then the other GEMM loop, then the
@@ -443,21 +437,17 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   for (const KernelLoop &l : nest.loops)
     if (!l.isReduction)
       outputs *= l.extent;
-  int64_t budget = std::clamp(pow2Ceil(llvm::divideCeil(outputs, perV * perO)),
+  int64_t budget = std::clamp(pow2Ceil(llvm::divideCeil(outputs, perV)),
                               chip.waveSize, kMaxThreads);
   int64_t left = budget;
   for (int64_t i : order) {
-    int64_t per = i == v ? perV : i == other ? perO : 1;
+    int64_t per = i == v ? perV : 1;
     int64_t want = pow2Ceil(llvm::divideCeil(nest.loops[i].extent, per));
-    // Register tiles need workgroup tiles that divide their loop: in a
+    // A register tile needs workgroup tiles that divide its loop: in a
     // partial one the thread tiles would have dynamic sizes and be walked
     // element by element (boo-gpu-distribute), not as vectors.
-    if (per > 1)
-      want = dividingTile(nest.loops[i].extent / per, want);
-    if (i == v && !vReadsInput)
-      want = 1;
-    else if (i == v)
-      want = std::min<int64_t>(want, 16);
+    if (i == v)
+      want = vReadsInput ? dividingTile(nest.loops[i].extent / per, 16) : 1;
     int64_t threads = std::min(left, want);
     left /= threads;
     t.workgroup[i] = threads * per;

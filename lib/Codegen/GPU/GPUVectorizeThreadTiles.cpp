@@ -27,6 +27,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::boo {
 #define GEN_PASS_DEF_BOOGPUVECTORIZETHREADTILES
@@ -138,8 +139,8 @@ void vectorizeAlong(linalg::GenericOp op, unsigned row) {
     b.setInsertionPoint(loop.getBody()->getTerminator());
     coords.push_back(loop.getInductionVar());
   }
-  Value vec =
-      replayAlong(b, loc, op, ops, value, coords, row, ranges[row], true);
+  Value vec = replayAlong(b, loc, op, ops, value, coords, row, ranges[row],
+                          /*gather=*/true);
 
   OpOperand *init = op.getDpsInitOperand(0);
   AffineMap map = op.getMatchingIndexingMap(init);
@@ -175,10 +176,14 @@ struct BooGPUVectorizeThreadTilesPass
     llvm::SmallPtrSet<Value, 8> scalarBuffers;
     auto privateBuffers = [](linalg::GenericOp op) {
       SmallVector<Value> buffers;
-      for (Value v : op->getOperands())
-        if (v.getDefiningOp<memref::AllocOp>() ||
-            v.getDefiningOp<memref::AllocaOp>())
+      for (Value v : op->getOperands()) {
+        while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+          v = view.getViewSource();
+        Operation *def = v.getDefiningOp();
+        if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(def) &&
+            isThreadWork(def))
           buffers.push_back(v);
+      }
       return buffers;
     };
     for (bool changed = true; changed;) {

@@ -66,15 +66,15 @@ func.func @conv_f16_big(%x: tensor<8x32x32x256xf16>, %w: tensor<512x1x1x256xf16>
 
 // f32 has no MMA: the FMA path. The NCHW output is contiguous along ow:
 // each thread computes a vector of ow outputs (the largest power of two up
-// to 16 bytes that divides ow = 6: 2) for 2 k. Workgroup tiles along loops
-// with a register tile divide them; the rest of the threads go to oh and
-// n. A problem smaller than the workgroup widens the k tile (masked).
+// to 16 bytes that divides ow = 6: 2). The workgroup tile along ow divides
+// it; the rest of the threads go to k, oh and n. A problem smaller than the
+// workgroup widens the k tile (masked).
 // CHECK-LABEL: func.func @conv_f32(
-// CDNA: #boo.lowering_config<workgroup = [1, 32, 8, 2, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 2, 1, 2, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [1, 32, 8, 2, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 2, 1, 2, 0, 0, 0], workgroup_size = [128, 1, 1], subgroup_size = 32>
-// Shrunk: 1 k x 2 ow, then 1 x 1 outputs per thread.
+// CDNA: #boo.lowering_config<workgroup = [1, 32, 8, 2, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 1, 1, 2, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 32, 8, 2, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 1, 1, 2, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// Shrunk: one output per thread.
 // SHRINK1-LABEL: func.func @conv_f32(
-// SHRINK1: thread = [1, 1, 1, 2, 0, 0, 0]
+// SHRINK1: thread = [1, 1, 1, 1, 0, 0, 0]
 // SHRINK2-LABEL: func.func @conv_f32(
 // SHRINK2: thread = [1, 1, 1, 1, 0, 0, 0]
 func.func @conv_f32(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
@@ -84,8 +84,8 @@ func.func @conv_f32(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<
 
 // Odd sizes: 3 input channels (K = 3 < 16, so FMA even in f16), 35 output
 // channels, a 7x7 filter, 118x182 input. A vector of 8 ow (16 bytes) per
-// thread, 1 k (35 is odd). Tiles are powers of two; where they do not
-// divide the problem (k, oh) partial tiles are masked.
+// thread. Tiles are powers of two; where they do not divide the problem
+// (k, oh) partial tiles are masked.
 // CHECK-LABEL: func.func @conv_odd(
 // CDNA: #boo.lowering_config<workgroup = [1, 64, 2, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 1, 1, 8, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
 // RDNA: #boo.lowering_config<workgroup = [1, 64, 2, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 1, 1, 8, 0, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
@@ -105,11 +105,11 @@ func.func @depthwise(%x: tensor<1x7x7x32xf16>, %w: tensor<32x3x3x1xf16>) -> tens
   return %0 : tensor<1x7x7x32xf16>
 }
 
-// 1-D: loops (n, k, ow, c, fw). A vector of 4 ow (16 bytes of f32) for 2 k
-// per thread.
+// 1-D: loops (n, k, ow, c, fw). A vector of 4 ow (16 bytes of f32) per
+// thread.
 // CHECK-LABEL: func.func @conv1d(
-// CDNA: #boo.lowering_config<workgroup = [2, 32, 32, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 2, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
-// RDNA: #boo.lowering_config<workgroup = [2, 32, 32, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 2, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
+// CDNA: #boo.lowering_config<workgroup = [1, 32, 32, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 1, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 64>
+// RDNA: #boo.lowering_config<workgroup = [1, 32, 32, 0, 0], reduction = [0, 0, 0, 8, 1], thread = [1, 1, 4, 0, 0], workgroup_size = [256, 1, 1], subgroup_size = 32>
 func.func @conv1d(%x: tensor<4x16x100xf32>, %w: tensor<32x16x5xf32>) -> tensor<4x32x96xf32> {
   %0 = boo.conv %x, %w : tensor<4x16x100xf32>, tensor<32x16x5xf32> -> tensor<4x32x96xf32>
   return %0 : tensor<4x32x96xf32>
