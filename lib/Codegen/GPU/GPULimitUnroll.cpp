@@ -11,17 +11,22 @@
 // the budget) are still unrolled. A loop whose body synchronizes the
 // workgroup (a gpu.barrier: the step loop of an LDS-staged MMA kernel) is
 // never unrolled: unrolled, LLVM hoists every step's global loads above the
-// barriers of the steps before, and their values stay live at once.
+// barriers of the steps before, and their values stay live at once. Outside
+// MMA kernels, a vector op counts as its elements: a thread tile that
+// boo-gpu-vectorize-thread-tiles made one vector of 8 loads as many
+// registers per unrolled step as the 8 scalar iterations it replaced.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Codegen/GPU/Passes.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::boo {
 #define GEN_PASS_DEF_BOOGPULIMITUNROLL
@@ -57,12 +62,28 @@ struct BooGPULimitUnrollPass
         /*mustProgress=*/nullptr, /*isVectorized=*/nullptr,
         /*startLoc=*/nullptr, /*endLoc=*/nullptr, /*parallelAccesses=*/{});
     // Post-order: inner loops first, so each loop sees its nest's size.
+    // Kernels on the matrix cores are sized by their configs (the registers
+    // their tiles need): there a vector is one fragment. Elsewhere a vector
+    // op (boo-gpu-vectorize-thread-tiles) counts as its elements, the
+    // scalar iterations it stands for.
+    llvm::SmallPtrSet<Operation *, 4> mmaKernels;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<amdgpu::MFMAOp, amdgpu::WMMAOp>(op))
+        mmaKernels.insert(op->getParentOfType<FunctionOpInterface>());
+    });
     DenseMap<Operation *, int64_t> unrolledSize;
     getOperation()->walk([&](scf::ForOp loop) {
+      bool weighVectors = !mmaKernels.contains(
+          loop->getParentOfType<FunctionOpInterface>());
       int64_t inner = 1;
-      loop.getBody()->walk([&](scf::ForOp nested) {
-        if (nested->getParentOfType<scf::ForOp>() == loop)
+      loop.getBody()->walk([&](Operation *op) {
+        if (auto nested = dyn_cast<scf::ForOp>(op);
+            nested && nested->getParentOfType<scf::ForOp>() == loop)
           inner = std::max(inner, unrolledSize.lookup(nested));
+        if (weighVectors)
+          for (Type t : op->getResultTypes())
+            if (auto vector = dyn_cast<VectorType>(t))
+              inner = std::max(inner, vector.getNumElements());
       });
       std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
       std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());

@@ -75,3 +75,40 @@ func.func @steps(%x: memref<4x4xf32>, %lds: memref<4xf32, #gpu.address_space<wor
   }
   return
 }
+
+// A vector op counts as its elements: 14 steps of a vector<8xf32> tile (a
+// thread tile boo-gpu-vectorize-thread-tiles made) are 112 > 64 copies, as
+// the 14 x 8 scalar loops were. In a kernel on the matrix cores a vector
+// is one fragment: 32 steps around 4-element fragments and an MFMA (128
+// copies if the vectors counted) still unroll.
+// CHECK-LABEL: func.func @vector_tile(
+// CHECK:         scf.for
+// CHECK:         } {loop_annotation = #[[NOUNROLL]]}
+// CHECK-LABEL: func.func @mma_fragments(
+// CHECK:         scf.for
+// CHECK-NOT:     loop_annotation
+// CHECK:         return
+func.func @vector_tile(%x: memref<14x8xf32>, %acc: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.for %w = %c0 to %c32 step %c1 {
+    %v = vector.load %x[%w, %c0] : memref<14x8xf32>, vector<8xf32>
+    %a = vector.load %acc[%c0] : memref<8xf32>, vector<8xf32>
+    %s = arith.addf %a, %v : vector<8xf32>
+    vector.store %s, %acc[%c0] : memref<8xf32>, vector<8xf32>
+  }
+  return
+}
+func.func @mma_fragments(%a: memref<32x4xbf16>, %acc: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.for %k = %c0 to %c32 step %c1 {
+    %f = vector.load %a[%k, %c0] : memref<32x4xbf16>, vector<4xbf16>
+    %c = vector.load %acc[%c0] : memref<4xf32>, vector<4xf32>
+    %d = amdgpu.mfma 16x16x16 %f * %f + %c blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+    vector.store %d, %acc[%c0] : memref<4xf32>, vector<4xf32>
+  }
+  return
+}

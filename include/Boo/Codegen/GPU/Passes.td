@@ -215,7 +215,10 @@ def BooGPULimitUnroll : Pass<"boo-gpu-limit-unroll"> {
     iterations with `llvm.loop_annotation<unroll = <disable = true>>` (the
     annotation reaches the LLVM loop metadata through the latch branch).
     Small inner loops, such as a thread's register tile, still unroll fully,
-    which keeps their accumulators in registers. A loop whose body holds a
+    which keeps their accumulators in registers. Outside kernels that use
+    the matrix cores (whose tiles their configs size), a vector op counts
+    as its elements, so a thread tile of vectors unrolls as far as the same
+    tile of scalars did. A loop whose body holds a
     `gpu.barrier` (the step loop of an LDS-staged MMA kernel) is never
     unrolled: unrolled, every step's global loads are hoisted above the
     barriers before them and live at once (a gfx1100 backward-data kernel
