@@ -30,6 +30,17 @@
 #include "dnnl.hpp"
 #endif
 
+// oneDNN's thread count is its OpenMP runtime's (Debian builds it with
+// DNNL_CPU_RUNTIME=OMP, on libgomp, which CMake links where found).
+#if defined(BOO_HAVE_ONEDNN) && defined(BOO_HAVE_GOMP) &&                     \
+    DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+#define BOO_ONEDNN_THREADS_SETTABLE 1
+extern "C" {
+int omp_get_max_threads(void);
+void omp_set_num_threads(int);
+}
+#endif
+
 using namespace mlir;
 using namespace mlir::boo;
 
@@ -45,7 +56,7 @@ bool harness::isOneDNNAvailable() {
 
 LogicalResult harness::runOneDNN(const MIOpenProblem &,
                                  const std::vector<HostTensor> &, int64_t,
-                                 OneDNNRun &, std::string &error) {
+                                 int64_t, OneDNNRun &, std::string &error) {
   error = "boo-driver was built without oneDNN (install libdnnl-dev and "
           "reconfigure)";
   return failure();
@@ -342,13 +353,49 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
   return success();
 }
 
+/// Runs oneDNN on `threads` threads (0: as it is) while alive.
+class ScopedThreads {
+public:
+  explicit ScopedThreads(int64_t threads) {
+#ifdef BOO_ONEDNN_THREADS_SETTABLE
+    previous = omp_get_max_threads();
+    if (threads > 0)
+      omp_set_num_threads(static_cast<int>(threads));
+#endif
+  }
+  ~ScopedThreads() {
+#ifdef BOO_ONEDNN_THREADS_SETTABLE
+    omp_set_num_threads(previous);
+#endif
+  }
+  /// The threads oneDNN runs on now (0: unknown).
+  static int64_t current() {
+#ifdef BOO_ONEDNN_THREADS_SETTABLE
+    return omp_get_max_threads();
+#else
+    return 0;
+#endif
+  }
+
+private:
+  int previous = 0;
+};
+
 } // namespace
 
 LogicalResult harness::runOneDNN(const MIOpenProblem &problem,
                                  const std::vector<HostTensor> &inputs,
-                                 int64_t iterations, OneDNNRun &run,
-                                 std::string &error) {
+                                 int64_t iterations, int64_t threads,
+                                 OneDNNRun &run, std::string &error) {
   run = OneDNNRun();
+#ifndef BOO_ONEDNN_THREADS_SETTABLE
+  if (threads > 0) {
+    error = "oneDNN backend: this build cannot set oneDNN's thread count "
+            "(it needs oneDNN's OpenMP runtime and libgomp)";
+    return failure();
+  }
+#endif
+  ScopedThreads scoped(threads);
   if (inputs.size() != getProblemSignature(problem).arguments.size()) {
     error = "oneDNN backend: expected " +
             std::to_string(getProblemSignature(problem).arguments.size()) +
@@ -382,6 +429,7 @@ LogicalResult harness::runOneDNN(const MIOpenProblem &problem,
       if (computeType != native)
         run.note = std::string("f32 compute: oneDNN has no ") +
                    getElementTypeName(native) + " implementation here";
+      run.threads = ScopedThreads::current();
       return success();
     } catch (const dnnl::error &e) {
       error = std::string("oneDNN: ") + e.what() + " (status " +

@@ -77,6 +77,10 @@ std::string RuntimeSession::getDescription() const {
   return boo_device_description(device);
 }
 
+unsigned RuntimeSession::getHostThreads() const {
+  return boo_device_host_threads(device);
+}
+
 size_t RuntimeSession::getLaunchCount() const {
   return boo_function_launch_count(function);
 }

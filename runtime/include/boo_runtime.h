@@ -89,6 +89,10 @@ const char *boo_device_description(const boo_device_t *device);
 /* The code-object target this device runs: "x86_64", "gfx942", ... (an
  * emulator device runs its chip's emulator targets, not its HIP ones). */
 const char *boo_device_target(const boo_device_t *device);
+/* The host threads the device's work runs on: N of "cpu:N" or
+ * "emu:CHIP:N" (the default count without ":N"); 0 for hip devices and a
+ * NULL device. */
+unsigned boo_device_host_threads(const boo_device_t *device);
 /* Waits until all work submitted to the device has finished. */
 boo_status_t boo_device_synchronize(boo_device_t *device);
 /* hip devices: orders later launches, copies, events and synchronize on

@@ -55,6 +55,8 @@ public:
   /// The code-object target this device runs ("x86_64", "gfx942").
   const std::string &getTarget() const { return target; }
   const std::string &getDescription() const { return description; }
+  /// The host threads this device's work runs on (0: none, a GPU).
+  unsigned getHostThreads() const { return hostThreads; }
 
   /// Called for module targets of this backend's kind and name: returns an
   /// empty string when this machine can run the target's code, else why not.
@@ -102,6 +104,7 @@ public:
 protected:
   std::string target;
   std::string description;
+  unsigned hostThreads = 0;
 };
 
 /// Opens the host CPU with `threads` threads (the caller included). `spec`

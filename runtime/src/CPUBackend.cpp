@@ -130,6 +130,7 @@ boo_status_t CPUExecutable::invoke(size_t functionIndex,
 class CPUBackend : public HostBackend {
 public:
   CPUBackend(const std::string &spec, unsigned threads) : pool(threads) {
+    hostThreads = threads;
     target = getHostArch();
     description = spec + " (" + target + ", " + std::to_string(threads) +
                   (threads == 1 ? " thread)" : " threads)");

@@ -340,6 +340,10 @@ const char *boo_device_target(const boo_device_t *device) {
   return device ? device->backend->getTarget().c_str() : "";
 }
 
+unsigned boo_device_host_threads(const boo_device_t *device) {
+  return device ? device->backend->getHostThreads() : 0;
+}
+
 boo_status_t boo_device_synchronize(boo_device_t *device) {
   if (!device)
     return invalidArgument("boo_device_synchronize: device is NULL");

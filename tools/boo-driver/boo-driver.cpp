@@ -226,15 +226,17 @@ void reportReference(CommandRow &row, llvm::StringRef backend,
                                relativeError);
 }
 
-/// --reference-backend=onednn: the problem on oneDNN, on the host. What
-/// oneDNN cannot run is said, and does not fail the command.
+/// --reference-backend=onednn: the problem on oneDNN, on the host, on
+/// `threads` threads (0: all cores). What oneDNN cannot run is said, and
+/// does not fail the command.
 void runOneDNNBackend(const MIOpenProblem &problem,
                       const std::vector<HostTensor> &inputs,
                       const std::vector<HostTensor> &outputs,
-                      int64_t iterations, CommandRow &row) {
+                      int64_t iterations, int64_t threads, CommandRow &row) {
   harness::OneDNNRun run;
   std::string error;
-  if (failed(harness::runOneDNN(problem, inputs, iterations, run, error))) {
+  if (failed(harness::runOneDNN(problem, inputs, iterations, threads, run,
+                                error))) {
     row.referenceBackend = "onednn";
     llvm::outs() << "onednn: not compared: " << error << "\n";
     return;
@@ -247,6 +249,9 @@ void runOneDNNBackend(const MIOpenProblem &problem,
     results.push_back(std::move(tensor));
   }
   std::string what = "oneDNN on the host";
+  if (run.threads > 0)
+    what += ", " + std::to_string(run.threads) +
+            (run.threads == 1 ? " thread" : " threads");
   if (!run.note.empty())
     what += ", " + run.note;
   reportReference(row, "onednn", what, TimingStats::of(run.milliseconds),
@@ -370,9 +375,12 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
     return false;
 
   // The reference backends, measured in the same run on the same inputs.
+  // oneDNN runs on as many host threads as the device (cpu:1 against one
+  // oneDNN thread); against a GPU, on all cores.
   if (referenceBackend == "onednn")
     runOneDNNBackend(run.problem, run.inputs, run.outputs,
-                     run.timing ? run.iterations : 1, row);
+                     run.timing ? run.iterations : 1,
+                     session.getHostThreads(), row);
 
   // The float64 reference: for --verify and --reference-backend=reference.
   bool measureReference = referenceBackend == "reference";

@@ -48,7 +48,7 @@ TEST_P(OneDNNBackendTest, MatchesReference) {
   ASSERT_TRUE(succeeded(computeReference(*problem, inputs, expected, error)))
       << error;
   OneDNNRun run;
-  ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 3, run, error))) << error;
+  ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 3, /*threads=*/0, run, error))) << error;
   EXPECT_EQ(run.milliseconds.size(), 3u);
   std::vector<TensorSpec> specs = getProblemSignature(*problem).results;
   ASSERT_EQ(run.results.size(), specs.size());
@@ -95,12 +95,36 @@ TEST(OneDNNBackend, LayerNormBackwardIsRefused) {
   ASSERT_TRUE(succeeded(
       makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)));
   OneDNNRun run;
-  EXPECT_TRUE(failed(runOneDNN(*problem, inputs, 1, run, error)));
+  EXPECT_TRUE(failed(runOneDNN(*problem, inputs, 1, /*threads=*/0, run, error)));
   if (isOneDNNAvailable())
     EXPECT_EQ(error,
               "oneDNN backend: only layer norm forward (-F 1) is compared");
   else
     EXPECT_NE(error.find("built without oneDNN"), std::string::npos);
+}
+
+// The thread count the driver asks for (a cpu:N device's) is the one
+// oneDNN runs on, and the default is restored afterwards.
+TEST(OneDNNBackend, RunsOnTheThreadsAskedFor) {
+  if (!isOneDNNAvailable())
+    GTEST_SKIP() << "built without oneDNN";
+  std::string error;
+  FailureOr<MIOpenProblem> problem = parseMIOpenCommand(
+      "conv -n 1 -c 4 -H 6 -W 6 -k 4 -y 3 -x 3 -p 1 -q 1 -F 1", error);
+  ASSERT_TRUE(succeeded(problem)) << error;
+  std::vector<HostTensor> inputs;
+  ASSERT_TRUE(succeeded(
+      makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)));
+  OneDNNRun all, one, again;
+  ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 1, 0, all, error)))
+      << error;
+  ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 1, 1, one, error)))
+      << error;
+  ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 1, 0, again, error)))
+      << error;
+  EXPECT_EQ(one.threads, 1);
+  EXPECT_GE(all.threads, 1);
+  EXPECT_EQ(again.threads, all.threads);
 }
 
 } // namespace

@@ -50,6 +50,7 @@ TEST(EmuDeviceTest, OpenAndDescribe) {
   EXPECT_EQ(std::string(boo_device_description(device)),
             std::string("emu:gfx942:2 (gfx942 emulated on ") +
                 test::getHostArch() + ", wave64, 2 threads)");
+  EXPECT_EQ(boo_device_host_threads(device), 2u);
   boo_device_close(device);
 
   ASSERT_BOO_OK(boo_device_open("emu:gfx1100", &device));

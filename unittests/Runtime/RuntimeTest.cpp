@@ -102,6 +102,8 @@ TEST(RuntimeDeviceTest, OpenCPU) {
   EXPECT_STREQ(boo_device_target(device), test::getHostArch());
   EXPECT_EQ(std::string(boo_device_description(device)),
             std::string("cpu:3 (") + test::getHostArch() + ", 3 threads)");
+  EXPECT_EQ(boo_device_host_threads(device), 3u);
+  EXPECT_EQ(boo_device_host_threads(nullptr), 0u);
   EXPECT_BOO_OK(boo_device_synchronize(device));
   boo_device_close(device);
 
@@ -117,6 +119,7 @@ TEST(RuntimeDeviceTest, CPUThreadsFromEnvironment) {
     ASSERT_BOO_OK(boo_device_open("cpu", &device));
     EXPECT_EQ(std::string(boo_device_description(device)),
               std::string("cpu (") + test::getHostArch() + ", 2 threads)");
+    EXPECT_EQ(boo_device_host_threads(device), 2u);
     boo_device_close(device);
   }
   ScopedEnv env("BOO_CPU_THREADS", "many");

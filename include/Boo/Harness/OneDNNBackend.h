@@ -37,10 +37,14 @@ struct OneDNNRun {
   std::vector<double> milliseconds;
   /// How it ran, e.g. "f32 compute: oneDNN has no f16 convolution here".
   std::string note;
+  /// The threads oneDNN ran on.
+  int64_t threads = 0;
 };
 
 /// Runs `problem` on `inputs` (argument order, as makeInputs makes them)
-/// with oneDNN: one untimed call, then `iterations` timed ones. Supports
+/// with oneDNN on `threads` threads (0: its default, all cores; the count
+/// is set through oneDNN's OpenMP runtime and restored after): one untimed
+/// call, then `iterations` timed ones. Supports
 /// convolutions (every direction, bias, groups, 1-3-D, any layout: the user
 /// tensors are described by their strides, and oneDNN picks its own layouts
 /// for the computation) and layer norm forward. The problem's type is used
@@ -48,7 +52,8 @@ struct OneDNNRun {
 /// `error`, for what oneDNN cannot run.
 LogicalResult runOneDNN(const MIOpenProblem &problem,
                         const std::vector<HostTensor> &inputs,
-                        int64_t iterations, OneDNNRun &run, std::string &error);
+                        int64_t iterations, int64_t threads, OneDNNRun &run,
+                        std::string &error);
 
 } // namespace mlir::boo::harness
 

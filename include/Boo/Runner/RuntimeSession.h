@@ -34,6 +34,9 @@ public:
   /// "x86_64", "gfx942", ...: the target this device runs.
   std::string getTarget() const;
   std::string getDescription() const;
+  /// The host threads the device runs on (boo_device_host_threads; 0 for
+  /// a GPU).
+  unsigned getHostThreads() const;
 
   /// Loads a compiled module and picks `function` (empty: the only one).
   bool load(const std::string &bytes, const std::string &function,

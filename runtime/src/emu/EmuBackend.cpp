@@ -133,6 +133,7 @@ class EmuBackend : public HostBackend {
 public:
   EmuBackend(const std::string &spec, const ChipInfo &chip, unsigned threads)
       : chip(chip), pool(threads) {
+    hostThreads = threads;
     target = chip.name;
     description = spec + " (" + target + " emulated on " + getHostArch() +
                   ", wave" + std::to_string(chip.waveSize) + ", " +
