@@ -32,7 +32,7 @@
 
 // oneDNN's thread count is its OpenMP runtime's (Debian builds it with
 // DNNL_CPU_RUNTIME=OMP, on libgomp, which CMake links where found).
-#if defined(BOO_HAVE_ONEDNN) && defined(BOO_HAVE_GOMP) &&                     \
+#if defined(BOO_HAVE_ONEDNN) && defined(BOO_HAVE_GOMP) &&                      \
     DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
 #define BOO_ONEDNN_THREADS_SETTABLE 1
 extern "C" {

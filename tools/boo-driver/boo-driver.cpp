@@ -379,8 +379,8 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
   // oneDNN thread); against a GPU, on all cores.
   if (referenceBackend == "onednn")
     runOneDNNBackend(run.problem, run.inputs, run.outputs,
-                     run.timing ? run.iterations : 1,
-                     session.getHostThreads(), row);
+                     run.timing ? run.iterations : 1, session.getHostThreads(),
+                     row);
 
   // The float64 reference: for --verify and --reference-backend=reference.
   bool measureReference = referenceBackend == "reference";

@@ -48,7 +48,9 @@ TEST_P(OneDNNBackendTest, MatchesReference) {
   ASSERT_TRUE(succeeded(computeReference(*problem, inputs, expected, error)))
       << error;
   OneDNNRun run;
-  ASSERT_TRUE(succeeded(runOneDNN(*problem, inputs, 3, /*threads=*/0, run, error))) << error;
+  ASSERT_TRUE(
+      succeeded(runOneDNN(*problem, inputs, 3, /*threads=*/0, run, error)))
+      << error;
   EXPECT_EQ(run.milliseconds.size(), 3u);
   std::vector<TensorSpec> specs = getProblemSignature(*problem).results;
   ASSERT_EQ(run.results.size(), specs.size());
@@ -95,7 +97,8 @@ TEST(OneDNNBackend, LayerNormBackwardIsRefused) {
   ASSERT_TRUE(succeeded(
       makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)));
   OneDNNRun run;
-  EXPECT_TRUE(failed(runOneDNN(*problem, inputs, 1, /*threads=*/0, run, error)));
+  EXPECT_TRUE(
+      failed(runOneDNN(*problem, inputs, 1, /*threads=*/0, run, error)));
   if (isOneDNNAvailable())
     EXPECT_EQ(error,
               "oneDNN backend: only layer norm forward (-F 1) is compared");

@@ -421,8 +421,8 @@ Tiles fmaConfig(MLIRContext *ctx, Location loc, const KernelLoopNest &nest,
   bool vReadsInput = v != g.n;
   int64_t elemBytes = std::max<int64_t>(
       1, nest.inputs[0].elementType.getIntOrFloatBitWidth() / 8);
-  int64_t perV = dividingTile(nest.loops[v].extent,
-                              (vReadsInput ? 16 : 32) / elemBytes);
+  int64_t perV =
+      dividingTile(nest.loops[v].extent, (vReadsInput ? 16 : 32) / elemBytes);
   // Shrinking halves the vector.
   perV = std::max<int64_t>(1, perV >> shrink);
   // Threads: along the vector loop first where it indexes the first input

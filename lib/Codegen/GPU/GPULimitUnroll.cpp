@@ -73,8 +73,8 @@ struct BooGPULimitUnrollPass
     });
     DenseMap<Operation *, int64_t> unrolledSize;
     getOperation()->walk([&](scf::ForOp loop) {
-      bool weighVectors = !mmaKernels.contains(
-          loop->getParentOfType<FunctionOpInterface>());
+      bool weighVectors =
+          !mmaKernels.contains(loop->getParentOfType<FunctionOpInterface>());
       int64_t inner = 1;
       loop.getBody()->walk([&](Operation *op) {
         if (auto nested = dyn_cast<scf::ForOp>(op);

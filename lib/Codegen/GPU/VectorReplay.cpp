@@ -288,9 +288,8 @@ std::optional<Kind> VectorReplay::classify(Operation *bodyOp) {
   if (count(Kind::Uniform) == static_cast<int64_t>(operands.size()))
     return set(Kind::Uniform);
   if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
-    std::optional<Kind> k =
-        classifyLoad(load.getResult(), load.getMemRefType(),
-                     ArrayRef(operands).drop_front());
+    std::optional<Kind> k = classifyLoad(load.getResult(), load.getMemRefType(),
+                                         ArrayRef(operands).drop_front());
     return k ? set(*k) : k;
   }
   if (isa<arith::AddIOp>(bodyOp) && count(Kind::Unit) == 1 &&
@@ -365,10 +364,11 @@ Value VectorReplay::loadLanes(OpBuilder &b, Location loc, Value load,
   SmallVector<Value> elements;
   SmallVector<Value> at(indices);
   for (int64_t i = 0; i < width; ++i) {
-    at[d] = i == 0 ? indices[d]
-                   : arith::AddIOp::create(
-                         b, loc, indices[d],
-                         arith::ConstantIndexOp::create(b, loc, i));
+    at[d] =
+        i == 0
+            ? indices[d]
+            : arith::AddIOp::create(b, loc, indices[d],
+                                    arith::ConstantIndexOp::create(b, loc, i));
     elements.push_back(memref::LoadOp::create(b, loc, memref, at));
   }
   return vector::FromElementsOp::create(b, loc, type, elements);
