@@ -7,6 +7,7 @@
 #include "GPUUtils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -43,4 +44,18 @@ bool mlir::boo::isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop) {
   }
   return isUnitIn(linear, getAffineDimExpr(loop, type.getContext()),
                   map.getNumDims(), map.getNumSymbols());
+}
+
+Value mlir::boo::collapseTrailingDims(OpBuilder &b, Location loc, Value memref,
+                                      int64_t d) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (d + 1 >= type.getRank())
+    return memref;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < d; ++i)
+    groups.push_back({i});
+  groups.emplace_back();
+  for (int64_t i = d; i < type.getRank(); ++i)
+    groups.back().push_back(i);
+  return memref::CollapseShapeOp::create(b, loc, memref, groups);
 }

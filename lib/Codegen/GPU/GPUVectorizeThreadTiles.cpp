@@ -84,17 +84,9 @@ int64_t findRowLoop(linalg::GenericOp op) {
 /// only size-1 dims after it (collapsed into d, as vector.store needs).
 void storeAlong(OpBuilder &b, Location loc, Value value, Value memref,
                 ValueRange indices, int64_t d) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (d + 1 < type.getRank()) {
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t i = 0; i < d; ++i)
-      groups.push_back({i});
-    groups.emplace_back();
-    for (int64_t i = d; i < type.getRank(); ++i)
-      groups.back().push_back(i);
-    memref = memref::CollapseShapeOp::create(b, loc, memref, groups);
-  }
-  vector::StoreOp::create(b, loc, value, memref, indices.take_front(d + 1));
+  vector::StoreOp::create(b, loc, value,
+                          collapseTrailingDims(b, loc, memref, d),
+                          indices.take_front(d + 1));
 }
 
 /// The body ops of `op` and the value it yields.

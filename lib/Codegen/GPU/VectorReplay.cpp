@@ -80,17 +80,8 @@ bool contiguousAlong(MemRefType type, int64_t d) {
 /// whose index is not a trailing 0 of a size-1 dim (contiguousAlong).
 Value loadAlong(OpBuilder &b, Location loc, VectorType type, Value memref,
                 ValueRange indices, int64_t d) {
-  auto memrefType = cast<MemRefType>(memref.getType());
-  if (d + 1 < memrefType.getRank()) {
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t i = 0; i < d; ++i)
-      groups.push_back({i});
-    groups.emplace_back();
-    for (int64_t i = d; i < memrefType.getRank(); ++i)
-      groups.back().push_back(i);
-    memref = memref::CollapseShapeOp::create(b, loc, memref, groups);
-  }
-  return vector::LoadOp::create(b, loc, type, memref,
+  return vector::LoadOp::create(b, loc, type,
+                                collapseTrailingDims(b, loc, memref, d),
                                 indices.take_front(d + 1));
 }
 
