@@ -60,8 +60,7 @@ bool isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop);
 /// access along dim `d`, whose later dims all have size 1, can index it
 /// (vector.load/store take a vector along the innermost dim); `memref`
 /// itself when `d` is its last dim.
-Value collapseTrailingDims(OpBuilder &b, Location loc, Value memref,
-                           int64_t d);
+Value collapseTrailingDims(OpBuilder &b, Location loc, Value memref, int64_t d);
 
 /// The `#gpu.block<linear_dim_*>` / `#gpu.thread<linear_dim_*>` mapping
 /// id of dim `i` of a mapped scf.forall; linear_dim_0 varies fastest.
