@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Boo's CPU convolutions against oneDNN, in the same run, per direction.
+
+Runs network command lists (by default ResNet-50's and MobileNetV2's,
+bench/networks/) in three variants -- f32 NCHW, f32 NHWC and bf16 NHWC --
+through `boo-driver --device=cpu:T --reference-backend=onednn --time`, at
+1 thread and at all of the host's threads (oneDNN gets the same count:
+the driver runs it on the device's threads), and prints, per variant,
+thread count and direction, the median and the worst of Boo's speed over
+oneDNN's (> 1: Boo is faster), with the worst command.
+
+  build/venv/bin/python bench/python/boo-bench-onednn.py               # all
+  python3 bench/python/boo-bench-onednn.py --variants f32-nchw --threads 1
+  python3 bench/python/boo-bench-onednn.py --commands-file my.txt --iterations 3
+
+Each driver run also writes its CSV (--csv-dir). A command oneDNN cannot
+run, or that fails, is listed and left out of the ratios.
+"""
+
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+NETWORKS = {
+    "resnet50": os.path.join(ROOT, "bench", "networks", "resnet50.txt"),
+    "mobilenetv2": os.path.join(ROOT, "bench", "networks", "mobilenetv2.txt"),
+}
+# Variant: (MIOpenDriver op for the type, layout flags).
+NHWC = ["--in_layout", "NHWC", "--fil_layout", "NHWC", "--out_layout", "NHWC"]
+VARIANTS = {
+    "f32-nchw": ("conv", []),
+    "f32-nhwc": ("conv", NHWC),
+    "bf16-nhwc": ("convbfp16", NHWC),
+}
+LAYOUT_FLAGS = {"--in_layout", "--fil_layout", "--out_layout"}
+DIRECTIONS = {"conv2d-fwd": "fwd", "conv2d-bwd-data": "bwd-data",
+              "conv2d-bwd-weight": "bwd-weight"}
+
+
+def read_commands(path):
+    """The MIOpenDriver commands of a command file, as argument lists."""
+    commands = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            args = line.split()
+            # "./bin/MIOpenDriver conv ..." or "conv ...".
+            while args and not re.fullmatch(r"conv\w*", args[0]):
+                args.pop(0)
+            if args:
+                commands.append(args)
+    return commands
+
+
+def as_variant(args, variant):
+    """`args` (a conv command) in `variant`'s type and layouts."""
+    op, layouts = VARIANTS[variant]
+    rest, i = [], 1
+    while i < len(args):
+        if args[i] in LAYOUT_FLAGS:
+            i += 2
+            continue
+        rest.append(args[i])
+        i += 1
+    return " ".join([op] + rest + layouts)
+
+
+def run_driver(driver, commands, threads, iterations, csv_path):
+    """Runs `commands` on cpu:`threads` against oneDNN; returns CSV rows."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(commands) + "\n")
+        commands_file = f.name
+    try:
+        cmd = [driver, f"--device=cpu:{threads}", "--reference-backend=onednn",
+               "--time", f"--iterations={iterations}", "--csv", csv_path,
+               "--commands-file", commands_file]
+        result = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        if not os.path.exists(csv_path):
+            sys.exit(f"boo-bench-onednn: {' '.join(cmd)} wrote no CSV:\n"
+                     f"{result.stderr}")
+    finally:
+        os.unlink(commands_file)
+    with open(csv_path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def ratio(row):
+    """Boo's speed over oneDNN's for one CSV row, or None."""
+    try:
+        boo, onednn = float(row["median_ms"]), float(row["reference_median_ms"])
+    except (KeyError, ValueError):
+        return None
+    if row.get("status") != "ok" or boo <= 0 or onednn <= 0:
+        return None
+    return onednn / boo
+
+
+def summarize(rows):
+    """{direction: (count, median, worst ratio, worst command)}, skipped."""
+    by_direction, skipped = {}, []
+    for row in rows:
+        r = ratio(row)
+        if r is None:
+            skipped.append(row.get("command", "?"))
+            continue
+        direction = DIRECTIONS.get(row.get("kind", ""), row.get("kind", "?"))
+        by_direction.setdefault(direction, []).append((r, row["command"]))
+    summary = {}
+    for direction, values in by_direction.items():
+        worst = min(values)
+        summary[direction] = (len(values),
+                              statistics.median(v for v, _ in values),
+                              worst[0], worst[1])
+    return summary, skipped
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--driver",
+                        default=os.path.join(ROOT, "build", "bin", "boo-driver"))
+    parser.add_argument("--networks", default="resnet50,mobilenetv2",
+                        help="comma-separated: " + ", ".join(NETWORKS))
+    parser.add_argument("--commands-file", action="append", default=[],
+                        help="command lists to run instead of --networks")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="comma-separated: " + ", ".join(VARIANTS))
+    parser.add_argument("--threads", default=f"1,{os.cpu_count()}",
+                        help="comma-separated thread counts (default: 1 and "
+                             "all cores)")
+    parser.add_argument("--iterations", type=int, default=5)
+    parser.add_argument("--csv-dir", default=None,
+                        help="where the driver's CSVs go (default: a "
+                             "temporary directory)")
+    args = parser.parse_args()
+
+    lists = args.commands_file or [NETWORKS[n] for n in args.networks.split(",")]
+    commands = [c for path in lists for c in read_commands(path)]
+    csv_dir = args.csv_dir or tempfile.mkdtemp(prefix="boo-bench-onednn-")
+    os.makedirs(csv_dir, exist_ok=True)
+    threads = sorted({int(t) for t in args.threads.split(",")})
+
+    print(f"Boo's speed over oneDNN's (> 1: Boo faster), {len(commands)} "
+          f"commands per variant, {args.iterations} timed calls each; "
+          f"CSVs in {csv_dir}")
+    print(f"{'variant':<10} {'threads':>7} {'direction':<10} {'n':>3} "
+          f"{'median':>7} {'worst':>7}  worst command")
+    for variant in args.variants.split(","):
+        if variant not in VARIANTS:
+            sys.exit(f"boo-bench-onednn: unknown variant '{variant}' "
+                     f"(known: {', '.join(VARIANTS)})")
+        variant_commands = [as_variant(c, variant) for c in commands]
+        for t in threads:
+            csv_path = os.path.join(csv_dir, f"{variant}-{t}.csv")
+            rows = run_driver(args.driver, variant_commands, t,
+                              args.iterations, csv_path)
+            summary, skipped = summarize(rows)
+            for direction in sorted(summary):
+                n, median, worst, command = summary[direction]
+                print(f"{variant:<10} {t:>7} {direction:<10} {n:>3} "
+                      f"{median:>6.2f}x {worst:>6.2f}x  {command}")
+            for command in skipped:
+                print(f"{variant:<10} {t:>7} not compared: {command}")
+
+
+if __name__ == "__main__":
+    main()
