@@ -54,16 +54,6 @@ using namespace mlir;
 
 namespace {
 
-bool isMappedTo(scf::ForallOp loop, bool threads) {
-  std::optional<ArrayAttr> mapping = loop.getMapping();
-  if (!mapping || mapping->empty())
-    return false;
-  return llvm::all_of(*mapping, [&](Attribute attr) {
-    return threads ? isa<gpu::GPUThreadMappingAttr>(attr)
-                   : isa<gpu::GPUBlockMappingAttr>(attr);
-  });
-}
-
 /// A constant upper bound (exclusive) of `value`: itself if constant, the
 /// smallest constant of an `affine.min` (a partial tile's size), else what
 /// the value-bounds analysis proves.
@@ -227,7 +217,7 @@ struct BooGPUForallToLaunchPass
 
     SmallVector<scf::ForallOp> workgroupLoops;
     for (auto loop : func.getBody().getOps<scf::ForallOp>())
-      if (isMappedTo(loop, /*threads=*/false))
+      if (boo::isMappedTo(loop, /*threads=*/false))
         workgroupLoops.push_back(loop);
     for (auto [i, loop] : llvm::enumerate(workgroupLoops)) {
       std::string name = (func.getSymName() + "_k" + Twine(i)).str();
@@ -289,7 +279,7 @@ struct BooGPUForallToLaunchPass
 
     SmallVector<scf::ForallOp> threadLoops;
     loop.getBody()->walk([&](scf::ForallOp inner) {
-      if (isMappedTo(inner, /*threads=*/true))
+      if (boo::isMappedTo(inner, /*threads=*/true))
         threadLoops.push_back(inner);
     });
     SmallVector<SmallVector<int64_t>> threadCounts;

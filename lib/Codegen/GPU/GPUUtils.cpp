@@ -59,3 +59,22 @@ Value mlir::boo::collapseTrailingDims(OpBuilder &b, Location loc, Value memref,
     groups.back().push_back(i);
   return memref::CollapseShapeOp::create(b, loc, memref, groups);
 }
+
+bool mlir::boo::isMappedTo(scf::ForallOp loop, bool threads) {
+  std::optional<ArrayAttr> mapping = loop.getMapping();
+  if (!mapping || mapping->empty())
+    return false;
+  return llvm::all_of(*mapping, [&](Attribute attr) {
+    return threads ? isa<gpu::GPUThreadMappingAttr>(attr)
+                   : isa<gpu::GPUBlockMappingAttr>(attr);
+  });
+}
+
+bool mlir::boo::contiguousAlong(MemRefType type, int64_t d) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides[d] != 1)
+    return false;
+  return llvm::all_of(type.getShape().drop_front(d + 1),
+                      [](int64_t size) { return size == 1; });
+}

@@ -56,6 +56,14 @@ bool isUnitIn(AffineExpr expr, AffineExpr pos, unsigned numDims,
 /// loop (isUnitIn). False for a null map.
 bool isUnitStrideAlong(Value buffer, AffineMap map, unsigned loop);
 
+/// Whether every dim of `loop` is mapped to threads (`threads`) or to
+/// workgroups (`#gpu.thread<...>` / `#gpu.block<...>`).
+bool isMappedTo(scf::ForallOp loop, bool threads);
+
+/// Whether dim `d` of `type` has stride 1 and only dims of size 1 follow
+/// it: consecutive indices along `d` are consecutive elements.
+bool contiguousAlong(MemRefType type, int64_t d);
+
 /// `memref` with its dims from `d` on collapsed into one, so that a vector
 /// access along dim `d`, whose later dims all have size 1, can index it
 /// (vector.load/store take a vector along the innermost dim); `memref`

@@ -23,7 +23,6 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -42,13 +41,9 @@ namespace {
 /// Whether `op` is inside a thread-mapped scf.forall.
 bool isThreadWork(Operation *op) {
   for (auto forall = op->getParentOfType<scf::ForallOp>(); forall;
-       forall = forall->getParentOfType<scf::ForallOp>()) {
-    std::optional<ArrayAttr> mapping = forall.getMapping();
-    if (mapping && llvm::any_of(*mapping, [](Attribute a) {
-          return isa<gpu::GPUThreadMappingAttr>(a);
-        }))
+       forall = forall->getParentOfType<scf::ForallOp>())
+    if (isMappedTo(forall, /*threads=*/true))
       return true;
-  }
   return false;
 }
 
@@ -62,16 +57,12 @@ int64_t findRowLoop(linalg::GenericOp op) {
   auto type = dyn_cast<MemRefType>(init->get().getType());
   if (!type || !type.hasStaticShape())
     return -1;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return -1;
   AffineMap map = op.getMatchingIndexingMap(init);
   for (int64_t d = type.getRank() - 1; d >= 0; --d) {
     if (type.getDimSize(d) == 1)
       continue;
     auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
-    if (strides[d] != 1 || !dim ||
+    if (!contiguousAlong(type, d) || !dim ||
         op.getIteratorTypesArray()[dim.getPosition()] !=
             utils::IteratorType::parallel)
       return -1;

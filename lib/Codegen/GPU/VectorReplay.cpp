@@ -65,17 +65,6 @@ namespace {
 
 enum class Kind { Uniform, Unit, Lanes, Bound };
 
-/// Whether dim `d` of `type` has stride 1 and only dims of size 1 follow
-/// it: consecutive indices along `d` are consecutive elements.
-bool contiguousAlong(MemRefType type, int64_t d) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides[d] != 1)
-    return false;
-  return llvm::all_of(type.getShape().drop_front(d + 1),
-                      [](int64_t size) { return size == 1; });
-}
-
 /// A vector load of `type` from `memref` at `indices`, along the last dim
 /// whose index is not a trailing 0 of a size-1 dim (contiguousAlong).
 Value loadAlong(OpBuilder &b, Location loc, VectorType type, Value memref,
@@ -129,10 +118,10 @@ private:
   Block *body;
   DenseMap<Value, Kind> kinds;
   DenseMap<Value, int64_t> loadDims;
-  llvm::SmallPtrSet<Value, 4> gathers; // Lanes loads along a strided dim
-  /// Block arguments whose map is not unit in the loop: each element is
-  /// read through the map at its own iteration.
-  llvm::SmallPtrSet<Value, 4> mapGathers;
+  /// Lanes loads read one element at a time: memref.loads along a strided
+  /// dim, block arguments along a strided dim or through a map that is not
+  /// unit in the loop (each element read through the map at its iteration).
+  llvm::SmallPtrSet<Value, 4> gathers;
 
   // Replay state.
   ValueRange coords;
@@ -193,7 +182,6 @@ std::optional<Kind> VectorReplay::kindOf(Value v) {
     if (!gather || !type)
       return std::nullopt;
     gathers.insert(v);
-    mapGathers.insert(v);
     return kinds[v] = Kind::Lanes;
   }
   std::optional<Kind> kind =
@@ -385,7 +373,7 @@ void VectorReplay::mapArg(OpBuilder &b, Location loc, BlockArgument arg) {
           b, loc, AffineMap::get(map.getNumDims(), 0, e), at));
     return indices;
   };
-  if (mapGathers.contains(arg)) {
+  if (gathers.contains(arg)) {
     SmallVector<Value> elements, at(coords);
     for (int64_t i = 0; i < width; ++i) {
       if (i != 0)
