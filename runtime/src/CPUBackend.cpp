@@ -6,12 +6,14 @@
 //
 // A CPU code object is an ELF shared object (docs/ModuleFormat.md). It is
 // loaded from memory (SharedObject.h), its `__boo_parallel_for` is pointed
-// at the device's thread pool, and each launch calls
+// at the device's thread pool, its `__boo_alloc`/`__boo_free` at the
+// process's AllocationCache, and each launch calls
 // `void entry(void **args)` with one memref descriptor per argument.
 // Memory and events are the host's (HostBackend.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "AllocationCache.h"
 #include "HostBackend.h"
 #include "Launch.h"
 #include "SharedObject.h"
@@ -68,12 +70,16 @@ boo_status_t CPUExecutable::load(uint32_t targetIndex) {
   return forEachLaunch(
       module, targetIndex, [&](size_t f, const Launch &launch) {
         void *entry = nullptr;
-        // Hand each object the device's dispatcher.
+        // Hand each object the device's dispatcher and the allocator of
+        // its temporaries.
         auto setDispatcher = [](SharedObject &object) {
-          if (void *slot = object.lookup(kParallelForSymbol)) {
-            auto dispatcher = &dispatchParallelFor;
-            memcpy(slot, &dispatcher, sizeof(dispatcher));
-          }
+          auto setHook = [&](const char *symbol, auto function) {
+            if (void *slot = object.lookup(symbol))
+              memcpy(slot, &function, sizeof(function));
+          };
+          setHook(kParallelForSymbol, &dispatchParallelFor);
+          setHook(kAllocSymbol, &cachedAlloc);
+          setHook(kFreeSymbol, &cachedFree);
         };
         if (boo_status_t status =
                 objects.lookup(module.functions[f], launch, "entry symbol",
@@ -129,6 +135,7 @@ boo_status_t CPUExecutable::invoke(size_t functionIndex,
 
 class CPUBackend : public HostBackend {
 public:
+  ~CPUBackend() override { AllocationCache::get().trim(); }
   CPUBackend(const std::string &spec, unsigned threads) : pool(threads) {
     hostThreads = threads;
     target = getHostArch();

@@ -9,7 +9,13 @@
 // `void body(ptr ctx, i64 begin, i64 end)` called through the
 // zero-initialized external hook @__boo_parallel_for when a loader set it,
 // else directly over [0, n). (These loops are small: outlined here with
-// parallel-min-work=0; by default they would stay sequential.)
+// parallel-min-work=0; by default they would stay sequential.) The
+// temporaries are allocated and freed through the __boo_alloc/__boo_free
+// hooks (boo-cpu-hook-allocations).
+// CHECK-DAG:   llvm.mlir.global external @__boo_alloc()
+// CHECK-DAG:   llvm.mlir.global external @__boo_free()
+// CHECK-DAG:   llvm.func internal @_mlir_memref_to_llvm_alloc(
+// CHECK-DAG:   llvm.func internal @_mlir_memref_to_llvm_free(
 // CHECK-LABEL: llvm.mlir.global external @__boo_parallel_for() {{.*}} : !llvm.ptr
 // CHECK-NEXT:    %[[ZERO:.+]] = llvm.mlir.zero : !llvm.ptr
 // CHECK-NEXT:    llvm.return %[[ZERO]] : !llvm.ptr
@@ -28,7 +34,7 @@
 // CHECK-NEXT:    llvm.call %[[DISPATCH]](%[[BODY]], %[[CTX]], %[[N]]) : !llvm.ptr, (!llvm.ptr, !llvm.ptr, i64) -> ()
 // CHECK:       ^[[DIRECT]]:
 // CHECK-NEXT:    llvm.call @[[OUTLINED]](%[[CTX]], %{{.+}}, %{{.+}}) : (!llvm.ptr, i64, i64) -> ()
-// CHECK:         llvm.call @free
+// CHECK:         llvm.call @_mlir_memref_to_llvm_free(
 // CHECK:       llvm.func internal @conv_bias_relu_parallel_{{[0-9]+}}(%{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64)
 // CHECK:         llvm.intr.fmuladd(%{{.+}}, %{{.+}}, %{{.+}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK:       llvm.func internal @conv_bias_relu_parallel_{{[0-9]+}}(%{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64)

@@ -4,11 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The HIP symbol table (every entry resolves when a HIP runtime loads) and
-// the CPU thread pool behind __boo_parallel_for.
+// The HIP symbol table (every entry resolves when a HIP runtime loads), the
+// CPU thread pool behind __boo_parallel_for and the allocation cache behind
+// __boo_alloc/__boo_free.
 //
 //===----------------------------------------------------------------------===//
 
+#include "AllocationCache.h"
 #include "ThreadPool.h"
 #ifdef BOO_RUNTIME_HAVE_HIP
 #include "HIPSymbols.h"
@@ -17,6 +19,7 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -172,6 +175,60 @@ TEST(ThreadPoolTest, BusyPoolIsRefused) {
   EXPECT_EQ(coverage.calls, 1);
   release = true;
   user.join();
+}
+
+TEST(AllocationCacheTest, ReusesLargeBlocksOfTheSameSize) {
+  AllocationCache &cache = AllocationCache::get();
+  cache.trim();
+  const uint64_t size = 1 << 20;
+  auto *first = static_cast<char *>(cache.allocate(size));
+  ASSERT_NE(first, nullptr);
+  memset(first, 1, size); // the whole block is usable
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % alignof(std::max_align_t), 0u);
+  cache.release(first);
+  EXPECT_GE(cache.cachedBytes(), size);
+  // The same size, and a size rounding to the same pages, get it back.
+  void *second = cache.allocate(size - 8);
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(cache.cachedBytes(), 0u);
+  // A different size does not.
+  void *third = cache.allocate(2 * size);
+  EXPECT_NE(third, first);
+  cache.release(second);
+  cache.release(third);
+  cache.trim();
+  EXPECT_EQ(cache.cachedBytes(), 0u);
+}
+
+TEST(AllocationCacheTest, SmallBlocksGoBackToMalloc) {
+  AllocationCache &cache = AllocationCache::get();
+  cache.trim();
+  void *small = cache.allocate(100);
+  ASSERT_NE(small, nullptr);
+  cache.release(small);
+  EXPECT_EQ(cache.cachedBytes(), 0u);
+  cache.release(nullptr); // ignored
+  EXPECT_EQ(cache.allocate(UINT64_MAX), nullptr);
+}
+
+TEST(AllocationCacheTest, IsThreadSafe) {
+  AllocationCache &cache = AllocationCache::get();
+  cache.trim();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&cache, t] {
+      for (int i = 0; i < 200; ++i) {
+        uint64_t size = (64 + 64 * ((i + t) % 3)) * 1024;
+        auto *block = static_cast<unsigned char *>(cache.allocate(size));
+        ASSERT_NE(block, nullptr);
+        block[0] = block[size - 1] = static_cast<unsigned char>(t);
+        cache.release(block);
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_LE(cache.cachedBytes(), AllocationCache::kMaxCachedBytes);
+  cache.trim();
 }
 
 } // namespace

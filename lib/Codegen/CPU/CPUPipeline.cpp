@@ -64,10 +64,12 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //    boo-opt --boo-cpu-lower-vectors --boo-cpu-copy-to-linalg
   //      --convert-linalg-to-loops --convert-vector-to-scf=full-unroll
   //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
-  //      --convert-scf-to-cf --expand-strided-metadata --lower-affine
+  //      --boo-cpu-hook-allocations --convert-scf-to-cf
+  //      --expand-strided-metadata --lower-affine
   //      --arith-expand=include-bf16 --convert-math-to-libm
   //      --convert-vector-to-llvm=vector-contract-lowering=outerproduct
-  //      --finalize-memref-to-llvm --convert-math-to-llvm
+  //      --finalize-memref-to-llvm=use-generic-functions
+  //      --convert-math-to-llvm
   //      --convert-arith-to-llvm --convert-index-to-llvm --convert-ub-to-llvm
   //      --convert-cf-to-llvm --convert-func-to-llvm
   //      --reconcile-unrealized-casts --canonicalize
@@ -85,11 +87,15 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     outlineOptions.minWork = options.parallelMinWork;
     pm.addPass(createBooCPUOutlineParallel(outlineOptions));
   }
+  //    Temporaries are allocated through the __boo_alloc/__boo_free hooks
+  //    (docs/ModuleFormat.md), which the runtime's cpu device sets.
+  pm.addPass(createBooCPUHookAllocations());
   //    The rest is the LLVM tail the emulator shares (addLLVMLoweringStage),
   //    whose last pass checks the contract: nothing but LLVM dialect is
   //    left.
   //    boo-opt --boo-verify-llvm-contract
-  addLLVMLoweringStage(pm, vector::VectorContractLowering::OuterProduct);
+  addLLVMLoweringStage(pm, vector::VectorContractLowering::OuterProduct,
+                       /*genericAllocations=*/true);
 }
 
 void mlir::boo::registerBooCPUPipelines() {

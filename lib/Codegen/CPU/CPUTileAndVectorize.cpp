@@ -103,11 +103,40 @@ static int64_t largestDivisor(int64_t n, int64_t limit) {
   return 1;
 }
 
+/// The tile of the vector loop: the largest divisor of `n` up to `limit`
+/// that is `lanes` times a power of two, so that the vector is whole
+/// registers (LLVM widens a 24-lane vector to 32 on a 16-lane machine and
+/// moves it element by element); else the largest power of two dividing
+/// `n` (up to `limit`), else the largest divisor.
+static int64_t vectorDivisor(int64_t n, int64_t limit, int64_t lanes) {
+  for (int64_t t = llvm::bit_floor(uint64_t(limit / lanes)) * lanes; t >= lanes;
+       t /= 2)
+    if (n % t == 0)
+      return t;
+  for (int64_t t = llvm::bit_floor(uint64_t(std::min(n, limit))); t > 1; t /= 2)
+    if (n % t == 0)
+      return t;
+  return largestDivisor(n, limit);
+}
+
+/// The vector loop of `op`: the loop of the output's innermost dim, skipping
+/// dims whose loop has extent 1 (a depthwise convolution's one output
+/// channel per group: its vector loop is the group loop).
+static unsigned vectorLoop(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (AffineExpr e : llvm::reverse(outMap.getResults())) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (ranges[d] != 1)
+      return d;
+  }
+  return cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+}
+
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.
-static FailureOr<SmallVector<int64_t>> chooseTileSizes(linalg::GenericOp op,
-                                                       int64_t vectorTile,
-                                                       int64_t rowTile,
-                                                       int64_t reductionTile) {
+static FailureOr<SmallVector<int64_t>>
+chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
+                int64_t rowTile, int64_t reductionTile) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.empty())
     return failure();
@@ -137,7 +166,7 @@ static FailureOr<SmallVector<int64_t>> chooseTileSizes(linalg::GenericOp op,
   // Gives loop `d` a tile of up to `limit` unless it shares a window with a
   // loop that already has a tile > 1 (a tile may only slide one loop of
   // each window).
-  auto assign = [&](unsigned d, int64_t limit) {
+  auto assign = [&](unsigned d, int64_t limit, bool isVector = false) {
     if (tiles[d] > 1)
       return;
     for (ArrayRef<unsigned> window : windows)
@@ -145,12 +174,12 @@ static FailureOr<SmallVector<int64_t>> chooseTileSizes(linalg::GenericOp op,
         for (unsigned other : window)
           if (other != d && tiles[other] > 1)
             return;
-    tiles[d] = largestDivisor(ranges[d], limit);
+    tiles[d] = isVector ? vectorDivisor(ranges[d], limit, vectorLanes)
+                        : largestDivisor(ranges[d], limit);
   };
-  // Vector dim: the loop of the output's innermost dim.
-  unsigned vecDim =
-      cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
-  assign(vecDim, vectorTile);
+  // Vector dim: the loop of the output's innermost (non-unit) dim.
+  unsigned vecDim = vectorLoop(op);
+  assign(vecDim, vectorTile, /*isVector=*/true);
   // Row dim: the parallel loop of an output dim (other than the vector
   // dim) that admits the largest tile; ties go to the innermost output dim.
   // For a forward convolution this is the output row (ow), for a weight
@@ -275,14 +304,15 @@ static void makeVectorDimContiguous(RewriterBase &rewriter,
     for (auto [i, e] : llvm::enumerate(map.getResults()))
       if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == vecDim)
         pos = i;
-    if (!pos || *pos == rank - 1)
-      continue;
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    if (!pos || llvm::all_of(type.getShape().drop_front(*pos + 1),
+                             [](int64_t size) { return size == 1; }))
+      continue; // contiguous already (the dims after it have extent 1)
     SmallVector<int64_t> perm;
     for (unsigned i = 0; i < rank; ++i)
       if (i != *pos)
         perm.push_back(i);
     perm.push_back(*pos);
-    auto type = cast<RankedTensorType>(operand->get().getType());
     SmallVector<int64_t> shape;
     SmallVector<AffineExpr> results;
     for (int64_t p : perm) {
@@ -349,6 +379,46 @@ static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op) {
   }
 }
 
+/// Reorders the loops of a tile whose output map is a permutation so that
+/// the parallel loops come in the output's dim order (then the others): an
+/// element-wise tile then vectorizes in the output's layout, with no
+/// transposes around its body (contractions fold theirs into
+/// vector.contract anyway).
+static linalg::GenericOp orderLoopsLikeOutput(RewriterBase &rewriter,
+                                              linalg::GenericOp op) {
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation())
+    return op;
+  SmallVector<unsigned> order;
+  for (AffineExpr e : outMap.getResults())
+    order.push_back(cast<AffineDimExpr>(e).getPosition());
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d)
+    if (!llvm::is_contained(order, d))
+      order.push_back(d);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return op;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::GenericOp> reordered =
+      linalg::interchangeGenericOp(rewriter, op, order);
+  return succeeded(reordered) ? *reordered : op;
+}
+
+/// Whether every input of `op` is indexed by its vector loop (element-wise
+/// ops, depthwise convolutions). The tiles of such an op share no input
+/// along the vector loop, so they are best visited in the output's memory
+/// order (a convolution's output-channel tiles, by contrast, share the
+/// input and keep the generic's loop order: one filter tile stays in cache
+/// while the input streams by).
+static bool readsEveryInputAlongVectorLoop(linalg::GenericOp op) {
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation() || outMap.getNumResults() == 0)
+    return false;
+  unsigned vecDim = vectorLoop(op);
+  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+    return op.getMatchingIndexingMap(operand).isFunctionOfDim(vecDim);
+  });
+}
+
 /// Tiles `op` with one scf.forall over the parallel loops' tiles (the
 /// iterations boo-cpu-outline-parallel distributes across threads), then
 /// the resulting tile with scf.for loops over the reduction loops' tiles
@@ -407,16 +477,15 @@ struct BooCPUTileAndVectorizePass
 
     SmallVector<linalg::GenericOp> tiled;
     for (linalg::GenericOp op : candidates) {
-      FailureOr<SmallVector<int64_t>> tiles =
-          chooseTileSizes(op, 4 * vectorWidth, rowTile, reductionTile);
+      if (readsEveryInputAlongVectorLoop(op))
+        op = orderLoopsLikeOutput(rewriter, op);
+      FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(
+          op, vectorWidth, 4 * vectorWidth, rowTile, reductionTile);
       if (failed(tiles))
         continue;
       if (vectorize && op.getNumReductionLoops() > 0) {
         promoteInputsToF32(rewriter, op);
-        AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-        makeVectorDimContiguous(
-            rewriter, op,
-            cast<AffineDimExpr>(outMap.getResults().back()).getPosition());
+        makeVectorDimContiguous(rewriter, op, vectorLoop(op));
       }
       // Tile sizes per loop (0: the loop is not tiled), split into the
       // parallel loops (the forall) and the reduction loops (the fors).
@@ -455,6 +524,7 @@ struct BooCPUTileAndVectorizePass
         rewriter.replaceOp(op, dropped->replacements);
         op = cast<linalg::GenericOp>(dropped->resultOp.getOperation());
       }
+      op = orderLoopsLikeOutput(rewriter, op);
       if (failed(linalg::vectorizeOpPrecondition(op)))
         continue;
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(

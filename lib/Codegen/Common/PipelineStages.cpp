@@ -50,7 +50,8 @@ void mlir::boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
 }
 
 void mlir::boo::addLLVMLoweringStage(
-    OpPassManager &pm, vector::VectorContractLowering contractLowering) {
+    OpPassManager &pm, vector::VectorContractLowering contractLowering,
+    bool genericAllocations) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -63,7 +64,9 @@ void mlir::boo::addLLVMLoweringStage(
   ConvertVectorToLLVMPassOptions vectorOptions;
   vectorOptions.vectorContractLowering = contractLowering;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = genericAllocations;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -45,6 +45,13 @@ enum class SectionKind : uint32_t { Manifest = 1, CodeObject = 2 };
 /// emits it; a loader sets it; docs/ModuleFormat.md).
 inline constexpr char kParallelForSymbol[] = "__boo_parallel_for";
 
+/// The CPU code-object ABI's allocation hooks: pointer-sized globals, null
+/// or `void *(*)(uint64_t size)` and `void (*)(void *)`, that the compiled
+/// code allocates and frees its temporaries through (malloc and free while
+/// null; boo-cpu-hook-allocations emits them; docs/ModuleFormat.md).
+inline constexpr char kAllocSymbol[] = "__boo_alloc";
+inline constexpr char kFreeSymbol[] = "__boo_free";
+
 enum class TargetKind : uint8_t {
   /// Host native code: an ELF shared object (see docs/ModuleFormat.md for
   /// its ABI). Target name: the architecture ("x86_64", "aarch64").

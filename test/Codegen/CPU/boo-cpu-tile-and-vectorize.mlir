@@ -96,3 +96,34 @@ func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// A depthwise NHWC convolution (48 groups of 1 channel, as
+// boo-convert-to-linalg emits it): the output's innermost dim (the one
+// channel of a group) has extent 1, so the vector loop is the group loop.
+// Its tile is 16, not 24 (the largest divisor of 48 up to 32): whole
+// registers. The filter is made contiguous along the groups; the loops are
+// put in the output's order, so the forall walks rows, then columns, then
+// groups, and the tile's multiply-add needs no transposes.
+#dw_in = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, g, c)>
+#dw_fil = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (g, k, kh, kw, c)>
+#dw_out = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh, ow, g, k)>
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         %[[WT:.+]] = linalg.transpose ins(%{{.+}} : tensor<48x1x3x3x1xf32>) outs(%{{.+}} : tensor<1x3x3x1x48xf32>) permutation = [1, 2, 3, 4, 0]
+// CHECK:         scf.forall (%[[OH:.+]], %[[G:.+]]) = (0, 0) to (8, 48) step (1, 16)
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK-NOT:           vector.transpose
+// CHECK:               vector.transfer_read {{.*}} : tensor<8x16xf32>, vector<8x16xf32>
+// CHECK:               arith.mulf %{{.+}}, %{{.+}} : vector<8x16xf32>
+// CHECK:               arith.addf %{{.+}}, %{{.+}} : vector<8x16xf32>
+func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %acc: tensor<1x8x8x48x1xf32>) -> tensor<1x8x8x48x1xf32> {
+  %r = linalg.generic {indexing_maps = [#dw_in, #dw_fil, #dw_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x10x10x48x1xf32>, tensor<48x1x3x3x1xf32>) outs(%acc : tensor<1x8x8x48x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x48x1xf32>
+  return %r : tensor<1x8x8x48x1xf32>
+}

@@ -68,6 +68,39 @@ def BooCPUCopyToLinalg : Pass<"boo-cpu-copy-to-linalg", "func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def BooCPUHookAllocations : Pass<"boo-cpu-hook-allocations", "ModuleOp"> {
+  let summary = "Define the allocation functions of finalize-memref-to-llvm's "
+                "use-generic-functions, calling through the __boo_alloc and "
+                "__boo_free hooks (CPU)";
+  let description = [{
+    Implements the allocation half of the CPU code-object ABI
+    (docs/ModuleFormat.md). `finalize-memref-to-llvm` with
+    `use-generic-functions=true` lowers `memref.alloc` and `memref.dealloc`
+    to calls of `@_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr` and
+    `@_mlir_memref_to_llvm_free(!llvm.ptr)`. This pass, which must run
+    before it, defines both in the module (internal linkage, so that no
+    other definition in the process can take their place), with two
+    external zero-initialized pointer globals, `@__boo_alloc` and
+    `@__boo_free`:
+
+    ```mlir
+    llvm.mlir.global external @__boo_alloc() : !llvm.ptr
+    llvm.func internal @_mlir_memref_to_llvm_alloc(%size: i64) -> !llvm.ptr {
+      %hook = llvm.load (llvm.mlir.addressof @__boo_alloc) : !llvm.ptr
+      // %hook == null ? malloc(%size) : %hook(%size)
+    }
+    ```
+
+    A loader that sets both (the runtime's cpu device does) serves the
+    compiled code's temporaries from its own allocator: the runtime keeps
+    freed blocks for the next call, where `malloc` of a large block maps
+    fresh pages, and every first touch of a page faults. Unset, the code
+    calls `malloc` and `free`. A module that has them already is left
+    unchanged.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def BooCPUOutlineParallel : Pass<"boo-cpu-outline-parallel", "ModuleOp"> {
   let summary = "Outline each outermost scf.forall into a body function "
                 "called through the __boo_parallel_for hook (CPU)";

@@ -29,9 +29,12 @@ void addBufferizationStage(OpPassManager &pm, bool deallocate);
 /// intrinsic, then vector, memref, math, arith, index, ub, cf and func to
 /// LLVM, unrealized casts reconciled, canonicalized, and
 /// boo-verify-llvm-contract. `contractLowering` is how convert-vector-to-llvm
-/// lowers what vector.contract ops are left.
+/// lowers what vector.contract ops are left. With `genericAllocations`,
+/// memref.alloc/dealloc call `_mlir_memref_to_llvm_alloc`/`_free`
+/// (finalize-memref-to-llvm's use-generic-functions) instead of malloc/free.
 void addLLVMLoweringStage(OpPassManager &pm,
-                          vector::VectorContractLowering contractLowering);
+                          vector::VectorContractLowering contractLowering,
+                          bool genericAllocations = false);
 
 } // namespace mlir::boo
 
