@@ -133,6 +133,22 @@ static unsigned vectorLoop(linalg::GenericOp op) {
   return cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
 }
 
+/// For a copy with a transposed input (one input, no reductions, the
+/// input's innermost dim indexed by a parallel loop other than `vecDim`),
+/// that loop.
+static std::optional<unsigned> transposedLoop(linalg::GenericOp op,
+                                              unsigned vecDim) {
+  if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 0)
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto inner = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!inner || inner.getPosition() == vecDim)
+    return std::nullopt;
+  return inner.getPosition();
+}
+
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.
 static FailureOr<SmallVector<int64_t>>
 chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
@@ -179,6 +195,15 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
   };
   // Vector dim: the loop of the output's innermost (non-unit) dim.
   unsigned vecDim = vectorLoop(op);
+  // A transposing copy (one input, contiguous along another loop of the
+  // output) is tiled in register-wide squares: whole rows of the input are
+  // read, whole rows of the output written, and the square is transposed
+  // in registers.
+  if (std::optional<unsigned> inner = transposedLoop(op, vecDim)) {
+    tiles[vecDim] = vectorDivisor(ranges[vecDim], 2 * vectorLanes, vectorLanes);
+    tiles[*inner] = vectorDivisor(ranges[*inner], 2 * vectorLanes, vectorLanes);
+    return tiles;
+  }
   assign(vecDim, vectorTile, /*isVector=*/true);
   // Row dim: the parallel loop of an output dim (other than the vector
   // dim) that admits the largest tile; ties go to the innermost output dim.
@@ -293,8 +318,10 @@ static LogicalResult removeWindows(RewriterBase &rewriter,
 /// transposed tensor whose innermost dim is the vector loop's, so the tiles
 /// read contiguous vectors instead of transposing in the inner loop (the
 /// weight reorder CPU libraries do).
-static void makeVectorDimContiguous(RewriterBase &rewriter,
-                                    linalg::GenericOp op, unsigned vecDim) {
+static void
+makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
+                        unsigned vecDim,
+                        SmallVectorImpl<linalg::GenericOp> &copies) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   bool changed = false;
   for (OpOperand *operand : op.getDpsInputOperands()) {
@@ -322,9 +349,14 @@ static void makeVectorDimContiguous(RewriterBase &rewriter,
     rewriter.setInsertionPoint(op);
     Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
                                          type.getElementType());
-    Value transposed = linalg::TransposeOp::create(rewriter, op.getLoc(),
-                                                   operand->get(), init, perm)
-                           ->getResult(0);
+    auto transpose = linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                                 operand->get(), init, perm);
+    FailureOr<linalg::GenericOp> copy =
+        linalg::generalizeNamedOp(rewriter, transpose);
+    Value transposed =
+        succeeded(copy) ? (*copy)->getResult(0) : transpose->getResult(0);
+    if (succeeded(copy))
+      copies.push_back(*copy);
     rewriter.modifyOpInPlace(op, [&]() { operand->set(transposed); });
     maps[operand->getOperandNumber()] =
         AffineMap::get(map.getNumDims(), 0, results, op.getContext());
@@ -340,7 +372,8 @@ static void makeVectorDimContiguous(RewriterBase &rewriter,
 /// once, outside the loops, when every use in the body is an extension to
 /// f32: the inner loop then runs on f32 vectors instead of converting each
 /// element at every reuse (bf16 has no native conversion on most CPUs).
-static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op) {
+static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op,
+                               SmallVectorImpl<linalg::GenericOp> &copies) {
   Block *body = op.getBody();
   Type f32 = rewriter.getF32Type();
   for (OpOperand *operand : op.getDpsInputOperands()) {
@@ -358,18 +391,16 @@ static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op) {
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32);
     unsigned rank = type.getRank();
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-    Value promoted =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{init.getType()},
-            ValueRange{operand->get()}, ValueRange{init},
-            ArrayRef<AffineMap>{id, id},
-            SmallVector<utils::IteratorType>(rank,
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value ext = arith::ExtFOp::create(b, l, f32, args[0]);
-              linalg::YieldOp::create(b, l, ext);
-            })
-            .getResult(0);
+    auto promotion = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{operand->get()},
+        ValueRange{init}, ArrayRef<AffineMap>{id, id},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value ext = arith::ExtFOp::create(b, l, f32, args[0]);
+          linalg::YieldOp::create(b, l, ext);
+        });
+    copies.push_back(promotion);
+    Value promoted = promotion.getResult(0);
     rewriter.modifyOpInPlace(op, [&]() {
       operand->set(promoted);
       arg.setType(f32);
@@ -476,16 +507,19 @@ struct BooCPUTileAndVectorizePass
     func.walk([&](linalg::GenericOp op) { candidates.push_back(op); });
 
     SmallVector<linalg::GenericOp> tiled;
-    for (linalg::GenericOp op : candidates) {
+    // The copies the contractions' operands are prepared by (promotions to
+    // f32, transposes), tiled after them.
+    SmallVector<linalg::GenericOp> copies;
+    auto tileOne = [&](linalg::GenericOp op, bool prepare) {
       if (readsEveryInputAlongVectorLoop(op))
         op = orderLoopsLikeOutput(rewriter, op);
       FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(
           op, vectorWidth, 4 * vectorWidth, rowTile, reductionTile);
       if (failed(tiles))
-        continue;
-      if (vectorize && op.getNumReductionLoops() > 0) {
-        promoteInputsToF32(rewriter, op);
-        makeVectorDimContiguous(rewriter, op, vectorLoop(op));
+        return;
+      if (prepare && vectorize && op.getNumReductionLoops() > 0) {
+        promoteInputsToF32(rewriter, op, copies);
+        makeVectorDimContiguous(rewriter, op, vectorLoop(op), copies);
       }
       // Tile sizes per loop (0: the loop is not tiled), split into the
       // parallel loops (the forall) and the reduction loops (the fors).
@@ -505,7 +539,11 @@ struct BooCPUTileAndVectorizePass
                tileReduction);
       if (succeeded(tiledOp))
         tiled.push_back(*tiledOp);
-    }
+    };
+    for (linalg::GenericOp op : candidates)
+      tileOne(op, /*prepare=*/true);
+    for (linalg::GenericOp op : copies)
+      tileOne(op, /*prepare=*/false);
     if (!vectorize)
       return;
 

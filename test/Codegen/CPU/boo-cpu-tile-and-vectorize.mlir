@@ -7,15 +7,22 @@
 
 // A 3x3 NHWC/KYXC convolution (as boo-convert-to-linalg emits it): bf16
 // inputs are promoted to f32 once, the filter is reordered so K is
-// contiguous, window loops (kh, kw) and the batch/row loops get extent 1,
+// contiguous (these copies are tiled and vectorized too: the reorder in
+// 16x16 squares transposed in registers), window loops (kh, kw) and the
+// batch/row loops get extent 1,
 // and each tile is an 8(ow) x 16(c) x 32(k) vector.contract. The parallel
 // tiles (output rows) form an scf.forall, the reduction tiles scf.for
 // loops inside it.
 // CHECK-LABEL: func.func @conv_nhwc_bf16
 // CHECK-SAME:    %{{.+}}: tensor<1x10x10x16xbf16>, %{{.+}}: tensor<32x3x3x16xbf16>, %[[ACC:.+]]: tensor<1x8x8x32xf32>
-// CHECK:         %[[XF:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<1x10x10x16xbf16>) outs(%{{.+}} : tensor<1x10x10x16xf32>)
-// CHECK:         %[[WF:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<32x3x3x16xbf16>) outs(%{{.+}} : tensor<32x3x3x16xf32>)
-// CHECK:         %[[WT:.+]] = linalg.transpose ins(%[[WF]] : tensor<32x3x3x16xf32>) outs(%{{.+}} : tensor<3x3x16x32xf32>) permutation = [1, 2, 3, 0]
+// CHECK:         %[[XF:.+]] = scf.forall {{.*}} -> (tensor<1x10x10x16xf32>)
+// CHECK:           arith.extf %{{.+}} : vector<5x16xbf16> to vector<5x16xf32>
+// CHECK:         %[[WF:.+]] = scf.forall {{.*}} -> (tensor<32x3x3x16xf32>)
+// CHECK:           arith.extf %{{.+}} : vector<8x16xbf16> to vector<8x16xf32>
+// CHECK:         %[[WT:.+]] = scf.forall {{.*}} -> (tensor<3x3x16x32xf32>)
+// CHECK:           tensor.extract_slice %[[WF]]
+// CHECK:           vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // CHECK:         scf.forall (%[[OH:.+]]) in (8) shared_outs(%[[OUT:.+]] = %[[ACC]])
 // CHECK:           %[[XROWS:.+]] = tensor.extract_slice %[[XF]][0, %[[OH]], 0, 0] [1, 3, 10, 16] [1, 1, 1, 1]
 // CHECK:           %[[TILE:.+]] = scf.for %[[KH:.+]] = %c0 to %c3 step %c1
@@ -110,7 +117,7 @@ func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
 #dw_fil = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (g, k, kh, kw, c)>
 #dw_out = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh, ow, g, k)>
 // CHECK-LABEL: func.func @depthwise
-// CHECK:         %[[WT:.+]] = linalg.transpose ins(%{{.+}} : tensor<48x1x3x3x1xf32>) outs(%{{.+}} : tensor<1x3x3x1x48xf32>) permutation = [1, 2, 3, 4, 0]
+// CHECK:         scf.forall {{.*}} -> (tensor<1x3x3x1x48xf32>)
 // CHECK:         scf.forall (%[[OH:.+]], %[[G:.+]]) = (0, 0) to (8, 48) step (1, 16)
 // CHECK:           scf.for
 // CHECK:             scf.for

@@ -23,6 +23,14 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     (strided) input accesses of the tile into strided `tensor.extract_slice`
     ops so the tile becomes a plain contraction, and vectorizes it. Ops that
     cannot be vectorized are left for the loop lowering.
+
+    The copies that prepare a contraction's operands (bf16/f16 inputs
+    promoted to f32 once; an input transposed so that the vector loop is
+    its contiguous dim, such as a KYXC filter reordered to YXCK) are tiled
+    and vectorized the same way after it. A transposing copy gets square
+    tiles of up to 2 x `vector-width` along the input's and the output's
+    contiguous dims, read and written as whole rows and transposed in
+    registers.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
@@ -48,8 +56,11 @@ def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {
   let description = [{
     Runs after bufferization: contractions become outer products (FMAs),
     multi-reductions become chains of element-wise ops over the parallel
-    dim, transposes, broadcasts and shape casts are unrolled, and transfer
-    ops with permutation maps become minor-identity transfers.
+    dim, 16x16 f32 transposes become the 8 stages of shuffles of the
+    upstream `shuffle_16x16` lowering (the tiles of transposing copies,
+    see `boo-cpu-tile-and-vectorize`), other transposes, broadcasts and
+    shape casts are unrolled, and transfer ops with permutation maps become
+    minor-identity transfers.
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
