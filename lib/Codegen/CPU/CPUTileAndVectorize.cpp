@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Codegen/CPU/Passes.h"
+#include "CPUOperandLayouts.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -51,6 +52,7 @@ namespace mlir::boo {
 } // namespace mlir::boo
 
 using namespace mlir;
+using namespace mlir::boo;
 
 namespace {
 
@@ -313,103 +315,6 @@ static LogicalResult removeWindows(RewriterBase &rewriter,
   return success();
 }
 
-/// If an input is indexed by the vector loop in a dim that is not its
-/// innermost one (e.g. the K dim of a KYXC filter), copies it once into a
-/// transposed tensor whose innermost dim is the vector loop's, so the tiles
-/// read contiguous vectors instead of transposing in the inner loop (the
-/// weight reorder CPU libraries do).
-static void
-makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
-                        unsigned vecDim,
-                        SmallVectorImpl<linalg::GenericOp> &copies) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  bool changed = false;
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    AffineMap map = maps[operand->getOperandNumber()];
-    unsigned rank = map.getNumResults();
-    std::optional<unsigned> pos;
-    for (auto [i, e] : llvm::enumerate(map.getResults()))
-      if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == vecDim)
-        pos = i;
-    auto type = cast<RankedTensorType>(operand->get().getType());
-    if (!pos || llvm::all_of(type.getShape().drop_front(*pos + 1),
-                             [](int64_t size) { return size == 1; }))
-      continue; // contiguous already (the dims after it have extent 1)
-    SmallVector<int64_t> perm;
-    for (unsigned i = 0; i < rank; ++i)
-      if (i != *pos)
-        perm.push_back(i);
-    perm.push_back(*pos);
-    SmallVector<int64_t> shape;
-    SmallVector<AffineExpr> results;
-    for (int64_t p : perm) {
-      shape.push_back(type.getDimSize(p));
-      results.push_back(map.getResult(p));
-    }
-    rewriter.setInsertionPoint(op);
-    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
-                                         type.getElementType());
-    auto transpose = linalg::TransposeOp::create(rewriter, op.getLoc(),
-                                                 operand->get(), init, perm);
-    FailureOr<linalg::GenericOp> copy =
-        linalg::generalizeNamedOp(rewriter, transpose);
-    Value transposed =
-        succeeded(copy) ? (*copy)->getResult(0) : transpose->getResult(0);
-    if (succeeded(copy))
-      copies.push_back(*copy);
-    rewriter.modifyOpInPlace(op, [&]() { operand->set(transposed); });
-    maps[operand->getOperandNumber()] =
-        AffineMap::get(map.getNumDims(), 0, results, op.getContext());
-    changed = true;
-  }
-  if (changed)
-    rewriter.modifyOpInPlace(op, [&]() {
-      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-    });
-}
-
-/// Promotes the f16/bf16 inputs of a multiply-accumulate generic to f32
-/// once, outside the loops, when every use in the body is an extension to
-/// f32: the inner loop then runs on f32 vectors instead of converting each
-/// element at every reuse (bf16 has no native conversion on most CPUs).
-static void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op,
-                               SmallVectorImpl<linalg::GenericOp> &copies) {
-  Block *body = op.getBody();
-  Type f32 = rewriter.getF32Type();
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    auto type = cast<RankedTensorType>(operand->get().getType());
-    if (type.getElementType() == f32 || !isa<FloatType>(type.getElementType()))
-      continue;
-    BlockArgument arg = body->getArgument(operand->getOperandNumber());
-    if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
-          auto ext = dyn_cast<arith::ExtFOp>(user);
-          return ext && ext.getType() == f32;
-        }))
-      continue;
-    rewriter.setInsertionPoint(op);
-    Location loc = op.getLoc();
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32);
-    unsigned rank = type.getRank();
-    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-    auto promotion = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{init.getType()}, ValueRange{operand->get()},
-        ValueRange{init}, ArrayRef<AffineMap>{id, id},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value ext = arith::ExtFOp::create(b, l, f32, args[0]);
-          linalg::YieldOp::create(b, l, ext);
-        });
-    copies.push_back(promotion);
-    Value promoted = promotion.getResult(0);
-    rewriter.modifyOpInPlace(op, [&]() {
-      operand->set(promoted);
-      arg.setType(f32);
-    });
-    for (Operation *user : llvm::to_vector(arg.getUsers()))
-      rewriter.replaceOp(user, arg);
-  }
-}
-
 /// Reorders the loops of a tile whose output map is a permutation so that
 /// the parallel loops come in the output's dim order (then the others): an
 /// element-wise tile then vectorizes in the output's layout, with no
@@ -513,13 +418,20 @@ struct BooCPUTileAndVectorizePass
     auto tileOne = [&](linalg::GenericOp op, bool prepare) {
       if (readsEveryInputAlongVectorLoop(op))
         op = orderLoopsLikeOutput(rewriter, op);
-      FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(
-          op, vectorWidth, 4 * vectorWidth, rowTile, reductionTile);
+      auto choose = [&]() {
+        return chooseTileSizes(op, vectorWidth, 4 * vectorWidth, rowTile,
+                               reductionTile);
+      };
+      FailureOr<SmallVector<int64_t>> tiles = choose();
       if (failed(tiles))
         return;
       if (prepare && vectorize && op.getNumReductionLoops() > 0) {
         promoteInputsToF32(rewriter, op, copies);
+        op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         makeVectorDimContiguous(rewriter, op, vectorLoop(op), copies);
+        tiles = choose();
+        if (failed(tiles))
+          return;
       }
       // Tile sizes per loop (0: the loop is not tiled), split into the
       // parallel loops (the forall) and the reduction loops (the fors).
@@ -540,8 +452,18 @@ struct BooCPUTileAndVectorizePass
       if (succeeded(tiledOp))
         tiled.push_back(*tiledOp);
     };
-    for (linalg::GenericOp op : candidates)
+    // Contractions first: repacking one may replace its initial value (a
+    // fill), which is then dead.
+    std::stable_partition(
+        candidates.begin(), candidates.end(),
+        [](linalg::GenericOp op) { return op.getNumReductionLoops() > 0; });
+    for (linalg::GenericOp op : candidates) {
+      if (op->use_empty() && isPure(op)) {
+        rewriter.eraseOp(op);
+        continue;
+      }
       tileOne(op, /*prepare=*/true);
+    }
     for (linalg::GenericOp op : copies)
       tileOne(op, /*prepare=*/false);
     if (!vectorize)

@@ -134,3 +134,49 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
   } -> tensor<1x8x8x48x1xf32>
   return %r : tensor<1x8x8x48x1xf32>
 }
+
+// -----
+
+// An NCHW convolution: its output's innermost loop (ow) slides in the
+// input's window, so it is repacked to compute channels-last. The input is
+// transposed to NHWC before it is padded, the filter to CYXK (K innermost,
+// the new vector loop), the fill is made in NHWC directly (the NCHW one is
+// dead), the tiles are the NHWC convolution's 8 (ow) x 16 (c) x 32 (k)
+// contractions, and a last copy transposes the NHWC result back to NCHW.
+// CHECK-LABEL: func.func @conv_nchw
+// CHECK-SAME:    %[[X:.+]]: tensor<1x16x8x8xf32>, %[[W:.+]]: tensor<32x16x3x3xf32>
+// CHECK:         %[[XT:.+]] = scf.forall {{.*}} -> (tensor<1x8x8x16xf32>)
+// CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x8xf32> to vector<8x16xf32>
+// CHECK:         %[[XP:.+]] = tensor.pad %[[XT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:         %[[WT:.+]] = scf.forall {{.*}} -> (tensor<16x3x3x32xf32>)
+// CHECK:         %[[FILL:.+]] = scf.forall {{.*}} -> (tensor<1x8x8x32xf32>)
+// CHECK:         %[[CONV:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[FILL]]) -> (tensor<1x8x8x32xf32>)
+// CHECK:           tensor.extract_slice %[[XP]]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         %[[BACK:.+]] = scf.forall {{.*}} -> (tensor<1x32x8x8xf32>)
+// CHECK:           tensor.extract_slice %[[CONV]]
+// CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+// CHECK:         return %[[BACK]]
+#nchw_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#nchw_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#nchw_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw(%x0: tensor<1x16x8x8xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %x = tensor.pad %x0 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x8x8xf32> to tensor<1x16x10x10xf32>
+  %e = tensor.empty() : tensor<1x32x8x8xf32>
+  %acc = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x8x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x32x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#nchw_in, #nchw_fil, #nchw_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x10x10xf32>, tensor<32x16x3x3xf32>) outs(%acc : tensor<1x32x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x8x8xf32>
+  return %r : tensor<1x32x8x8xf32>
+}

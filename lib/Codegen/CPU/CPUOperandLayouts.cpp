@@ -1,0 +1,310 @@
+//===- CPUOperandLayouts.cpp - Operand copies of the CPU schedule ---------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUOperandLayouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace {
+
+/// `value` copied into a tensor whose dims are its dims in `perm` order
+/// (as linalg.transpose), as a generic appended to `copies`.
+Value transposeCopy(RewriterBase &rewriter, Location loc, Value value,
+                    ArrayRef<int64_t> perm,
+                    SmallVectorImpl<linalg::GenericOp> &copies) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  Value init =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  auto transpose =
+      linalg::TransposeOp::create(rewriter, loc, value, init, perm);
+  FailureOr<linalg::GenericOp> copy =
+      linalg::generalizeNamedOp(rewriter, transpose);
+  if (failed(copy))
+    return transpose->getResult(0);
+  copies.push_back(*copy);
+  return (*copy)->getResult(0);
+}
+
+/// As transposeCopy, but a value padded with a constant (tensor.pad) is
+/// transposed before it is padded, so the copy reads and writes the
+/// unpadded extents (the pad's rows are rarely multiples of a register).
+Value transposePadded(RewriterBase &rewriter, Location loc, Value value,
+                      ArrayRef<int64_t> perm,
+                      SmallVectorImpl<linalg::GenericOp> &copies) {
+  auto pad = value.getDefiningOp<tensor::PadOp>();
+  Value padValue = pad ? pad.getConstantPaddingValue() : Value();
+  if (!padValue || !pad.getResultType().hasStaticShape())
+    return transposeCopy(rewriter, loc, value, perm, copies);
+  Value source = transposeCopy(rewriter, loc, pad.getSource(), perm, copies);
+  SmallVector<OpFoldResult> low, high;
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    low.push_back(pad.getMixedLowPad()[p]);
+    high.push_back(pad.getMixedHighPad()[p]);
+    shape.push_back(pad.getResultType().getDimSize(p));
+  }
+  auto type =
+      RankedTensorType::get(shape, pad.getResultType().getElementType());
+  return tensor::PadOp::create(rewriter, loc, type, source, low, high,
+                               padValue);
+}
+
+/// The permutation that moves dim `pos` of a rank-`rank` value innermost.
+SmallVector<int64_t> toInnermost(unsigned rank, unsigned pos) {
+  SmallVector<int64_t> perm;
+  for (unsigned i = 0; i < rank; ++i)
+    if (i != pos)
+      perm.push_back(i);
+  perm.push_back(pos);
+  return perm;
+}
+
+/// `map`'s results in `perm` order.
+AffineMap permuteResults(AffineMap map, ArrayRef<int64_t> perm) {
+  SmallVector<AffineExpr> results;
+  for (int64_t p : perm)
+    results.push_back(map.getResult(p));
+  return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+}
+
+/// The position of the plain result `d` of `map`, if it has one.
+std::optional<unsigned> resultOf(AffineMap map, unsigned d) {
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(e); dim && dim.getPosition() == d)
+      return i;
+  return std::nullopt;
+}
+
+/// Whether the dims of `type` after `pos` all have extent 1.
+bool innermostBut1s(RankedTensorType type, unsigned pos) {
+  return llvm::all_of(type.getShape().drop_front(pos + 1),
+                      [](int64_t size) { return size == 1; });
+}
+
+/// Moves loop `d` innermost in input `operand` of `op` (a transposed copy),
+/// updating `maps`; false when `operand` has no plain result `d` or has it
+/// innermost already.
+bool moveInnermost(RewriterBase &rewriter, linalg::GenericOp op,
+                   OpOperand *operand, unsigned d,
+                   SmallVectorImpl<AffineMap> &maps,
+                   SmallVectorImpl<linalg::GenericOp> &copies) {
+  AffineMap map = maps[operand->getOperandNumber()];
+  std::optional<unsigned> pos = resultOf(map, d);
+  auto type = cast<RankedTensorType>(operand->get().getType());
+  if (!pos || innermostBut1s(type, *pos))
+    return false;
+  SmallVector<int64_t> perm = toInnermost(map.getNumResults(), *pos);
+  rewriter.setInsertionPoint(op);
+  Value copy =
+      transposePadded(rewriter, op.getLoc(), operand->get(), perm, copies);
+  rewriter.modifyOpInPlace(op, [&]() { operand->set(copy); });
+  maps[operand->getOperandNumber()] = permuteResults(map, perm);
+  return true;
+}
+
+/// The loops of `op` that appear in a windowed input access (a map result
+/// with two or more loops, such as `oh * s + kh * d`).
+llvm::SmallDenseSet<unsigned> windowedLoops(linalg::GenericOp op) {
+  llvm::SmallDenseSet<unsigned> windowed;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
+      if (isa<AffineDimExpr, AffineConstantExpr>(e))
+        continue;
+      e.walk([&](AffineExpr sub) {
+        if (auto d = dyn_cast<AffineDimExpr>(sub))
+          windowed.insert(d.getPosition());
+      });
+    }
+  return windowed;
+}
+
+/// A zero-input generic (a fill) like the one defining `value` but
+/// producing `type` (appended to `copies`), or null when `value` is not
+/// such a fill.
+Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
+             SmallVectorImpl<linalg::GenericOp> &copies) {
+  auto fill = value.getDefiningOp<linalg::GenericOp>();
+  if (!fill || fill.getNumDpsInputs() != 0 || fill.getNumDpsInits() != 1 ||
+      !fill.getMatchingIndexingMap(fill.getDpsInitOperand(0)).isIdentity() ||
+      !llvm::hasSingleElement(fill.getBody()->getOperations()))
+    return nullptr; // not a fill with a constant (yield only) body
+  Location loc = fill.getLoc();
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+  AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+  auto copy = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{id}, fill.getIteratorTypesArray());
+  IRMapping mapping;
+  fill.getRegion().cloneInto(&copy.getRegion(), mapping);
+  copies.push_back(copy);
+  return copy.getResult(0);
+}
+
+} // namespace
+
+void mlir::boo::makeVectorDimContiguous(
+    RewriterBase &rewriter, linalg::GenericOp op, unsigned vecDim,
+    SmallVectorImpl<linalg::GenericOp> &copies) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    changed |= moveInnermost(rewriter, op, operand, vecDim, maps, copies);
+  if (changed)
+    rewriter.modifyOpInPlace(op, [&]() {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+}
+
+/// The new vector loop of a repacked contraction (see
+/// repackWindowedVectorLoop), if there is one.
+static std::optional<unsigned>
+chooseRepackedVectorLoop(linalg::GenericOp op,
+                         const llvm::SmallDenseSet<unsigned> &windowed) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  // First among the loops some input lacks (the GEMM's N), else among all
+  // (a depthwise convolution's groups, which every operand has).
+  for (bool needLacking : {true, false}) {
+    std::optional<unsigned> best;
+    for (AffineExpr e : outMap.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      bool someInputLacksIt =
+          llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+            return !op.getMatchingIndexingMap(operand).isFunctionOfDim(d);
+          });
+      if (windowed.contains(d) || ranges[d] <= 1 ||
+          (needLacking && !someInputLacksIt))
+        continue;
+      if (!best || ranges[d] >= ranges[*best])
+        best = d;
+    }
+    if (best)
+      return best;
+  }
+  return std::nullopt;
+}
+
+/// The largest reduction loop of `map` that is one of its plain results
+/// and in no window.
+static std::optional<unsigned>
+largestPlainReduction(linalg::GenericOp op, AffineMap map,
+                      const llvm::SmallDenseSet<unsigned> &windowed) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  std::optional<unsigned> best;
+  for (AffineExpr e : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      continue;
+    unsigned d = dim.getPosition();
+    if (iters[d] != utils::IteratorType::reduction || windowed.contains(d) ||
+        ranges[d] <= 1)
+      continue;
+    if (!best || ranges[d] > ranges[*best])
+      best = d;
+  }
+  return best;
+}
+
+linalg::GenericOp mlir::boo::repackWindowedVectorLoop(
+    RewriterBase &rewriter, linalg::GenericOp op, unsigned vecDim,
+    SmallVectorImpl<linalg::GenericOp> &copies) {
+  llvm::SmallDenseSet<unsigned> windowed = windowedLoops(op);
+  if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
+      !windowed.contains(vecDim))
+    return op;
+  std::optional<unsigned> newVec = chooseRepackedVectorLoop(op, windowed);
+  if (!newVec)
+    return op;
+  // Inputs: the new vector loop innermost where they have it, else their
+  // largest plain reduction loop.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = maps[operand->getOperandNumber()];
+    if (resultOf(map, *newVec)) {
+      moveInnermost(rewriter, op, operand, *newVec, maps, copies);
+      continue;
+    }
+    if (std::optional<unsigned> red = largestPlainReduction(op, map, windowed))
+      moveInnermost(rewriter, op, operand, *red, maps, copies);
+  }
+  // The result: computed with the new vector loop innermost, then copied
+  // back. A fill as its initial value is made in the new layout directly.
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap outMap = maps[init->getOperandNumber()];
+  SmallVector<int64_t> perm =
+      toInnermost(outMap.getNumResults(), *resultOf(outMap, *newVec));
+  maps[init->getOperandNumber()] = permuteResults(outMap, perm);
+  rewriter.setInsertionPoint(op);
+  auto initType = cast<RankedTensorType>(init->get().getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(initType.getDimSize(p));
+  auto newType = RankedTensorType::get(shape, initType.getElementType());
+  Value newInit = refill(rewriter, init->get(), newType, copies);
+  if (!newInit)
+    newInit = transposeCopy(rewriter, op.getLoc(), init->get(), perm, copies);
+  auto repacked = linalg::GenericOp::create(
+      rewriter, op.getLoc(), TypeRange{newType}, op.getDpsInputs(),
+      ValueRange{newInit}, maps, op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), repacked.getRegion(),
+                              repacked.getRegion().begin());
+  // perm maps result dims to original dims; its inverse copies back.
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  Value back = transposeCopy(rewriter, op.getLoc(), repacked.getResult(0),
+                             inverse, copies);
+  rewriter.replaceOp(op, back);
+  return repacked;
+}
+
+void mlir::boo::promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op,
+                                   SmallVectorImpl<linalg::GenericOp> &copies) {
+  Block *body = op.getBody();
+  Type f32 = rewriter.getF32Type();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    if (type.getElementType() == f32 || !isa<FloatType>(type.getElementType()))
+      continue;
+    BlockArgument arg = body->getArgument(operand->getOperandNumber());
+    if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
+          auto ext = dyn_cast<arith::ExtFOp>(user);
+          return ext && ext.getType() == f32;
+        }))
+      continue;
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32);
+    unsigned rank = type.getRank();
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    auto promotion = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{operand->get()},
+        ValueRange{init}, ArrayRef<AffineMap>{id, id},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value ext = arith::ExtFOp::create(b, l, f32, args[0]);
+          linalg::YieldOp::create(b, l, ext);
+        });
+    copies.push_back(promotion);
+    Value promoted = promotion.getResult(0);
+    rewriter.modifyOpInPlace(op, [&]() {
+      operand->set(promoted);
+      arg.setType(f32);
+    });
+    for (Operation *user : llvm::to_vector(arg.getUsers()))
+      rewriter.replaceOp(user, arg);
+  }
+}

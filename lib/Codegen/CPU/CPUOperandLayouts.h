@@ -1,0 +1,62 @@
+//===- CPUOperandLayouts.h - Operand copies of the CPU schedule -*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The copies boo-cpu-tile-and-vectorize makes of a contraction's operands
+// before tiling it, so that its tiles read contiguous vectors: promotions
+// to f32, transposes that put the vector loop (or the reduction loop)
+// innermost, and the repacking of channels-first convolutions into a
+// channels-last computation. Every copy made is appended to `copies`, for
+// the pass to tile and vectorize in turn.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_LIB_CODEGEN_CPU_CPUOPERANDLAYOUTS_H
+#define BOO_LIB_CODEGEN_CPU_CPUOPERANDLAYOUTS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::boo {
+
+/// Promotes the f16/bf16 inputs of a multiply-accumulate generic to f32
+/// once, outside the loops, when every use in the body is an extension to
+/// f32: the inner loop then runs on f32 vectors instead of converting each
+/// element at every reuse (bf16 has no native conversion on most CPUs).
+void promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op,
+                        SmallVectorImpl<linalg::GenericOp> &copies);
+
+/// If an input is indexed by the vector loop in a dim that is not its
+/// innermost one (e.g. the K dim of a KYXC filter), copies it once into a
+/// transposed tensor whose innermost dim is the vector loop's, so the tiles
+/// read contiguous vectors instead of transposing in the inner loop (the
+/// weight reorder CPU libraries do).
+void makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
+                             unsigned vecDim,
+                             SmallVectorImpl<linalg::GenericOp> &copies);
+
+/// A contraction whose vector loop `vecDim` (the loop of the output's
+/// innermost dim) slides in a window, as the output columns of an NCHW
+/// convolution do, cannot tile its reduction, and multiplies by one
+/// broadcast weight per step. Such a generic is rewritten to compute in
+/// channels-last layouts:
+///  - the new vector loop is the output's largest parallel loop that is in
+///    no window and that some input lacks (a convolution's output
+///    channels), else its largest parallel loop in no window (a depthwise
+///    convolution's groups);
+///  - the inputs that have it get it innermost; the others get their
+///    largest un-windowed reduction loop innermost (NCHW -> NHWC). A
+///    padded input is transposed before it is padded;
+///  - the generic writes a result transposed the same way, and a copy
+///    transposes it back to the original layout.
+/// Returns the new generic, or `op` when it is not such a contraction.
+linalg::GenericOp
+repackWindowedVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
+                         unsigned vecDim,
+                         SmallVectorImpl<linalg::GenericOp> &copies);
+
+} // namespace mlir::boo
+
+#endif // BOO_LIB_CODEGEN_CPU_CPUOPERANDLAYOUTS_H
