@@ -428,6 +428,8 @@ struct BooCPUTileAndVectorizePass
       if (prepare && vectorize && op.getNumReductionLoops() > 0) {
         promoteInputsToF32(rewriter, op, copies);
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
+        if (readsEveryInputAlongVectorLoop(op))
+          op = orderLoopsLikeOutput(rewriter, op);
         makeVectorDimContiguous(rewriter, op, vectorLoop(op), copies);
         tiles = choose();
         if (failed(tiles))
