@@ -47,20 +47,31 @@ public:
   bool tryParallelFor(ParallelBody body, void *ctx, int64_t n);
 
 private:
-  /// One parallel loop. Workers that wake late (after the caller has run
-  /// every chunk and returned) still hold the job, find no chunk left and
-  /// drop it; the caller never waits for a worker to wake up.
+  /// One parallel loop, in min(n, 4 * threads) chunks. Thread t (the
+  /// caller is 0) owns the t-th run of consecutive chunks and runs those
+  /// first, so that successive loops over the same data (a pad, then the
+  /// convolution reading it; one call, then the next) find it in the same
+  /// core's cache; then it takes what is left of the others' chunks, so a
+  /// late thread delays nothing. Workers that wake late (after the caller
+  /// has run every chunk and returned) still hold the job, find no chunk
+  /// left and drop it; the caller never waits for a worker to wake up.
   struct Job {
-    ParallelBody body = nullptr;
-    void *ctx = nullptr;
-    int64_t count = 0, chunkCount = 0;
-    std::atomic<int64_t> nextChunk{0};
+    Job(ParallelBody body, void *ctx, int64_t count, unsigned threads);
+    ParallelBody body;
+    void *ctx;
+    int64_t count, chunkCount, chunksPerThread;
+    /// Per owner, its next chunk; one cache line each.
+    struct alignas(64) PaddedCounter {
+      std::atomic<int64_t> value{0};
+    };
+    std::unique_ptr<PaddedCounter[]> next;
+    unsigned threads;
     std::atomic<int64_t> doneChunks{0};
     /// Runs chunks until none is left; true if it ran the last one.
-    bool runChunks();
+    bool runChunks(unsigned self);
   };
 
-  void workerLoop();
+  void workerLoop(unsigned self);
 
   std::vector<std::thread> workers;
   /// Set while a tryParallelFor is in progress.
@@ -68,8 +79,9 @@ private:
 
   std::mutex mutex;
   std::condition_variable wakeCondition, doneCondition;
-  uint64_t generation = 0; // bumped for each job; guarded by `mutex`
-  bool stopping = false;
+  /// Bumped for each job, under `mutex`; workers poll it without.
+  std::atomic<uint64_t> generation{0};
+  std::atomic<bool> stopping{false};
   /// The current job; guarded by `mutex`.
   std::shared_ptr<Job> job;
 };

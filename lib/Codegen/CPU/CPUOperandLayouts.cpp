@@ -308,3 +308,88 @@ void mlir::boo::promoteInputsToF32(RewriterBase &rewriter, linalg::GenericOp op,
       rewriter.replaceOp(user, arg);
   }
 }
+
+namespace {
+/// Whether `op` only writes its init (all loops parallel, the init unread),
+/// so that any tensor of the init's type may serve as its init.
+bool writesInitOnly(linalg::GenericOp op) {
+  return op.getNumDpsInits() == 1 && op.getNumReductionLoops() == 0 &&
+         !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
+}
+} // namespace
+
+void mlir::boo::decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
+                             SmallVectorImpl<linalg::GenericOp> &copies) {
+  Value padValue = pad.getConstantPaddingValue();
+  RankedTensorType type = pad.getResultType();
+  RankedTensorType sourceType = pad.getSourceType();
+  SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+  if (!padValue || !type.hasStaticShape() || !sourceType.hasStaticShape() ||
+      llvm::any_of(llvm::concat<int64_t>(low, high), ShapedType::isDynamic))
+    return;
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(pad);
+  Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> ones(rank, 1);
+  auto insert = [&](Value value, ArrayRef<int64_t> offsets,
+                    ArrayRef<int64_t> sizes) {
+    MLIRContext *ctx = rewriter.getContext();
+    result = tensor::InsertSliceOp::create(
+        rewriter, loc, value, result, getAsIndexOpFoldResult(ctx, offsets),
+        getAsIndexOpFoldResult(ctx, sizes), getAsIndexOpFoldResult(ctx, ones));
+  };
+  auto slice = [&](ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
+    MLIRContext *ctx = rewriter.getContext();
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, result, getAsIndexOpFoldResult(ctx, offsets),
+        getAsIndexOpFoldResult(ctx, sizes), getAsIndexOpFoldResult(ctx, ones));
+  };
+  // A named op as a generic appended to `copies`; its result.
+  auto generalized = [&](linalg::LinalgOp op) -> Value {
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generic))
+      return op->getResult(0);
+    copies.push_back(*generic);
+    return (*generic)->getResult(0);
+  };
+  // The border of dim i: the dims before it over their interior only, the
+  // dims after it whole, so that no element is filled twice.
+  for (unsigned i = 0; i < rank; ++i) {
+    for (bool isLow : {true, false}) {
+      int64_t extent = isLow ? low[i] : high[i];
+      if (extent == 0)
+        continue;
+      SmallVector<int64_t> offsets, sizes;
+      for (unsigned j = 0; j < rank; ++j) {
+        bool before = j < i;
+        offsets.push_back(j == i
+                              ? (isLow ? 0 : low[j] + sourceType.getDimSize(j))
+                              : (before ? low[j] : 0));
+        sizes.push_back(
+            j == i ? extent
+                   : (before ? sourceType.getDimSize(j) : type.getDimSize(j)));
+      }
+      auto fill = linalg::FillOp::create(rewriter, loc, padValue,
+                                         Value(slice(offsets, sizes)));
+      insert(generalized(fill), offsets, sizes);
+    }
+  }
+  SmallVector<int64_t> sizes(sourceType.getShape());
+  Value interior = slice(low, sizes);
+  auto producer = pad.getSource().getDefiningOp<linalg::GenericOp>();
+  if (producer && producer->hasOneUse() && writesInitOnly(producer)) {
+    // The producer writes the interior in place of its own init.
+    rewriter.modifyOpInPlace(
+        producer, [&]() { producer.getDpsInitOperand(0)->set(interior); });
+    producer->moveAfter(interior.getDefiningOp());
+    insert(producer->getResult(0), low, sizes);
+  } else {
+    auto copy =
+        linalg::CopyOp::create(rewriter, loc, pad.getSource(), interior);
+    insert(generalized(copy), low, sizes);
+  }
+  rewriter.replaceOp(pad, result);
+}

@@ -17,6 +17,7 @@
 #define BOO_LIB_CODEGEN_CPU_CPUOPERANDLAYOUTS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::boo {
@@ -56,6 +57,16 @@ linalg::GenericOp
 repackWindowedVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                          unsigned vecDim,
                          SmallVectorImpl<linalg::GenericOp> &copies);
+
+/// Rewrites a tensor.pad of static shape with a constant padding value as
+/// generics appended to `copies`: a fill of each padded side of the border
+/// (disjoint regions), and a copy of the source into the interior. When the
+/// source is made by a generic of its own (a transpose, a promotion) used
+/// only here, that generic writes the interior directly instead. The pass
+/// tiles them into parallel, vectorized loops; a tensor.pad would become
+/// one sequential memset of the whole result and a copy of each row.
+void decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
+                  SmallVectorImpl<linalg::GenericOp> &copies);
 
 } // namespace mlir::boo
 

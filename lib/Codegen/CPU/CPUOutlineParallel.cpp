@@ -162,14 +162,26 @@ static int64_t getStaticTripCount(Operation *loop, int64_t fallback) {
   return 1; // scf.if and other single-shot regions
 }
 
-/// A rough count of the operations one run of `region` executes: every
-/// op counts one, the regions of loops count once per iteration (dynamic
-/// loops are assumed to run 16 times). Saturates instead of overflowing.
+/// The elements an op works on: those of its largest vector operand or
+/// result, else 1.
+static int64_t elementCount(Operation &op) {
+  int64_t count = 1;
+  for (Type type : llvm::concat<Type>(llvm::to_vector(op.getOperandTypes()),
+                                      llvm::to_vector(op.getResultTypes())))
+    if (auto vector = dyn_cast<VectorType>(type))
+      count = std::max<int64_t>(count, vector.getNumElements());
+  return count;
+}
+
+/// A rough count of the element operations one run of `region` executes:
+/// every op counts its elements (one for a scalar op), the regions of
+/// loops count once per iteration (dynamic loops are assumed to run 16
+/// times). Saturates instead of overflowing.
 static int64_t estimateWork(Region &region) {
   constexpr int64_t kLimit = int64_t(1) << 50;
   int64_t work = 0;
   for (Operation &op : region.getOps()) {
-    work = std::min(kLimit, work + 1);
+    work = std::min(kLimit, work + elementCount(op));
     int64_t trips = getStaticTripCount(&op, /*fallback=*/16);
     for (Region &inner : op.getRegions()) {
       int64_t innerWork = estimateWork(inner);

@@ -53,15 +53,17 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //      function-boundary-type-conversion=identity-layout-map"
   //      --cse --canonicalize
   //      --buffer-results-to-out-params="hoist-static-allocs
-  //      modify-public-functions" --canonicalize --buffer-deallocation-pipeline
+  //      modify-public-functions" --canonicalize
+  //      --boo-forward-result-reshapes --buffer-deallocation-pipeline
   //      --convert-bufferization-to-memref
-  addBufferizationStage(pm, /*deallocate=*/true);
+  addBufferizationStage(pm, /*deallocate=*/true,
+                        /*forwardResultReshapes=*/true);
 
   // 4. Loops and vectors to LLVM. Strided copies become loops rather than
   //    calls to MLIR's runner library (the code may call libc and libm
   //    only); each top-level scf.forall becomes a body function called
   //    through the __boo_parallel_for hook (docs/ModuleFormat.md).
-  //    boo-opt --boo-cpu-lower-vectors --boo-cpu-copy-to-linalg
+  //    boo-opt --boo-cpu-lower-vectors --boo-cpu-lower-strided-copies
   //      --convert-linalg-to-loops --convert-vector-to-scf=full-unroll
   //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
   //      --boo-cpu-hook-allocations --convert-scf-to-cf
@@ -74,7 +76,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //      --convert-cf-to-llvm --convert-func-to-llvm
   //      --reconcile-unrealized-casts --canonicalize
   pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
-  pm.addNestedPass<func::FuncOp>(createBooCPUCopyToLinalg());
+  pm.addNestedPass<func::FuncOp>(createBooCPULowerStridedCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Fully unrolled: n-D transfers become 1-D loads/stores, no stack buffers.
   VectorTransferToSCFOptions transferOptions;

@@ -136,19 +136,26 @@ static unsigned vectorLoop(linalg::GenericOp op) {
 }
 
 /// For a copy with a transposed input (one input, no reductions, the
-/// input's innermost dim indexed by a parallel loop other than `vecDim`),
-/// that loop.
+/// input's innermost non-unit dim indexed by a parallel loop other than
+/// `vecDim`), that loop.
 static std::optional<unsigned> transposedLoop(linalg::GenericOp op,
                                               unsigned vecDim) {
   if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 0)
     return std::nullopt;
   AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  if (map.getNumResults() == 0)
-    return std::nullopt;
-  auto inner = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!inner || inner.getPosition() == vecDim)
-    return std::nullopt;
-  return inner.getPosition();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // The input's innermost dim, skipping unit ones.
+  for (AffineExpr e : llvm::reverse(map.getResults())) {
+    auto inner = dyn_cast<AffineDimExpr>(e);
+    if (!inner)
+      return std::nullopt;
+    if (ranges[inner.getPosition()] == 1)
+      continue;
+    if (inner.getPosition() == vecDim)
+      return std::nullopt;
+    return inner.getPosition();
+  }
+  return std::nullopt;
 }
 
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.
@@ -355,34 +362,66 @@ static bool readsEveryInputAlongVectorLoop(linalg::GenericOp op) {
   });
 }
 
+/// Whether `op` is a fill: all loops parallel, no tensor input, and a
+/// yielded value that does not read the init (a constant, or a scalar
+/// defined outside).
+static bool isFill(linalg::GenericOp op) {
+  return op.getNumReductionLoops() == 0 && op.getNumDpsInits() == 1 &&
+         llvm::none_of(op.getDpsInputs(),
+                       [](Value v) { return isa<ShapedType>(v.getType()); }) &&
+         !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
+}
+
 /// Tiles `op` with one scf.forall over the parallel loops' tiles (the
 /// iterations boo-cpu-outline-parallel distributes across threads), then
 /// the resulting tile with scf.for loops over the reduction loops' tiles
 /// inside it, so reductions are innermost and the accumulator is a
 /// loop-carried value that loop-invariant-subset-hoisting can keep in
 /// registers. Either level is skipped when none of its loops is tiled.
-/// Returns the innermost tiled op.
-static FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter,
-                                         linalg::GenericOp op,
-                                         ArrayRef<OpFoldResult> parallelSizes,
-                                         ArrayRef<OpFoldResult> reductionSizes,
-                                         bool tileParallel,
-                                         bool tileReduction) {
+/// A fill that makes the initial value of a contraction is fused into the
+/// forall: each tile then starts from zeros in registers instead of
+/// reading back a pass of zeros over the whole output. Its tiles are
+/// appended to `fusedFills`. Returns the innermost tiled op.
+static FailureOr<linalg::GenericOp>
+tile(RewriterBase &rewriter, linalg::GenericOp op,
+     ArrayRef<OpFoldResult> parallelSizes,
+     ArrayRef<OpFoldResult> reductionSizes, bool tileParallel,
+     bool tileReduction, SmallVectorImpl<linalg::GenericOp> &fusedFills) {
   auto tileLevel = [&](linalg::GenericOp target, ArrayRef<OpFoldResult> sizes,
                        scf::SCFTilingOptions::LoopType loopType)
       -> FailureOr<linalg::GenericOp> {
-    scf::SCFTilingOptions options;
-    options.setLoopType(loopType);
-    options.setTileSizes(sizes);
+    scf::SCFTilingOptions tilingOptions;
+    tilingOptions.setLoopType(loopType);
+    tilingOptions.setTileSizes(sizes);
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tilingOptions);
+    bool fuseFills = loopType == scf::SCFTilingOptions::LoopType::ForallOp &&
+                     target.getNumReductionLoops() > 0;
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          auto generic = dyn_cast<linalg::GenericOp>(producer.getOwner());
+          if (fuseFills && isDestination && generic && isFill(generic))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
     rewriter.setInsertionPoint(target);
-    FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(target.getOperation()), options);
-    if (failed(result) || result->tiledOps.empty())
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(target.getOperation()), options);
+    if (failed(result) || result->tiledAndFusedOps.empty())
       return failure();
-    auto tiledOp = dyn_cast<linalg::GenericOp>(result->tiledOps.back());
+    auto tiledOp =
+        dyn_cast<linalg::GenericOp>(result->tiledAndFusedOps.front());
     if (!tiledOp)
       return failure();
-    rewriter.replaceOp(target, result->replacements);
+    for (Operation *fused : llvm::drop_begin(result->tiledAndFusedOps))
+      if (auto generic = dyn_cast<linalg::GenericOp>(fused))
+        fusedFills.push_back(generic);
+    for (OpResult res : target->getResults())
+      if (Value replacement = result->replacements.lookup(res))
+        rewriter.replaceAllUsesWith(res, replacement);
+    rewriter.eraseOp(target);
     return tiledOp;
   };
   if (!tileParallel && !tileReduction)
@@ -398,6 +437,33 @@ static FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter,
     return tileLevel(op, reductionSizes,
                      scf::SCFTilingOptions::LoopType::ForOp);
   return op;
+}
+
+/// `addf(mulf(a, b), c)` on vectors (either operand order), where the
+/// product has no other use, becomes `vector.fma(a, b, c)`. Vectorized
+/// element-wise multiply-accumulate bodies (depthwise convolutions) would
+/// otherwise issue two instructions per lane, as LLVM fuses nothing without
+/// fast-math flags; vector.contract already lowers to vector.fma.
+struct FuseMultiplyAdd : OpRewritePattern<arith::AddFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::AddFOp add,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<VectorType>(add.getType()))
+      return failure();
+    for (unsigned i = 0; i < 2; ++i) {
+      auto mul = add->getOperand(i).getDefiningOp<arith::MulFOp>();
+      if (!mul || !mul->hasOneUse())
+        continue;
+      rewriter.replaceOpWithNewOp<vector::FMAOp>(
+          add, mul.getLhs(), mul.getRhs(), add->getOperand(1 - i));
+      return success();
+    }
+    return failure();
+  }
+};
+
+static void populateFuseMultiplyAddPatterns(RewritePatternSet &patterns) {
+  patterns.add<FuseMultiplyAdd>(patterns.getContext());
 }
 
 struct BooCPUTileAndVectorizePass
@@ -450,7 +516,7 @@ struct BooCPUTileAndVectorizePass
       }
       FailureOr<linalg::GenericOp> tiledOp =
           tile(rewriter, op, parallelSizes, reductionSizes, tileParallel,
-               tileReduction);
+               tileReduction, tiled);
       if (succeeded(tiledOp))
         tiled.push_back(*tiledOp);
     };
@@ -465,6 +531,14 @@ struct BooCPUTileAndVectorizePass
         continue;
       }
       tileOne(op, /*prepare=*/true);
+    }
+    // Pads (the convolutions' inputs, some made by the repacking above)
+    // become fills and copies, tiled like the other copies.
+    if (vectorize) {
+      SmallVector<tensor::PadOp> pads;
+      func.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+      for (tensor::PadOp pad : pads)
+        decomposePad(rewriter, pad, copies);
     }
     for (linalg::GenericOp op : copies)
       tileOne(op, /*prepare=*/false);
@@ -526,6 +600,7 @@ struct BooCPUTileAndVectorizePass
       RewritePatternSet patterns(&getContext());
       vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
       vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+      populateFuseMultiplyAddPatterns(patterns);
       (void)applyPatternsGreedily(func, std::move(patterns), config);
     }
     // Dropping unit dims re-exposes broadcasts; fold them again.

@@ -27,7 +27,8 @@ void mlir::boo::addBooToLinalgStage(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
+void mlir::boo::addBufferizationStage(OpPassManager &pm, bool deallocate,
+                                      bool forwardResultReshapes) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
   bufferizeOptions.bufferizeFunctionBoundaries = true;
@@ -44,6 +45,8 @@ void mlir::boo::addBufferizationStage(OpPassManager &pm, bool deallocate) {
   pm.addPass(
       bufferization::createBufferResultsToOutParamsPass(outParamOptions));
   pm.addPass(createCanonicalizerPass());
+  if (forwardResultReshapes)
+    pm.addNestedPass<func::FuncOp>(createBooForwardResultReshapes());
   if (deallocate)
     bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());

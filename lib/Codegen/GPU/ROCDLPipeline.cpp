@@ -115,7 +115,8 @@ void mlir::boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
   //      --cse --canonicalize --buffer-results-to-out-params="
   //      hoist-static-allocs modify-public-functions" --canonicalize
   //      --convert-bufferization-to-memref
-  addBufferizationStage(pm, /*deallocate=*/false);
+  addBufferizationStage(pm, /*deallocate=*/false,
+                        /*forwardResultReshapes=*/false);
 
   // 3b. MMA kernels (left whole by boo-gpu-distribute): LDS-staged
   //     implicit GEMM on amdgpu.mfma / amdgpu.wmma.

@@ -238,3 +238,40 @@ func.func @small_and_large(%a: memref<8xf32>, %b: memref<64x1024xf32>) {
   }
   return
 }
+
+// -----
+
+// A vector op counts its elements: 64 iterations of a 64-step loop of
+// 32-lane loads, adds and stores (3 x 32 x 64 x 64 = 393216) are outlined by
+// default; the same loop over scalars (3 x 64 x 64 = 12288) is not.
+// DEFAULT-LABEL: func.func @vector_work(
+// DEFAULT:         func.call @vector_work_parallel_0(
+// DEFAULT:         scf.forall (%{{.+}}) in (64)
+// DEFAULT:           memref.load
+// DEFAULT-LABEL: func.func private @vector_work_parallel_0(
+// DEFAULT:         vector.load
+// DEFAULT-NOT:   func.func private @vector_work_parallel_1(
+func.func @vector_work(%a: memref<64x2048xf32>, %b: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c2048 = arith.constant 2048 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant dense<1.0> : vector<32xf32>
+  %s = arith.constant 1.0 : f32
+  scf.forall (%i) in (64) {
+    scf.for %j = %c0 to %c2048 step %c32 {
+      %x = vector.load %a[%i, %j] : memref<64x2048xf32>, vector<32xf32>
+      %y = arith.addf %x, %one : vector<32xf32>
+      vector.store %y, %a[%i, %j] : memref<64x2048xf32>, vector<32xf32>
+    }
+  }
+  scf.forall (%i) in (64) {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %x = memref.load %b[%i, %j] : memref<64x64xf32>
+      %y = arith.addf %x, %s : f32
+      memref.store %y, %b[%i, %j] : memref<64x64xf32>
+    }
+  }
+  return
+}

@@ -112,7 +112,8 @@ func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
 // Its tile is 16, not 24 (the largest divisor of 48 up to 32): whole
 // registers. The filter is made contiguous along the groups; the loops are
 // put in the output's order, so the forall walks rows, then columns, then
-// groups, and the tile's multiply-add needs no transposes.
+// groups, and the tile's multiply-add needs no transposes. The multiply
+// and the add become one vector.fma.
 #dw_in = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, g, c)>
 #dw_fil = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (g, k, kh, kw, c)>
 #dw_out = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh, ow, g, k)>
@@ -123,8 +124,8 @@ func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK:             scf.for
 // CHECK-NOT:           vector.transpose
 // CHECK:               vector.transfer_read {{.*}} : tensor<8x16xf32>, vector<8x16xf32>
-// CHECK:               arith.mulf %{{.+}}, %{{.+}} : vector<8x16xf32>
-// CHECK:               arith.addf %{{.+}}, %{{.+}} : vector<8x16xf32>
+// CHECK:               vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<8x16xf32>
+// CHECK-NOT:           arith.mulf
 func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %acc: tensor<1x8x8x48x1xf32>) -> tensor<1x8x8x48x1xf32> {
   %r = linalg.generic {indexing_maps = [#dw_in, #dw_fil, #dw_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x10x10x48x1xf32>, tensor<48x1x3x3x1xf32>) outs(%acc : tensor<1x8x8x48x1xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
@@ -139,19 +140,34 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
 
 // An NCHW convolution: its output's innermost loop (ow) slides in the
 // input's window, so it is repacked to compute channels-last. The input is
-// transposed to NHWC before it is padded, the filter to CYXK (K innermost,
-// the new vector loop), the fill is made in NHWC directly (the NCHW one is
-// dead), the tiles are the NHWC convolution's 8 (ow) x 16 (c) x 32 (k)
+// transposed to NHWC before it is padded, and the pad is made of fills of
+// its border (two rows, then two columns) and the transpose, which writes
+// the interior directly; the filter is transposed to CYXK (K innermost,
+// the new vector loop), the zero fill is made in NHWC, fused into each
+// tile of the contraction's forall (the NCHW fill is dead), the tiles are the NHWC convolution's 8 (ow) x 16 (c) x 32 (k)
 // contractions, and a last copy transposes the NHWC result back to NCHW.
 // CHECK-LABEL: func.func @conv_nchw
 // CHECK-SAME:    %[[X:.+]]: tensor<1x16x8x8xf32>, %[[W:.+]]: tensor<32x16x3x3xf32>
-// CHECK:         %[[XT:.+]] = scf.forall {{.*}} -> (tensor<1x8x8x16xf32>)
+// CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         tensor.empty() : tensor<1x10x10x16xf32>
+// CHECK:         scf.forall {{.*}} -> (tensor<1x1x10x16xf32>)
+// CHECK:         tensor.insert_slice %{{.+}}[0, 0, 0, 0] [1, 1, 10, 16]
+// CHECK:         scf.forall {{.*}} -> (tensor<1x1x10x16xf32>)
+// CHECK:         tensor.insert_slice %{{.+}}[0, 9, 0, 0] [1, 1, 10, 16]
+// CHECK:         vector.transfer_write %{{.+}} : vector<8x16xf32>, tensor<8x16xf32>
+// CHECK:         tensor.insert_slice %{{.+}}[0, 1, 0, 0] [1, 8, 1, 16]
+// CHECK:         vector.transfer_write %{{.+}} : vector<8x16xf32>, tensor<8x16xf32>
+// CHECK:         %[[BORDER:.+]] = tensor.insert_slice %{{.+}}[0, 1, 9, 0] [1, 8, 1, 16]
+// CHECK:         %[[INNER:.+]] = tensor.extract_slice %[[BORDER]][0, 1, 1, 0] [1, 8, 8, 16]
+// CHECK:         %[[XT:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[INNER]]) -> (tensor<1x8x8x16xf32>)
 // CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x8xf32> to vector<8x16xf32>
-// CHECK:         %[[XP:.+]] = tensor.pad %[[XT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:         %[[XP:.+]] = tensor.insert_slice %[[XT]] into %[[BORDER]][0, 1, 1, 0] [1, 8, 8, 16]
 // CHECK:         %[[WT:.+]] = scf.forall {{.*}} -> (tensor<16x3x3x32xf32>)
-// CHECK:         %[[FILL:.+]] = scf.forall {{.*}} -> (tensor<1x8x8x32xf32>)
-// CHECK:         %[[CONV:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[FILL]]) -> (tensor<1x8x8x32xf32>)
+// CHECK:         %[[INIT:.+]] = tensor.empty() : tensor<1x8x8x32xf32>
+// CHECK:         %[[CONV:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[INIT]]) -> (tensor<1x8x8x32xf32>)
 // CHECK:           tensor.extract_slice %[[XP]]
+// CHECK:           vector.transfer_write %[[ZERO]], %{{.+}} : vector<8x32xf32>, tensor<8x32xf32>
 // CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
 // CHECK:         %[[BACK:.+]] = scf.forall {{.*}} -> (tensor<1x32x8x8xf32>)
 // CHECK:           tensor.extract_slice %[[CONV]]
@@ -179,4 +195,37 @@ func.func @conv_nchw(%x0: tensor<1x16x8x8xf32>, %w: tensor<32x16x3x3xf32>) -> te
     linalg.yield %s : f32
   } -> tensor<1x32x8x8xf32>
   return %r : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+// A pad of a value no generic of its own makes: the border fills (rows,
+// then the two columns of the interior rows), then a copy of the source
+// into the interior, tiled like the other copies (the channels are the
+// vector loop). The vectorized tile copy folds into a slice copy, which
+// boo-cpu-lower-strided-copies makes vector loads and stores again.
+// CHECK-LABEL: func.func @pad_copy
+// CHECK-SAME:    %[[X:.+]]: tensor<1x16x16x64xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         tensor.empty() : tensor<1x18x18x64xf32>
+// CHECK:         tensor.insert_slice %{{.+}}[0, 0, 0, 0] [1, 1, 18, 64]
+// CHECK:         tensor.insert_slice %{{.+}}[0, 17, 0, 0] [1, 1, 18, 64]
+// CHECK:         tensor.insert_slice %{{.+}}[0, 1, 0, 0] [1, 16, 1, 64]
+// CHECK:         %[[BORDER:.+]] = tensor.insert_slice %{{.+}}[0, 1, 17, 0] [1, 16, 1, 64]
+// CHECK:         %[[INNER:.+]] = tensor.extract_slice %[[BORDER]][0, 1, 1, 0] [1, 16, 16, 64]
+// CHECK:         %[[COPY:.+]] = scf.forall {{.*}} to (16, 16, 64) step (1, 8, 32) shared_outs(%{{.+}} = %[[INNER]]) -> (tensor<1x16x16x64xf32>)
+// CHECK:           %[[TILE:.+]] = tensor.extract_slice %[[X]]
+// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[TILE]]{{.*}} to tensor<8x32xf32>
+// CHECK:           tensor.insert_slice %[[ROWS]]
+// CHECK:         %[[PADDED:.+]] = tensor.insert_slice %[[COPY]] into %[[BORDER]][0, 1, 1, 0] [1, 16, 16, 64]
+// CHECK:         return %[[PADDED]]
+// NOVEC-LABEL: func.func @pad_copy
+// NOVEC:         tensor.pad
+func.func @pad_copy(%x: tensor<1x16x16x64xf32>) -> tensor<1x18x18x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x16x64xf32> to tensor<1x18x18x64xf32>
+  return %p : tensor<1x18x18x64xf32>
 }

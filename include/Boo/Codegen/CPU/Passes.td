@@ -65,18 +65,30 @@ def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
-def BooCPUCopyToLinalg : Pass<"boo-cpu-copy-to-linalg", "func::FuncOp"> {
-  let summary = "Rewrite strided memref.copy ops as linalg.copy (CPU)";
+def BooCPULowerStridedCopies : Pass<"boo-cpu-lower-strided-copies", "func::FuncOp"> {
+  let summary = "Rewrite strided memref.copy ops as vector transfers or "
+                "linalg.copy (CPU)";
   let description = [{
     `finalize-memref-to-llvm` lowers a `memref.copy` between contiguous
     memrefs to the `llvm.memcpy` intrinsic, and any other one to a call to
     `memrefCopy` from MLIR's C runner utils, a library the runtime that
     loads Boo's code objects does not have. This pass rewrites those
-    copies (either side non-contiguous) into `linalg.copy`, which
-    `convert-linalg-to-loops` then lowers to plain loops; contiguous copies
-    stay `memref.copy` (a memcpy).
+    copies (either side non-contiguous):
+
+    - a copy of a static shape of at most 4096 elements of 32 or 64 bits
+      whose innermost dim is contiguous on both sides (the tile copies bufferization
+      leaves, such as a tile of a padded input's interior) becomes one
+      `vector.transfer_read` and `vector.transfer_write` of the whole
+      shape, which `convert-vector-to-scf=full-unroll` unrolls into row
+      loads and stores;
+    - any other becomes a `linalg.copy`, which `convert-linalg-to-loops`
+      lowers to plain loops.
+
+    Contiguous copies stay `memref.copy` (a memcpy).
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def BooCPUHookAllocations : Pass<"boo-cpu-hook-allocations", "ModuleOp"> {
@@ -158,8 +170,9 @@ def BooCPUOutlineParallel : Pass<"boo-cpu-outline-parallel", "ModuleOp"> {
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
-           "Outline only foralls whose estimated work (operations executed, "
-           "counting static inner loop trip counts) reaches this; smaller "
+           "Outline only foralls whose estimated work (element operations "
+           "executed: a vector op counts its elements; static inner loop "
+           "trip counts are counted) reaches this; smaller "
            "ones stay sequential loops, since waking threads would cost "
            "more than they save">
   ];

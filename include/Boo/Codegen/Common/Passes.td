@@ -98,6 +98,34 @@ def BooExpandMath : Pass<"boo-expand-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def BooForwardResultReshapes : Pass<"boo-forward-result-reshapes",
+                                     "func::FuncOp"> {
+  let summary = "Compute a result returned through a reshape directly in "
+                "its out-param";
+  let description = [{
+    Runs after `buffer-results-to-out-params`. A result computed in a local
+    buffer and returned through a reshape (a depthwise convolution's
+    `1x28x28x192x1` accumulator, returned as `1x28x28x192`) is left as a
+    copy into the out-param:
+
+    ```mlir
+    %a = memref.alloc() : memref<1x28x28x192x1xf32>
+    ...                                  // writes %a
+    %c = memref.collapse_shape %a [[0], [1], [2], [3, 4]] : ...
+    memref.copy %c, %out : memref<1x28x28x192xf32> to memref<1x28x28x192xf32>
+    ```
+
+    When `%out` is an argument of the function used by that copy only,
+    `%a` is an identity-layout `memref.alloc` in the same block, and every
+    other use of `%a` comes before the copy, `%a` is replaced by the
+    inverse reshape of `%out` (here `memref.expand_shape %out`) and the
+    copy is erased: the result is written where the caller wants it, and
+    a pass over the whole result is saved. `expand_shape` results are
+    handled the same way.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def BooVerifyLLVMContract : Pass<"boo-verify-llvm-contract", "ModuleOp"> {
   let summary = "Fail loudly unless the module is pure LLVM dialect";
   let description = [{

@@ -19,9 +19,13 @@ void addBooToLinalgStage(OpPassManager &pm);
 /// The bufferization stage the pipelines share: one-shot bufferization of
 /// whole functions with identity-layout boundaries, tile self-copies folded
 /// (CSE before canonicalize), tensor results turned into trailing out-params
-/// that the caller owns. `deallocate` adds the buffer deallocation pipeline
-/// (host code; kernels have no heap allocations to free).
-void addBufferizationStage(OpPassManager &pm, bool deallocate);
+/// that the caller owns. `forwardResultReshapes` adds
+/// boo-forward-result-reshapes (host code: results returned through a
+/// reshape are computed in their out-params; GPU kernels capture their
+/// buffers, not views of them). `deallocate` adds the buffer deallocation
+/// pipeline (host code; kernels have no heap allocations to free).
+void addBufferizationStage(OpPassManager &pm, bool deallocate,
+                           bool forwardResultReshapes);
 
 /// The LLVM lowering tail the CPU and emulator pipelines share, after
 /// vector transfers became loops: scf to cf, strided metadata, affine,
