@@ -167,6 +167,106 @@ void mlir::boo::makeVectorDimContiguous(
     });
 }
 
+/// A tensor type with dim `pos` split into (size / block, block), and the
+/// reassociation that collapses it back.
+struct DimSplit {
+  RankedTensorType type;
+  SmallVector<ReassociationIndices> reassociation;
+};
+
+static DimSplit splitDim(RankedTensorType type, unsigned pos, int64_t block) {
+  DimSplit split;
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    ReassociationIndices group = {int64_t(shape.size())};
+    if (i == int64_t(pos)) {
+      shape.push_back(type.getDimSize(i) / block);
+      group.push_back(int64_t(shape.size()));
+      shape.push_back(block);
+    } else {
+      shape.push_back(type.getDimSize(i));
+    }
+    split.reassociation.push_back(group);
+  }
+  split.type = RankedTensorType::get(shape, type.getElementType());
+  return split;
+}
+
+linalg::GenericOp
+mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
+                           unsigned vecDim, int64_t block,
+                           SmallVectorImpl<linalg::GenericOp> &copies) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t extent = ranges[vecDim];
+  if (block <= 1 || extent <= block || extent % block != 0 ||
+      op.hasIndexSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0)
+    return op;
+  // Every use of the loop must be a plain result, and some input must have
+  // it elsewhere than innermost.
+  bool transposed = false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (AffineExpr e : map.getResults())
+      if (e.isFunctionOfDim(vecDim) && !isa<AffineDimExpr>(e))
+        return op;
+    std::optional<unsigned> pos = resultOf(map, vecDim);
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    if (pos && op.isDpsInput(&operand) && !innermostBut1s(type, *pos))
+      transposed = true;
+  }
+  if (!transposed ||
+      !resultOf(op.getMatchingIndexingMap(op.getDpsInitOperand(0)), vecDim))
+    return op;
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  unsigned numLoops = op.getNumLoops(), inner = numLoops;
+  rewriter.setInsertionPoint(op);
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> operands;
+  DimSplit outSplit;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    std::optional<unsigned> pos = resultOf(map, vecDim);
+    SmallVector<AffineExpr> results;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      results.push_back(e);
+      if (pos && i == *pos)
+        results.push_back(getAffineDimExpr(inner, ctx));
+    }
+    maps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
+    Value value = operand.get();
+    if (!pos) {
+      operands.push_back(value);
+      continue;
+    }
+    DimSplit split =
+        splitDim(cast<RankedTensorType>(value.getType()), *pos, block);
+    Value splitValue;
+    if (!op.isDpsInput(&operand)) {
+      outSplit = split;
+      splitValue = refill(rewriter, value, split.type, copies);
+    }
+    if (!splitValue)
+      splitValue = tensor::ExpandShapeOp::create(rewriter, loc, split.type,
+                                                 value, split.reassociation);
+    operands.push_back(splitValue);
+  }
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  iters.push_back(utils::IteratorType::parallel);
+  Value init = operands.back();
+  auto blocked = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()},
+      ArrayRef<Value>(operands).drop_back(), ValueRange{init}, maps, iters);
+  rewriter.inlineRegionBefore(op.getRegion(), blocked.getRegion(),
+                              blocked.getRegion().begin());
+  Value collapsed = tensor::CollapseShapeOp::create(
+      rewriter, loc, op.getResult(0).getType(), blocked.getResult(0),
+      outSplit.reassociation);
+  rewriter.replaceOp(op, collapsed);
+  return blocked;
+}
+
 /// The new vector loop of a repacked contraction (see
 /// repackWindowedVectorLoop), if there is one.
 static std::optional<unsigned>

@@ -38,6 +38,23 @@ void makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
                              unsigned vecDim,
                              SmallVectorImpl<linalg::GenericOp> &copies);
 
+/// Splits the vector loop `vecDim` of a contraction (extent E) into an
+/// outer loop of E / `block` blocks and an inner loop of `block` lanes (a
+/// new last loop) when some input has the vector loop as a plain result
+/// that is not its innermost one, so that a transposed copy of it is due
+/// anyway: a KYXC filter then becomes [K/block][Y][X][C][block] (after
+/// makeVectorDimContiguous) instead of YXCK, and each block of output
+/// channels reads one contiguous slab of the filter rather than rows
+/// 4*K bytes apart, which for K = 512 fall in a handful of L1 sets. The
+/// operands with the loop are expanded (tensor.expand_shape), a fill as
+/// the initial value is made in the expanded shape, and the result is
+/// collapsed back. Returns the new generic, or `op` when it does not apply
+/// (E not a multiple of `block` above it, the loop in a window, index
+/// semantics).
+linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
+                                  unsigned vecDim, int64_t block,
+                                  SmallVectorImpl<linalg::GenericOp> &copies);
+
 /// A contraction whose vector loop `vecDim` (the loop of the output's
 /// innermost dim) slides in a window, as the output columns of an NCHW
 /// convolution do, cannot tile its reduction, and multiplies by one

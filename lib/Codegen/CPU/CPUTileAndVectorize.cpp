@@ -218,12 +218,23 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
   // dim) that admits the largest tile; ties go to the innermost output dim.
   // For a forward convolution this is the output row (ow), for a weight
   // gradient the output channel.
+  // In a contraction, a loop that indexes every input the vector loop
+  // indexes (the block loop of blockVectorLoop) shares no vector across
+  // rows and is no row dim.
+  auto sharesNoVector = [&](unsigned d) {
+    if (op.getNumReductionLoops() == 0)
+      return false;
+    return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      return !map.isFunctionOfDim(vecDim) || map.isFunctionOfDim(d);
+    });
+  };
   std::optional<unsigned> rowDim;
   int64_t bestRow = 1;
-  for (AffineExpr e : outMap.getResults().drop_back()) {
+  for (AffineExpr e : outMap.getResults()) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
     int64_t t = largestDivisor(ranges[d], rowTile);
-    if (d != vecDim && t >= bestRow && t > 1) {
+    if (d != vecDim && t >= bestRow && t > 1 && !sharesNoVector(d)) {
       bestRow = t;
       rowDim = d;
     }
@@ -496,6 +507,11 @@ struct BooCPUTileAndVectorizePass
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         if (readsEveryInputAlongVectorLoop(op))
           op = orderLoopsLikeOutput(rewriter, op);
+        tiles = choose();
+        if (failed(tiles))
+          return;
+        op = blockVectorLoop(rewriter, op, vectorLoop(op),
+                             (*tiles)[vectorLoop(op)], copies);
         makeVectorDimContiguous(rewriter, op, vectorLoop(op), copies);
         tiles = choose();
         if (failed(tiles))
@@ -563,8 +579,15 @@ struct BooCPUTileAndVectorizePass
       op = orderLoopsLikeOutput(rewriter, op);
       if (failed(linalg::vectorizeOpPrecondition(op)))
         continue;
+      // The vector sizes are the tile's static extents, given explicitly:
+      // with none given, upstream's vectorizer built some vector types of
+      // a blocked convolution's tiles with uninitialized scalable-dim flags
+      // (printed as plain vectors, translated to LLVM as <vscale x ...>,
+      // which the x86 backend rejects).
+      SmallVector<int64_t> vectorSizes = op.getStaticLoopRanges();
+      SmallVector<bool> scalableDims(vectorSizes.size(), false);
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
-          rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+          rewriter, op, vectorSizes, scalableDims,
           /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
           /*assumeDynamicDimsMatchVecSizes=*/false,
           /*createNamedContraction=*/true);

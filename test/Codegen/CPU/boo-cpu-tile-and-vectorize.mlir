@@ -110,16 +110,18 @@ func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
 // boo-convert-to-linalg emits it): the output's innermost dim (the one
 // channel of a group) has extent 1, so the vector loop is the group loop.
 // Its tile is 16, not 24 (the largest divisor of 48 up to 32): whole
-// registers. The filter is made contiguous along the groups; the loops are
-// put in the output's order, so the forall walks rows, then columns, then
+// registers. The group loop is split into blocks of 16 (blockVectorLoop):
+// the input and output are expanded (48 -> 3x16), and the filter is copied
+// into [3][1][3][3][1][16], each block of groups contiguous. The loops are
+// put in the output's order, so the forall walks rows, then blocks of
 // groups, and the tile's multiply-add needs no transposes. The multiply
 // and the add become one vector.fma.
 #dw_in = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, g, c)>
 #dw_fil = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (g, k, kh, kw, c)>
 #dw_out = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh, ow, g, k)>
 // CHECK-LABEL: func.func @depthwise
-// CHECK:         scf.forall {{.*}} -> (tensor<1x3x3x1x48xf32>)
-// CHECK:         scf.forall (%[[OH:.+]], %[[G:.+]]) = (0, 0) to (8, 48) step (1, 16)
+// CHECK:         scf.forall {{.*}} -> (tensor<3x1x3x3x1x16xf32>)
+// CHECK:         scf.forall (%[[OH:.+]], %[[G:.+]]) in (8, 3) {{.*}} -> (tensor<1x8x8x3x16x1xf32>)
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK-NOT:           vector.transpose
@@ -228,4 +230,47 @@ func.func @pad_copy(%x: tensor<1x16x16x64xf32>) -> tensor<1x18x18x64xf32> {
     tensor.yield %zero : f32
   } : tensor<1x16x16x64xf32> to tensor<1x18x18x64xf32>
   return %p : tensor<1x18x18x64xf32>
+}
+
+// -----
+
+// A convolution with more output channels (64) than its vector tile (32),
+// whose KYXC filter must be reordered anyway, gets blocked output channels
+// (blockVectorLoop): k is split into 2 blocks of 32; the filter becomes
+// [K/32][Y][X][C][32], so that each block reads one contiguous slab; the
+// zero fill is made in the expanded 1x8x8x2x32 shape and fused into the
+// tiles; the forall walks the blocks, then the rows; the result is
+// collapsed back to 1x8x8x64.
+#bk_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#bk_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, kh, kw, c)>
+#bk_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, oh, ow, k)>
+#bk_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_blocked
+// CHECK-SAME:    %[[X:.+]]: tensor<1x10x10x16xf32>, %[[W:.+]]: tensor<64x3x3x16xf32>
+// CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK-DAG:     %[[WX:.+]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 32, 3, 3, 16]
+// CHECK-DAG:     %[[INIT:.+]] = tensor.empty() : tensor<1x8x8x2x32xf32>
+// CHECK:         %[[WB:.+]] = scf.forall {{.*}} -> (tensor<2x3x3x16x32xf32>)
+// CHECK:           tensor.extract_slice %[[WX]]
+// CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK:         %[[CONV:.+]] = scf.forall (%[[KB:.+]], %[[OH:.+]]) in (2, 8) shared_outs(%{{.+}} = %[[INIT]]) -> (tensor<1x8x8x2x32xf32>)
+// CHECK:           tensor.extract_slice %[[WB]][%[[KB]], 0, 0, 0, 0] [1, 3, 3, 16, 32]
+// CHECK:           vector.transfer_write %[[ZERO]], %{{.+}} : vector<8x32xf32>, tensor<8x32xf32>
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         %[[OUT:.+]] = tensor.collapse_shape %[[CONV]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x8x8x2x32xf32> into tensor<1x8x8x64xf32>
+// CHECK:         return %[[OUT]]
+func.func @conv_blocked(%x: tensor<1x10x10x16xf32>, %w: tensor<64x3x3x16xf32>) -> tensor<1x8x8x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x64xf32>
+  %acc = linalg.generic {indexing_maps = [#bk_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x8x8x64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x8x8x64xf32>
+  %0 = linalg.generic {indexing_maps = [#bk_in, #bk_fil, #bk_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x10x10x16xf32>, tensor<64x3x3x16xf32>) outs(%acc : tensor<1x8x8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x64xf32>
+  return %0 : tensor<1x8x8x64xf32>
 }
