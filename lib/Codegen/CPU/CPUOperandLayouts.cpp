@@ -215,7 +215,13 @@ mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
     if (pos && op.isDpsInput(&operand) && !innermostBut1s(type, *pos))
       transposed = true;
   }
-  if (!transposed ||
+  // Where every input has the loop (a depthwise convolution), the filter
+  // is small and read in step with the image: blocks gain nothing.
+  bool everyInput =
+      llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+        return op.getMatchingIndexingMap(operand).isFunctionOfDim(vecDim);
+      });
+  if (!transposed || everyInput ||
       !resultOf(op.getMatchingIndexingMap(op.getDpsInitOperand(0)), vecDim))
     return op;
   MLIRContext *ctx = op.getContext();
@@ -328,13 +334,21 @@ linalg::GenericOp mlir::boo::repackWindowedVectorLoop(
   std::optional<unsigned> newVec = chooseRepackedVectorLoop(op, windowed);
   if (!newVec)
     return op;
-  // Inputs: the new vector loop innermost where they have it, else their
-  // largest plain reduction loop.
+  // Inputs without the new vector loop get their largest plain reduction
+  // loop innermost. Windowed inputs with it (a depthwise convolution's
+  // image) get it innermost, transposed before they are padded. Other
+  // inputs with it (filters) are left to blockVectorLoop and
+  // makeVectorDimContiguous, which the pass runs next: they put it
+  // innermost, in blocks where it is longer than its tile.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = maps[operand->getOperandNumber()];
     if (resultOf(map, *newVec)) {
-      moveInnermost(rewriter, op, operand, *newVec, maps, copies);
+      bool isWindowed = llvm::any_of(map.getResults(), [](AffineExpr e) {
+        return !isa<AffineDimExpr, AffineConstantExpr>(e);
+      });
+      if (isWindowed)
+        moveInnermost(rewriter, op, operand, *newVec, maps, copies);
       continue;
     }
     if (std::optional<unsigned> red = largestPlainReduction(op, map, windowed))
@@ -492,4 +506,35 @@ void mlir::boo::decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
     insert(generalized(copy), low, sizes);
   }
   rewriter.replaceOp(pad, result);
+}
+
+void mlir::boo::fuseCopyChains(RewriterBase &rewriter,
+                               SmallVectorImpl<linalg::GenericOp> &copies) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (linalg::GenericOp copy : copies) {
+      if (copy.getNumDpsInputs() != 1)
+        continue;
+      OpOperand *input = copy.getDpsInputOperand(0);
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || !producer->hasOneUse() ||
+          !llvm::is_contained(copies, producer) ||
+          !linalg::areElementwiseOpsFusable(input))
+        continue;
+      rewriter.setInsertionPoint(copy);
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, input);
+      auto fusedOp = succeeded(fused)
+                         ? dyn_cast<linalg::GenericOp>(fused->fusedOp)
+                         : linalg::GenericOp();
+      if (!fusedOp)
+        continue;
+      rewriter.replaceOp(copy, fused->replacements.lookup(copy->getResult(0)));
+      rewriter.eraseOp(producer);
+      llvm::erase(copies, producer);
+      std::replace(copies.begin(), copies.end(), copy, fusedOp);
+      changed = true;
+      break;
+    }
+  }
 }

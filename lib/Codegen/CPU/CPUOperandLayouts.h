@@ -50,7 +50,8 @@ void makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
 /// the initial value is made in the expanded shape, and the result is
 /// collapsed back. Returns the new generic, or `op` when it does not apply
 /// (E not a multiple of `block` above it, the loop in a window, index
-/// semantics).
+/// semantics, or every input indexed by the loop: a depthwise
+/// convolution's filter is small and read in step with its image).
 linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                                   unsigned vecDim, int64_t block,
                                   SmallVectorImpl<linalg::GenericOp> &copies);
@@ -64,9 +65,11 @@ linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
 ///    no window and that some input lacks (a convolution's output
 ///    channels), else its largest parallel loop in no window (a depthwise
 ///    convolution's groups);
-///  - the inputs that have it get it innermost; the others get their
-///    largest un-windowed reduction loop innermost (NCHW -> NHWC). A
-///    padded input is transposed before it is padded;
+///  - the inputs that lack it get their largest un-windowed reduction loop
+///    innermost (NCHW -> NHWC), windowed inputs that have it (a depthwise
+///    convolution's image) get it innermost; a padded input is transposed
+///    before it is padded. The other inputs with it (filters) are left for
+///    blockVectorLoop and makeVectorDimContiguous, which put it innermost;
 ///  - the generic writes a result transposed the same way, and a copy
 ///    transposes it back to the original layout.
 /// Returns the new generic, or `op` when it is not such a contraction.
@@ -84,6 +87,13 @@ repackWindowedVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
 /// one sequential memset of the whole result and a copy of each row.
 void decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
                   SmallVectorImpl<linalg::GenericOp> &copies);
+
+/// Fuses each element-wise copy whose only user is another copy into that
+/// user (linalg's element-wise fusion), so that, e.g., a bf16 filter's
+/// promotion to f32 and its reorder are one pass over the filter, not two.
+/// `copies` is updated in place.
+void fuseCopyChains(RewriterBase &rewriter,
+                    SmallVectorImpl<linalg::GenericOp> &copies);
 
 } // namespace mlir::boo
 

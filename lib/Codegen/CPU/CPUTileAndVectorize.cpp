@@ -254,7 +254,15 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
       break;
     }
   }
-  if (!redDim) {
+  // When every input is indexed by the vector loop (a depthwise
+  // convolution), a tiled reduction would be a vector.contract with the
+  // vector loop in all three operands, which lowers to shuffles: the
+  // reductions stay untiled, and the tile is an element-wise multiply-add.
+  bool everyInputHasVector =
+      llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+        return op.getMatchingIndexingMap(operand).isFunctionOfDim(vecDim);
+      });
+  if (!redDim && !everyInputHasVector) {
     int64_t best = 1;
     for (unsigned d = 0; d < numLoops; ++d) {
       int64_t t = largestDivisor(ranges[d], reductionTile);
@@ -473,8 +481,31 @@ struct FuseMultiplyAdd : OpRewritePattern<arith::AddFOp> {
   }
 };
 
+/// `extf(transpose(x))` becomes `transpose(extf(x))`: a bf16 filter promoted
+/// within its reorder (fuseCopyChains) is transposed as f32 vectors, which
+/// x86 shuffles natively, rather than as bf16 vectors, which LLVM's x86
+/// backend cannot always legalize.
+struct ExtendBeforeTranspose : OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ExtFOp ext,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = ext.getIn().getDefiningOp<vector::TransposeOp>();
+    if (!transpose || !transpose->hasOneUse())
+      return failure();
+    auto sourceType = transpose.getVector().getType();
+    auto extType =
+        VectorType::get(sourceType.getShape(),
+                        cast<VectorType>(ext.getType()).getElementType());
+    Value extended = arith::ExtFOp::create(rewriter, ext.getLoc(), extType,
+                                           transpose.getVector());
+    rewriter.replaceOpWithNewOp<vector::TransposeOp>(
+        ext, extended, transpose.getPermutation());
+    return success();
+  }
+};
+
 static void populateFuseMultiplyAddPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseMultiplyAdd>(patterns.getContext());
+  patterns.add<FuseMultiplyAdd, ExtendBeforeTranspose>(patterns.getContext());
 }
 
 struct BooCPUTileAndVectorizePass
@@ -551,6 +582,7 @@ struct BooCPUTileAndVectorizePass
     // Pads (the convolutions' inputs, some made by the repacking above)
     // become fills and copies, tiled like the other copies.
     if (vectorize) {
+      fuseCopyChains(rewriter, copies);
       SmallVector<tensor::PadOp> pads;
       func.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
       for (tensor::PadOp pad : pads)

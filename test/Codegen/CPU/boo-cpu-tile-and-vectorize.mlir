@@ -8,20 +8,22 @@
 // A 3x3 NHWC/KYXC convolution (as boo-convert-to-linalg emits it): bf16
 // inputs are promoted to f32 once, the filter is reordered so K is
 // contiguous (these copies are tiled and vectorized too: the reorder in
-// 16x16 squares transposed in registers), window loops (kh, kw) and the
+// 16x16 squares transposed in registers; the filter's promotion is fused
+// into its reorder, one pass over it, extended before it is transposed),
+// window loops (kh, kw) and the
 // batch/row loops get extent 1,
 // and each tile is an 8(ow) x 16(c) x 32(k) vector.contract. The parallel
 // tiles (output rows) form an scf.forall, the reduction tiles scf.for
 // loops inside it.
 // CHECK-LABEL: func.func @conv_nhwc_bf16
-// CHECK-SAME:    %{{.+}}: tensor<1x10x10x16xbf16>, %{{.+}}: tensor<32x3x3x16xbf16>, %[[ACC:.+]]: tensor<1x8x8x32xf32>
+// CHECK-SAME:    %{{.+}}: tensor<1x10x10x16xbf16>, %[[W:.+]]: tensor<32x3x3x16xbf16>, %[[ACC:.+]]: tensor<1x8x8x32xf32>
 // CHECK:         %[[XF:.+]] = scf.forall {{.*}} -> (tensor<1x10x10x16xf32>)
 // CHECK:           arith.extf %{{.+}} : vector<5x16xbf16> to vector<5x16xf32>
-// CHECK:         %[[WF:.+]] = scf.forall {{.*}} -> (tensor<32x3x3x16xf32>)
-// CHECK:           arith.extf %{{.+}} : vector<8x16xbf16> to vector<8x16xf32>
+// CHECK-NOT:     -> (tensor<32x3x3x16xf32>)
 // CHECK:         %[[WT:.+]] = scf.forall {{.*}} -> (tensor<3x3x16x32xf32>)
-// CHECK:           tensor.extract_slice %[[WF]]
-// CHECK:           vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK:           tensor.extract_slice %[[W]]
+// CHECK:           vector.transfer_read {{.*}} : tensor<16x16xbf16>, vector<16x16xbf16>
+// CHECK:           arith.extf %{{.+}} : vector<16x16xbf16> to vector<16x16xf32>
 // CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // CHECK:         scf.forall (%[[OH:.+]]) in (8) shared_outs(%[[OUT:.+]] = %[[ACC]])
 // CHECK:           %[[XROWS:.+]] = tensor.extract_slice %[[XF]][0, %[[OH]], 0, 0] [1, 3, 10, 16] [1, 1, 1, 1]
@@ -110,18 +112,17 @@ func.func @dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
 // boo-convert-to-linalg emits it): the output's innermost dim (the one
 // channel of a group) has extent 1, so the vector loop is the group loop.
 // Its tile is 16, not 24 (the largest divisor of 48 up to 32): whole
-// registers. The group loop is split into blocks of 16 (blockVectorLoop):
-// the input and output are expanded (48 -> 3x16), and the filter is copied
-// into [3][1][3][3][1][16], each block of groups contiguous. The loops are
-// put in the output's order, so the forall walks rows, then blocks of
-// groups, and the tile's multiply-add needs no transposes. The multiply
-// and the add become one vector.fma.
+// registers. The filter is made contiguous along the groups (not in
+// blocks: every input has the group loop); the loops are put in the
+// output's order, so the forall walks rows, then columns, then groups, and
+// the tile's multiply-add needs no transposes. The multiply and the add
+// become one vector.fma.
 #dw_in = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, g, c)>
 #dw_fil = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (g, k, kh, kw, c)>
 #dw_out = affine_map<(n, g, k, oh, ow, c, kh, kw) -> (n, oh, ow, g, k)>
 // CHECK-LABEL: func.func @depthwise
-// CHECK:         scf.forall {{.*}} -> (tensor<3x1x3x3x1x16xf32>)
-// CHECK:         scf.forall (%[[OH:.+]], %[[G:.+]]) in (8, 3) {{.*}} -> (tensor<1x8x8x3x16x1xf32>)
+// CHECK:         scf.forall {{.*}} -> (tensor<1x3x3x1x48xf32>)
+// CHECK:         scf.forall (%[[OH:.+]], %[[G:.+]]) = (0, 0) to (8, 48) step (1, 16)
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK-NOT:           vector.transpose
@@ -165,8 +166,8 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
 // CHECK:         %[[XT:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[INNER]]) -> (tensor<1x8x8x16xf32>)
 // CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x8xf32> to vector<8x16xf32>
 // CHECK:         %[[XP:.+]] = tensor.insert_slice %[[XT]] into %[[BORDER]][0, 1, 1, 0] [1, 8, 8, 16]
-// CHECK:         %[[WT:.+]] = scf.forall {{.*}} -> (tensor<16x3x3x32xf32>)
-// CHECK:         %[[INIT:.+]] = tensor.empty() : tensor<1x8x8x32xf32>
+// CHECK-DAG:     %[[INIT:.+]] = tensor.empty() : tensor<1x8x8x32xf32>
+// CHECK-DAG:     %[[WT:.+]] = scf.forall {{.*}} -> (tensor<16x3x3x32xf32>)
 // CHECK:         %[[CONV:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[INIT]]) -> (tensor<1x8x8x32xf32>)
 // CHECK:           tensor.extract_slice %[[XP]]
 // CHECK:           vector.transfer_write %[[ZERO]], %{{.+}} : vector<8x32xf32>, tensor<8x32xf32>
@@ -273,4 +274,47 @@ func.func @conv_blocked(%x: tensor<1x10x10x16xf32>, %w: tensor<64x3x3x16xf32>) -
     linalg.yield %s : f32
   } -> tensor<1x8x8x64xf32>
   return %0 : tensor<1x8x8x64xf32>
+}
+
+// -----
+
+// An NCHW convolution with 64 output channels: repacked to compute
+// channels-last (the input transposed to NHWC before its pad), and its
+// KCYX filter, left to blockVectorLoop by the repacking, reordered into
+// blocks [K/32][C][Y][X][32]; the result is collapsed from the blocked
+// NHWC shape and transposed back to NCHW.
+#bn_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#bn_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#bn_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#bn_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_nchw_blocked
+// CHECK-SAME:    %[[X:.+]]: tensor<1x16x8x8xf32>, %[[W:.+]]: tensor<64x16x3x3xf32>
+// CHECK-DAG:     %[[WX:.+]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 32, 16, 3, 3]
+// CHECK:         %[[WB:.+]] = scf.forall {{.*}} -> (tensor<2x16x3x3x32xf32>)
+// CHECK:           tensor.extract_slice %[[WX]]
+// CHECK:         %[[CONV:.+]] = scf.forall {{.*}} -> (tensor<1x8x8x2x32xf32>)
+// CHECK:           tensor.extract_slice %[[WB]]
+// CHECK:           vector.contract {{.*}} into vector<8x32xf32>
+// CHECK:         %[[NHWC:.+]] = tensor.collapse_shape %[[CONV]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x8x8x2x32xf32> into tensor<1x8x8x64xf32>
+// CHECK:         %[[BACK:.+]] = scf.forall {{.*}} -> (tensor<1x64x8x8xf32>)
+// CHECK:           tensor.extract_slice %[[NHWC]]
+// CHECK:         return %[[BACK]]
+func.func @conv_nchw_blocked(%x0: tensor<1x16x8x8xf32>, %w: tensor<64x16x3x3xf32>) -> tensor<1x64x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %x = tensor.pad %x0 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x8x8xf32> to tensor<1x16x10x10xf32>
+  %e = tensor.empty() : tensor<1x64x8x8xf32>
+  %acc = linalg.generic {indexing_maps = [#bn_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x64x8x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x64x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#bn_in, #bn_fil, #bn_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x10x10xf32>, tensor<64x16x3x3xf32>) outs(%acc : tensor<1x64x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64x8x8xf32>
+  return %r : tensor<1x64x8x8xf32>
 }
