@@ -15,6 +15,18 @@ using namespace mlir;
 
 namespace {
 
+/// `op` (a named copy, fill or transpose) as a generic appended to
+/// `copies`; its result.
+Value generalizeCopy(RewriterBase &rewriter, linalg::LinalgOp op,
+                     SmallVectorImpl<linalg::GenericOp> &copies) {
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, op);
+  if (failed(generic))
+    return op->getResult(0);
+  copies.push_back(*generic);
+  return (*generic)->getResult(0);
+}
+
 /// `value` copied into a tensor whose dims are its dims in `perm` order
 /// (as linalg.transpose), as a generic appended to `copies`.
 Value transposeCopy(RewriterBase &rewriter, Location loc, Value value,
@@ -28,12 +40,7 @@ Value transposeCopy(RewriterBase &rewriter, Location loc, Value value,
       tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
   auto transpose =
       linalg::TransposeOp::create(rewriter, loc, value, init, perm);
-  FailureOr<linalg::GenericOp> copy =
-      linalg::generalizeNamedOp(rewriter, transpose);
-  if (failed(copy))
-    return transpose->getResult(0);
-  copies.push_back(*copy);
-  return (*copy)->getResult(0);
+  return generalizeCopy(rewriter, transpose, copies);
 }
 
 /// As transposeCopy, but a value padded with a constant (tensor.pad) is
@@ -460,15 +467,6 @@ void mlir::boo::decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
         rewriter, loc, result, getAsIndexOpFoldResult(ctx, offsets),
         getAsIndexOpFoldResult(ctx, sizes), getAsIndexOpFoldResult(ctx, ones));
   };
-  // A named op as a generic appended to `copies`; its result.
-  auto generalized = [&](linalg::LinalgOp op) -> Value {
-    FailureOr<linalg::GenericOp> generic =
-        linalg::generalizeNamedOp(rewriter, op);
-    if (failed(generic))
-      return op->getResult(0);
-    copies.push_back(*generic);
-    return (*generic)->getResult(0);
-  };
   // The border of dim i: the dims before it over their interior only, the
   // dims after it whole, so that no element is filled twice.
   for (unsigned i = 0; i < rank; ++i) {
@@ -488,7 +486,7 @@ void mlir::boo::decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
       }
       auto fill = linalg::FillOp::create(rewriter, loc, padValue,
                                          Value(slice(offsets, sizes)));
-      insert(generalized(fill), offsets, sizes);
+      insert(generalizeCopy(rewriter, fill, copies), offsets, sizes);
     }
   }
   SmallVector<int64_t> sizes(sourceType.getShape());
@@ -503,7 +501,7 @@ void mlir::boo::decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
   } else {
     auto copy =
         linalg::CopyOp::create(rewriter, loc, pad.getSource(), interior);
-    insert(generalized(copy), low, sizes);
+    insert(generalizeCopy(rewriter, copy, copies), low, sizes);
   }
   rewriter.replaceOp(pad, result);
 }

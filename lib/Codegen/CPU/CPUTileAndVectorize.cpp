@@ -504,7 +504,7 @@ struct ExtendBeforeTranspose : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
-static void populateFuseMultiplyAddPatterns(RewritePatternSet &patterns) {
+static void populateVectorBodyPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseMultiplyAdd, ExtendBeforeTranspose>(patterns.getContext());
 }
 
@@ -588,8 +588,14 @@ struct BooCPUTileAndVectorizePass
       for (tensor::PadOp pad : pads)
         decomposePad(rewriter, pad, copies);
     }
-    for (linalg::GenericOp op : copies)
+    for (linalg::GenericOp op : copies) {
+      // A fill fused into the tiles of its contraction is left dead.
+      if (op->use_empty() && isPure(op)) {
+        rewriter.eraseOp(op);
+        continue;
+      }
       tileOne(op, /*prepare=*/false);
+    }
     if (!vectorize)
       return;
 
@@ -655,7 +661,7 @@ struct BooCPUTileAndVectorizePass
       RewritePatternSet patterns(&getContext());
       vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
       vector::populateVectorTransferDropUnitDimsPatterns(patterns);
-      populateFuseMultiplyAddPatterns(patterns);
+      populateVectorBodyPatterns(patterns);
       (void)applyPatternsGreedily(func, std::move(patterns), config);
     }
     // Dropping unit dims re-exposes broadcasts; fold them again.
