@@ -27,17 +27,23 @@ Value generalizeCopy(RewriterBase &rewriter, linalg::LinalgOp op,
   return (*generic)->getResult(0);
 }
 
+/// `type` with its dims in `perm` order (as linalg.transpose's result).
+RankedTensorType permutedType(RankedTensorType type, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 /// `value` copied into a tensor whose dims are its dims in `perm` order
 /// (as linalg.transpose), as a generic appended to `copies`.
 Value transposeCopy(RewriterBase &rewriter, Location loc, Value value,
                     ArrayRef<int64_t> perm,
                     SmallVectorImpl<linalg::GenericOp> &copies) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  Value init =
-      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  RankedTensorType type =
+      permutedType(cast<RankedTensorType>(value.getType()), perm);
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
   auto transpose =
       linalg::TransposeOp::create(rewriter, loc, value, init, perm);
   return generalizeCopy(rewriter, transpose, copies);
@@ -55,16 +61,13 @@ Value transposePadded(RewriterBase &rewriter, Location loc, Value value,
     return transposeCopy(rewriter, loc, value, perm, copies);
   Value source = transposeCopy(rewriter, loc, pad.getSource(), perm, copies);
   SmallVector<OpFoldResult> low, high;
-  SmallVector<int64_t> shape;
   for (int64_t p : perm) {
     low.push_back(pad.getMixedLowPad()[p]);
     high.push_back(pad.getMixedHighPad()[p]);
-    shape.push_back(pad.getResultType().getDimSize(p));
   }
-  auto type =
-      RankedTensorType::get(shape, pad.getResultType().getElementType());
-  return tensor::PadOp::create(rewriter, loc, type, source, low, high,
-                               padValue);
+  return tensor::PadOp::create(rewriter, loc,
+                               permutedType(pad.getResultType(), perm), source,
+                               low, high, padValue);
 }
 
 /// The permutation that moves dim `pos` of a rank-`rank` value innermost.
@@ -161,6 +164,12 @@ Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
 
 } // namespace
 
+bool mlir::boo::everyInputIndexedBy(linalg::GenericOp op, unsigned d) {
+  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+    return op.getMatchingIndexingMap(operand).isFunctionOfDim(d);
+  });
+}
+
 void mlir::boo::makeVectorDimContiguous(
     RewriterBase &rewriter, linalg::GenericOp op, unsigned vecDim,
     SmallVectorImpl<linalg::GenericOp> &copies) {
@@ -224,11 +233,7 @@ mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
   }
   // Where every input has the loop (a depthwise convolution), the filter
   // is small and read in step with the image: blocks gain nothing.
-  bool everyInput =
-      llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
-        return op.getMatchingIndexingMap(operand).isFunctionOfDim(vecDim);
-      });
-  if (!transposed || everyInput ||
+  if (!transposed || everyInputIndexedBy(op, vecDim) ||
       !resultOf(op.getMatchingIndexingMap(op.getDpsInitOperand(0)), vecDim))
     return op;
   MLIRContext *ctx = op.getContext();
@@ -369,11 +374,8 @@ linalg::GenericOp mlir::boo::repackWindowedVectorLoop(
       toInnermost(outMap.getNumResults(), *resultOf(outMap, *newVec));
   maps[init->getOperandNumber()] = permuteResults(outMap, perm);
   rewriter.setInsertionPoint(op);
-  auto initType = cast<RankedTensorType>(init->get().getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(initType.getDimSize(p));
-  auto newType = RankedTensorType::get(shape, initType.getElementType());
+  RankedTensorType newType =
+      permutedType(cast<RankedTensorType>(init->get().getType()), perm);
   Value newInit = refill(rewriter, init->get(), newType, copies);
   if (!newInit)
     newInit = transposeCopy(rewriter, op.getLoc(), init->get(), perm, copies);

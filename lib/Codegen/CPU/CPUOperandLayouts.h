@@ -22,6 +22,11 @@
 
 namespace mlir::boo {
 
+/// Whether every input of `op` is indexed by loop `d` (for its vector loop:
+/// element-wise ops and depthwise convolutions, whose filter is read in
+/// step with the image).
+bool everyInputIndexedBy(linalg::GenericOp op, unsigned d);
+
 /// Promotes the f16/bf16 inputs of a multiply-accumulate generic to f32
 /// once, outside the loops, when every use in the body is an extension to
 /// f32: the inner loop then runs on f32 vectors instead of converting each

@@ -166,10 +166,12 @@ static int64_t getStaticTripCount(Operation *loop, int64_t fallback) {
 /// result, else 1.
 static int64_t elementCount(Operation &op) {
   int64_t count = 1;
-  for (Type type : llvm::concat<Type>(llvm::to_vector(op.getOperandTypes()),
-                                      llvm::to_vector(op.getResultTypes())))
+  auto visit = [&](Type type) {
     if (auto vector = dyn_cast<VectorType>(type))
       count = std::max<int64_t>(count, vector.getNumElements());
+  };
+  llvm::for_each(op.getOperandTypes(), visit);
+  llvm::for_each(op.getResultTypes(), visit);
   return count;
 }
 

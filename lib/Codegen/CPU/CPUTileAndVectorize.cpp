@@ -258,11 +258,7 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
   // convolution), a tiled reduction would be a vector.contract with the
   // vector loop in all three operands, which lowers to shuffles: the
   // reductions stay untiled, and the tile is an element-wise multiply-add.
-  bool everyInputHasVector =
-      llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
-        return op.getMatchingIndexingMap(operand).isFunctionOfDim(vecDim);
-      });
-  if (!redDim && !everyInputHasVector) {
+  if (!redDim && !everyInputIndexedBy(op, vecDim)) {
     int64_t best = 1;
     for (unsigned d = 0; d < numLoops; ++d) {
       int64_t t = largestDivisor(ranges[d], reductionTile);
@@ -375,10 +371,7 @@ static bool readsEveryInputAlongVectorLoop(linalg::GenericOp op) {
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (!outMap.isProjectedPermutation() || outMap.getNumResults() == 0)
     return false;
-  unsigned vecDim = vectorLoop(op);
-  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
-    return op.getMatchingIndexingMap(operand).isFunctionOfDim(vecDim);
-  });
+  return everyInputIndexedBy(op, vectorLoop(op));
 }
 
 /// Whether `op` is a fill: all loops parallel, no tensor input, and a
