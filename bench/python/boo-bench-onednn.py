@@ -18,15 +18,13 @@ run, or that fails, is listed and left out of the ratios.
 """
 
 import argparse
-import csv
 import os
-import re
-import statistics
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+from benchlib import (DRIVER, ROOT, median_and_worst, ratio, read_commands,
+                      run_driver)
+
 NETWORKS = {
     "resnet50": os.path.join(ROOT, "bench", "networks", "resnet50.txt"),
     "mobilenetv2": os.path.join(ROOT, "bench", "networks", "mobilenetv2.txt"),
@@ -43,23 +41,6 @@ DIRECTIONS = {"conv2d-fwd": "fwd", "conv2d-bwd-data": "bwd-data",
               "conv2d-bwd-weight": "bwd-weight"}
 
 
-def read_commands(path):
-    """The MIOpenDriver commands of a command file, as argument lists."""
-    commands = []
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            args = line.split()
-            # "./bin/MIOpenDriver conv ..." or "conv ...".
-            while args and not re.fullmatch(r"conv\w*", args[0]):
-                args.pop(0)
-            if args:
-                commands.append(args)
-    return commands
-
-
 def as_variant(args, variant):
     """`args` (a conv command) in `variant`'s type and layouts."""
     op, layouts = VARIANTS[variant]
@@ -73,37 +54,6 @@ def as_variant(args, variant):
     return " ".join([op] + rest + layouts)
 
 
-def run_driver(driver, commands, threads, iterations, csv_path):
-    """Runs `commands` on cpu:`threads` against oneDNN; returns CSV rows."""
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write("\n".join(commands) + "\n")
-        commands_file = f.name
-    try:
-        cmd = [driver, f"--device=cpu:{threads}", "--reference-backend=onednn",
-               "--time", f"--iterations={iterations}", "--csv", csv_path,
-               "--commands-file", commands_file]
-        result = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
-        if not os.path.exists(csv_path):
-            sys.exit(f"boo-bench-onednn: {' '.join(cmd)} wrote no CSV:\n"
-                     f"{result.stderr}")
-    finally:
-        os.unlink(commands_file)
-    with open(csv_path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def ratio(row):
-    """Boo's speed over oneDNN's for one CSV row, or None."""
-    try:
-        boo, onednn = float(row["median_ms"]), float(row["reference_median_ms"])
-    except (KeyError, ValueError):
-        return None
-    if row.get("status") != "ok" or boo <= 0 or onednn <= 0:
-        return None
-    return onednn / boo
-
-
 def summarize(rows):
     """{direction: (count, median, worst ratio, worst command)}, skipped."""
     by_direction, skipped = {}, []
@@ -114,19 +64,14 @@ def summarize(rows):
             continue
         direction = DIRECTIONS.get(row.get("kind", ""), row.get("kind", "?"))
         by_direction.setdefault(direction, []).append((r, row["command"]))
-    summary = {}
-    for direction, values in by_direction.items():
-        worst = min(values)
-        summary[direction] = (len(values),
-                              statistics.median(v for v, _ in values),
-                              worst[0], worst[1])
+    summary = {direction: (len(values),) + median_and_worst(values)
+               for direction, values in by_direction.items()}
     return summary, skipped
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--driver",
-                        default=os.path.join(ROOT, "build", "bin", "boo-driver"))
+    parser.add_argument("--driver", default=DRIVER)
     parser.add_argument("--networks", default="resnet50,mobilenetv2",
                         help="comma-separated: " + ", ".join(NETWORKS))
     parser.add_argument("--commands-file", action="append", default=[],
@@ -143,7 +88,8 @@ def main():
     args = parser.parse_args()
 
     lists = args.commands_file or [NETWORKS[n] for n in args.networks.split(",")]
-    commands = [c for path in lists for c in read_commands(path)]
+    commands = [c for path in lists
+                for c in read_commands(path, r"conv\w*")]
     csv_dir = args.csv_dir or tempfile.mkdtemp(prefix="boo-bench-onednn-")
     os.makedirs(csv_dir, exist_ok=True)
     threads = sorted({int(t) for t in args.threads.split(",")})
@@ -161,7 +107,8 @@ def main():
         for t in threads:
             csv_path = os.path.join(csv_dir, f"{variant}-{t}.csv")
             rows = run_driver(args.driver, variant_commands, t,
-                              args.iterations, csv_path)
+                              args.iterations, csv_path,
+                              tool="boo-bench-onednn")
             summary, skipped = summarize(rows)
             for direction in sorted(summary):
                 n, median, worst, command = summary[direction]

@@ -27,6 +27,7 @@
 #include "Boo/Cache/KernelCache.h"
 #include "Boo/Harness/CachedCompile.h"
 #include "Boo/Harness/CommandList.h"
+#include "Boo/Harness/MemcpyBackend.h"
 #include "Boo/Harness/OneDNNBackend.h"
 #include "Boo/Harness/ProblemStats.h"
 #include "Boo/Harness/Verify.h"
@@ -39,6 +40,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -100,7 +102,10 @@ llvm::cl::opt<std::string> referenceBackend(
     "reference-backend",
     llvm::cl::desc("Also run a reference implementation and report the "
                    "ratios: none, reference (the independent float64 "
-                   "reference on the host), onednn (oneDNN on the host)"),
+                   "reference on the host), onednn (oneDNN on the host), "
+                   "memcpy (a host memcpy of the same bytes on the device's "
+                   "threads: the ratio is Boo's bandwidth over memcpy's; "
+                   "cpu devices only)"),
     llvm::cl::init("none"), llvm::cl::cat(driverCategory));
 llvm::cl::opt<bool>
     timeAll("time",
@@ -209,9 +214,10 @@ double tensorBytes(const std::vector<HostTensor> &tensors) {
 }
 
 /// Records and prints a reference backend's time and its distance to Boo.
+/// `relativeError` is absent for a backend that computes nothing (memcpy).
 void reportReference(CommandRow &row, llvm::StringRef backend,
                      llvm::StringRef what, const TimingStats &time,
-                     double relativeError) {
+                     std::optional<double> relativeError) {
   row.referenceBackend = backend.str();
   row.referenceTime = time;
   row.referenceRelativeError = relativeError;
@@ -221,9 +227,32 @@ void reportReference(CommandRow &row, llvm::StringRef backend,
   if (row.time && row.time->median > 0)
     llvm::outs() << llvm::format("; Boo is %.2fx its speed",
                                  time.median / row.time->median);
-  llvm::outs() << llvm::format("; max |Boo - %s| / rms(%s) %.3e\n",
-                               backend.str().c_str(), backend.str().c_str(),
-                               relativeError);
+  if (relativeError)
+    llvm::outs() << llvm::format("; max |Boo - %s| / rms(%s) %.3e",
+                                 backend.str().c_str(), backend.str().c_str(),
+                                 *relativeError);
+  llvm::outs() << "\n";
+}
+
+/// --reference-backend=memcpy: a host memcpy that reads and writes as many
+/// bytes as the problem (its inputs and outputs), on `threads` threads.
+void runMemcpyBackend(double bytes, int64_t iterations, int64_t threads,
+                      CommandRow &row) {
+  std::vector<double> milliseconds;
+  std::string error;
+  if (failed(harness::runMemcpy(bytes, iterations, threads, milliseconds,
+                                error))) {
+    row.referenceBackend = "memcpy";
+    llvm::outs() << "memcpy: not compared: " << error << "\n";
+    return;
+  }
+  TimingStats time = TimingStats::of(milliseconds);
+  std::string what = llvm::formatv("{0:F0} bytes read and written, {1} "
+                                   "thread{2}, {3:F1} GB/s",
+                                   bytes, threads, threads == 1 ? "" : "s",
+                                   bytes / (time.median * 1e6))
+                         .str();
+  reportReference(row, "memcpy", what, time, std::nullopt);
 }
 
 /// --reference-backend=onednn: the problem on oneDNN, on the host, on
@@ -381,6 +410,9 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
     runOneDNNBackend(run.problem, run.inputs, run.outputs,
                      run.timing ? run.iterations : 1, session.getHostThreads(),
                      row);
+  if (referenceBackend == "memcpy")
+    runMemcpyBackend(row.bytes, run.timing ? run.iterations : 1,
+                     std::max(1u, session.getHostThreads()), row);
 
   // The float64 reference: for --verify and --reference-backend=reference.
   bool measureReference = referenceBackend == "reference";
@@ -580,9 +612,9 @@ int runDriver(const std::string &command) {
     return plotCsv();
   }
   if (referenceBackend != "none" && referenceBackend != "reference" &&
-      referenceBackend != "onednn")
+      referenceBackend != "onednn" && referenceBackend != "memcpy")
     return fail("--reference-backend=" + referenceBackend +
-                ": expected none, reference or onednn");
+                ": expected none, reference, onednn or memcpy");
   if (estimateSample < -1)
     return fail("--estimate-sample=" + std::to_string(estimateSample) +
                 ": expected a workgroup count, 0 (all) or -1 (none)");
@@ -654,6 +686,10 @@ int runDriver(const std::string &command) {
     target = "emu:" + target;
   else if (!llvm::StringRef(target).starts_with("gfx"))
     target = "cpu";
+  if (referenceBackend == "memcpy" && target != "cpu")
+    return fail("--reference-backend=memcpy compares against the host's "
+                "memory; --device=" +
+                deviceName + " is not the host CPU (use cpu or cpu:N)");
 
   MLIRContext ctx;
   {

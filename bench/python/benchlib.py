@@ -1,0 +1,69 @@
+"""What Boo's benchmark scripts share: command files, driver runs, ratios."""
+
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+DRIVER = os.path.join(ROOT, "build", "bin", "boo-driver")
+
+
+def read_commands(path, op_pattern=r"(conv|layernorm)\w*"):
+    """The MIOpenDriver commands of a command file, as argument lists."""
+    commands = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            args = line.split()
+            # "./bin/MIOpenDriver conv ..." or "conv ...".
+            while args and not re.fullmatch(op_pattern, args[0]):
+                args.pop(0)
+            if args:
+                commands.append(args)
+    return commands
+
+
+def run_driver(driver, commands, threads, iterations, csv_path,
+               backend="onednn", tool="boo-bench"):
+    """Runs `commands` on cpu:`threads` against `backend`; returns CSV rows."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(commands) + "\n")
+        commands_file = f.name
+    try:
+        cmd = [driver, f"--device=cpu:{threads}",
+               f"--reference-backend={backend}", "--time",
+               f"--iterations={iterations}", "--csv", csv_path,
+               "--commands-file", commands_file]
+        result = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        if not os.path.exists(csv_path):
+            sys.exit(f"{tool}: {' '.join(cmd)} wrote no CSV:\n"
+                     f"{result.stderr}")
+    finally:
+        os.unlink(commands_file)
+    with open(csv_path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def ratio(row):
+    """Boo's speed over the reference's for one CSV row, or None."""
+    try:
+        boo = float(row["median_ms"])
+        reference = float(row["reference_median_ms"])
+    except (KeyError, ValueError):
+        return None
+    if row.get("status") != "ok" or boo <= 0 or reference <= 0:
+        return None
+    return reference / boo
+
+
+def median_and_worst(values):
+    """(median, worst value, its label) of (value, label) pairs."""
+    worst = min(values)
+    return statistics.median(v for v, _ in values), worst[0], worst[1]
