@@ -19,6 +19,9 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -40,6 +43,9 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     BooCPUTileAndVectorizeOptions tileOptions;
     tileOptions.vectorWidth = options.vectorWidth;
+    int64_t l1 = options.l1CacheBytes > 0 ? options.l1CacheBytes
+                                          : getHostL1DataCacheBytes();
+    tileOptions.rowChainBytes = l1 / 2;
     pm.addNestedPass<func::FuncOp>(createBooCPUTileAndVectorize(tileOptions));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -98,6 +104,36 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //    boo-opt --boo-verify-llvm-contract
   addLLVMLoweringStage(pm, vector::VectorContractLowering::OuterProduct,
                        /*genericAllocations=*/true);
+}
+
+int64_t mlir::boo::getHostL1DataCacheBytes() {
+  static const int64_t bytes = [] {
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+    long size = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    if (size > 0)
+      return int64_t(size);
+#endif
+    // sysfs: cpu0's caches, the level-1 data (or unified) one.
+    for (int index = 0; index < 8; ++index) {
+      std::string dir =
+          "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+      auto read = [&](const char *name) -> std::string {
+        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+            llvm::MemoryBuffer::getFileAsStream(dir + "/" + name);
+        return file ? (*file)->getBuffer().trim().str() : std::string();
+      };
+      std::string type = read("type");
+      if (read("level") != "1" || (type != "Data" && type != "Unified"))
+        continue;
+      // "32K".
+      llvm::StringRef size = read("size");
+      int64_t kib = 0;
+      if (size.consume_back("K") && !size.getAsInteger(10, kib) && kib > 0)
+        return kib * 1024;
+    }
+    return int64_t(32 * 1024);
+  }();
+  return bytes;
 }
 
 void mlir::boo::registerBooCPUPipelines() {

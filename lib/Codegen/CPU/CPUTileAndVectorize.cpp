@@ -33,6 +33,7 @@
 
 #include "Boo/Codegen/CPU/Passes.h"
 #include "CPUOperandLayouts.h"
+#include "CPURowReductions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -258,7 +259,13 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
   // convolution), a tiled reduction would be a vector.contract with the
   // vector loop in all three operands, which lowers to shuffles: the
   // reductions stay untiled, and the tile is an element-wise multiply-add.
-  if (!redDim && !everyInputIndexedBy(op, vecDim)) {
+  // So too when an input is indexed by every loop (the partial sums of a
+  // row reduction): nothing is reused across the reduction, and the tile
+  // accumulates element-wise.
+  bool readsOnce = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *o) {
+    return op.getMatchingIndexingMap(o).isPermutation();
+  });
+  if (!redDim && !readsOnce && !everyInputIndexedBy(op, vecDim)) {
     int64_t best = 1;
     for (unsigned d = 0; d < numLoops; ++d) {
       int64_t t = largestDivisor(ranges[d], reductionTile);
@@ -335,6 +342,16 @@ static LogicalResult removeWindows(RewriterBase &rewriter,
     op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(newMaps));
   });
   return success();
+}
+
+/// The tiles of a row reduction's combination (splitRowReduction): one row
+/// (every parallel loop 1), every reduction loop whole.
+static SmallVector<int64_t> rowCombineTileSizes(linalg::GenericOp op) {
+  SmallVector<int64_t> tiles = op.getStaticLoopRanges();
+  for (auto [t, it] : llvm::zip(tiles, op.getIteratorTypesArray()))
+    if (it == utils::IteratorType::parallel)
+      t = 1;
+  return tiles;
 }
 
 /// Reorders the loops of a tile whose output map is a permutation so that
@@ -497,8 +514,29 @@ struct ExtendBeforeTranspose : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+/// A floating-point sum of a 1-D vector (the partials of one row, from a
+/// row reduction's combination) becomes a vector.reduction that may
+/// reassociate: LLVM then adds the vector's halves in a tree, where an
+/// ordered reduction is one dependent scalar addition per lane. (The
+/// partials themselves already reassociate the sum.)
+struct ReduceRowByTree : OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getSourceVectorType();
+    if (op.getKind() != vector::CombiningKind::ADD || type.getRank() != 1 ||
+        !isa<FloatType>(type.getElementType()) || type.isScalable())
+      return failure();
+    rewriter.replaceOpWithNewOp<vector::ReductionOp>(
+        op, op.getKind(), op.getSource(), op.getAcc(),
+        arith::FastMathFlags::reassoc);
+    return success();
+  }
+};
+
 static void populateVectorBodyPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseMultiplyAdd, ExtendBeforeTranspose>(patterns.getContext());
+  patterns.add<FuseMultiplyAdd, ExtendBeforeTranspose, ReduceRowByTree>(
+      patterns.getContext());
 }
 
 struct BooCPUTileAndVectorizePass
@@ -509,6 +547,12 @@ struct BooCPUTileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
+    if (vectorize)
+      tileRowChains(rewriter, func, rowChainBytes);
+    // The combinations of split row reductions (splitRowReduction, below)
+    // reduce each row's partials in registers: one row per tile, the
+    // partials whole, no operand copies.
+    DenseSet<Operation *> combines;
     SmallVector<linalg::GenericOp> candidates;
     func.walk([&](linalg::GenericOp op) { candidates.push_back(op); });
 
@@ -519,14 +563,17 @@ struct BooCPUTileAndVectorizePass
     auto tileOne = [&](linalg::GenericOp op, bool prepare) {
       if (readsEveryInputAlongVectorLoop(op))
         op = orderLoopsLikeOutput(rewriter, op);
-      auto choose = [&]() {
+      bool combine = combines.contains(op);
+      auto choose = [&]() -> FailureOr<SmallVector<int64_t>> {
+        if (combine)
+          return rowCombineTileSizes(op);
         return chooseTileSizes(op, vectorWidth, 4 * vectorWidth, rowTile,
                                reductionTile);
       };
       FailureOr<SmallVector<int64_t>> tiles = choose();
       if (failed(tiles))
         return;
-      if (prepare && vectorize && op.getNumReductionLoops() > 0) {
+      if (prepare && vectorize && op.getNumReductionLoops() > 0 && !combine) {
         promoteInputsToF32(rewriter, op, copies);
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         if (readsEveryInputAlongVectorLoop(op))
@@ -560,6 +607,14 @@ struct BooCPUTileAndVectorizePass
       if (succeeded(tiledOp))
         tiled.push_back(*tiledOp);
     };
+    // Row reductions are split into partial sums along the rows first.
+    if (vectorize) {
+      SmallVector<linalg::GenericOp> prepared;
+      for (linalg::GenericOp op : candidates)
+        if (!splitRowReduction(rewriter, op, vectorWidth, prepared, combines))
+          prepared.push_back(op);
+      candidates = std::move(prepared);
+    }
     // Contractions first: repacking one may replace its initial value (a
     // fill), which is then dead.
     std::stable_partition(

@@ -1,5 +1,6 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="vectorize=false" | FileCheck %s --check-prefix=NOVEC
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="row-chain-bytes=1024" -canonicalize -cse | FileCheck %s --check-prefix=CHAIN
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -317,4 +318,92 @@ func.func @conv_nchw_blocked(%x0: tensor<1x16x8x8xf32>, %w: tensor<64x16x3x3xf32
     linalg.yield %s : f32
   } -> tensor<1x64x8x8xf32>
   return %r : tensor<1x64x8x8xf32>
+}
+
+// -----
+
+#x = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+#col = affine_map<(r, c) -> (c)>
+#id = affine_map<(r) -> (r)>
+
+// A row chain, as a layer norm's lowering emits it: row sums of x, their
+// mean (also a result), and an element-wise result that reads x and the
+// mean. The chain is computed one tile of rows at a time (row-chain-bytes
+// =1024: two rows of x and y, 2 x 64 x 4 bytes each), so x is read from
+// cache by the second pass. Inside a tile, the row sum is split into 32
+// partial sums along the row (vectors of 32 lanes, accumulated over the
+// row's two chunks), combined by a vector.reduction that may reassociate.
+// CHAIN-LABEL: func.func @row_chain
+// CHAIN-SAME:    %[[X:.+]]: tensor<8x64xf32>, %[[W:.+]]: tensor<64xf32>
+// CHAIN:         %[[R:.+]]:2 = scf.forall (%[[I:.+]]) = (0) to (8) step (2) shared_outs(%[[MEAN:.+]] = %{{.+}}, %[[Y:.+]] = %{{.+}}) -> (tensor<8xf32>, tensor<8x64xf32>)
+// CHAIN:           %[[XT:.+]] = tensor.extract_slice %[[X]][%[[I]], 0] [2, 64] [1, 1]
+// CHAIN:           %[[XE:.+]] = tensor.expand_shape %[[XT]] {{\[}}[0], [1, 2]] output_shape [2, 2, 32]
+// CHAIN:           %[[PARTIALS:.+]] = scf.forall {{.*}} -> (tensor<2x32xf32>)
+// CHAIN:             tensor.extract_slice %[[XE]]
+// CHAIN:             scf.for {{.*}} -> (tensor<1x32xf32>)
+// CHAIN:               arith.addf {{.*}} : vector<32xf32>
+// CHAIN:           %[[SUMS:.+]] = scf.forall {{.*}} -> (tensor<2xf32>)
+// CHAIN:             tensor.extract_slice %[[PARTIALS]]
+// CHAIN:             vector.reduction <add>, %{{.+}}, %{{.+}} fastmath<reassoc> : vector<32xf32> into f32
+// CHAIN:           vector.transfer_read %[[SUMS]]
+// CHAIN:           %[[M:.+]] = arith.mulf {{.*}} : vector<2xf32>
+// CHAIN:           %[[MT:.+]] = vector.transfer_write %[[M]], {{.*}} : vector<2xf32>, tensor<2xf32>
+// CHAIN:           %[[YT:.+]] = scf.forall {{.*}} -> (tensor<2x64xf32>)
+// CHAIN:             tensor.extract_slice %[[XT]]
+// CHAIN:             arith.subf {{.*}} : vector<2x32xf32>
+// CHAIN:           tensor.parallel_insert_slice %[[MT]] into %[[MEAN]][%[[I]]] [2] [1]
+// CHAIN-NEXT:      tensor.parallel_insert_slice %[[YT]] into %[[Y]][%[[I]], 0] [2, 64] [1, 1]
+// CHAIN:         return %[[R]]#1, %[[R]]#0
+func.func @row_chain(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.015625 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x64xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%sum : tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %e3 = tensor.empty() : tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [#x, #row, #col, #x], iterator_types = ["parallel", "parallel"]} ins(%x, %mean, %w : tensor<8x64xf32>, tensor<8xf32>, tensor<64xf32>) outs(%e3 : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %m: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %v = arith.mulf %d, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<8x64xf32>
+  return %y, %mean : tensor<8x64xf32>, tensor<8xf32>
+}
+
+// -----
+
+#x3 = affine_map<(r, c, h, w) -> (r, c, h, w)>
+#r3 = affine_map<(r, c, h, w) -> (r)>
+
+// A row reduction over three contiguous dims (a layer norm over C, H and
+// W) is collapsed to one reduction loop, then split: no transposed copy
+// of x, 32 partials per row.
+// CHAIN-LABEL: func.func @row_sum_3d
+// CHAIN:         tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2, 3]] : tensor<4x4x8x8xf32> into tensor<4x256xf32>
+// CHAIN:         tensor.expand_shape {{.*}} output_shape [4, 8, 32]
+// CHAIN:         scf.for {{.*}} -> (tensor<1x32xf32>)
+// CHAIN:           arith.addf {{.*}} : vector<32xf32>
+// CHAIN:         vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<32xf32> into f32
+// CHAIN-NOT:     vector.transpose
+func.func @row_sum_3d(%x: tensor<4x4x8x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %sum = linalg.generic {indexing_maps = [#x3, #r3], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%x : tensor<4x4x8x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %sum : tensor<4xf32>
 }

@@ -31,6 +31,14 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     tiles of up to 2 x `vector-width` along the input's and the output's
     contiguous dims, read and written as whole rows and transposed in
     registers.
+
+    Row reductions (a layer norm's statistics) come first. Each chain of
+    generics that reads them, with the element-wise result that closes it,
+    is computed one tile of rows at a time (one `scf.forall` over row tiles,
+    sized by `row-chain-bytes`), so the passes over a row after the first
+    read it from cache; and each reduction along contiguous rows is split
+    into partial sums along the rows (`linalg::splitReduction`), which
+    vectorize, and their combination.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
@@ -41,7 +49,12 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     Option<"reductionTile", "reduction-tile", "int64_t", /*default=*/"16",
            "Target extent of the innermost reduction tile">,
     Option<"vectorize", "vectorize", "bool", /*default=*/"true",
-           "Vectorize the tiles (false: tile only, for debugging)">
+           "Vectorize the tiles (false: tile only, for debugging)">,
+    Option<"rowChainBytes", "row-chain-bytes", "int64_t",
+           /*default=*/"16384",
+           "Bytes of the full-rank operands of a row chain's root (a "
+           "layer norm's input and output rows) per tile of rows: the rows "
+           "should stay in the L1 data cache between the passes over them">
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",

@@ -27,6 +27,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("f32 lanes of one vector register; the innermost "
                      "parallel tile spans up to 4 registers"),
       llvm::cl::init(8)};
+  Option<int64_t> l1CacheBytes{
+      *this, "l1-cache-bytes",
+      llvm::cl::desc("Bytes of the L1 data cache the tiles are sized for "
+                     "(0: the host's, as the system reports it)"),
+      llvm::cl::init(0)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Outline each top-level scf.forall into a body called "
@@ -45,6 +50,10 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// Boo (or linalg on tensors) to the LLVM dialect for the host CPU; ends
 /// with boo-verify-llvm-contract.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// The host's L1 data cache size in bytes per core, as the system reports
+/// it (sysconf on glibc, else sysfs), or 32 KiB when it reports none.
+int64_t getHostL1DataCacheBytes();
 
 /// Registers `boo-to-llvm-cpu` with the pass pipeline registry.
 void registerBooCPUPipelines();
