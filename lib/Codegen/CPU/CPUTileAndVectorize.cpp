@@ -244,10 +244,17 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
     assign(*rowDim, rowTile);
   // Reduction dim: the reduction loop of some input's innermost dim (a
   // channel loop), else the reduction loop that admits the largest tile.
+  // None when an input is indexed by every loop (a row reduction's
+  // partial sums, a layer norm's weight gradient): nothing is reused
+  // across the reduction, and the tile accumulates element-wise, one step
+  // of the reduction at a time.
   std::optional<unsigned> redDim;
+  bool readsOnce = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *o) {
+    return op.getMatchingIndexingMap(o).isPermutation();
+  });
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(operand);
-    if (map.getNumResults() == 0)
+    if (readsOnce || map.getNumResults() == 0)
       continue;
     auto d = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (d && iters[d.getPosition()] == utils::IteratorType::reduction) {
@@ -259,12 +266,6 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
   // convolution), a tiled reduction would be a vector.contract with the
   // vector loop in all three operands, which lowers to shuffles: the
   // reductions stay untiled, and the tile is an element-wise multiply-add.
-  // So too when an input is indexed by every loop (the partial sums of a
-  // row reduction): nothing is reused across the reduction, and the tile
-  // accumulates element-wise.
-  bool readsOnce = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *o) {
-    return op.getMatchingIndexingMap(o).isPermutation();
-  });
   if (!redDim && !readsOnce && !everyInputIndexedBy(op, vecDim)) {
     int64_t best = 1;
     for (unsigned d = 0; d < numLoops; ++d) {
