@@ -11,7 +11,10 @@
 // large block comes from fresh pages on every call, and the page faults of
 // its first touch can cost more than the convolution itself. The cpu device
 // points the hooks at this cache instead: freed blocks are kept, by size,
-// for the next allocation of the same size.
+// for the next allocation of the same size. Small blocks (a tile's
+// partial sums, allocated and freed in every iteration of a parallel loop)
+// are kept per thread, without a lock: from malloc, their heap pages were
+// returned to the system and faulted in again on many calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,11 +29,13 @@ namespace runtime {
 
 /// The process's cache (thread-safe). Blocks of at least `kMinCachedBytes`
 /// are kept after `release`, up to `kMaxCachedBytes` in all; smaller ones
-/// and the excess go back to malloc.
+/// are kept by the releasing thread, up to `kMaxSmallCachedBytes` per
+/// thread; the excess goes back to malloc.
 class AllocationCache {
 public:
   static constexpr size_t kMinCachedBytes = 64 * 1024;
   static constexpr size_t kMaxCachedBytes = size_t(1) << 30;
+  static constexpr size_t kMaxSmallCachedBytes = size_t(4) << 20;
 
   static AllocationCache &get();
 
@@ -38,9 +43,9 @@ public:
   void *allocate(uint64_t size);
   /// Takes back a block `allocate` returned (null is ignored).
   void release(void *block);
-  /// Frees every kept block.
+  /// Frees every kept block (of other threads, the large ones only).
   void trim();
-  /// Bytes kept for reuse.
+  /// Bytes kept for reuse (of other threads, the large ones only).
   size_t cachedBytes();
 };
 

@@ -200,12 +200,27 @@ TEST(AllocationCacheTest, ReusesLargeBlocksOfTheSameSize) {
   EXPECT_EQ(cache.cachedBytes(), 0u);
 }
 
-TEST(AllocationCacheTest, SmallBlocksGoBackToMalloc) {
+TEST(AllocationCacheTest, KeepsSmallBlocksPerThread) {
   AllocationCache &cache = AllocationCache::get();
   cache.trim();
-  void *small = cache.allocate(100);
+  auto *small = static_cast<char *>(cache.allocate(100));
   ASSERT_NE(small, nullptr);
+  memset(small, 1, 100);
   cache.release(small);
+  EXPECT_GE(cache.cachedBytes(), 100u);
+  // This thread gets it back, for a size rounding to the same lines.
+  void *again = cache.allocate(90);
+  EXPECT_EQ(again, small);
+  EXPECT_EQ(cache.cachedBytes(), 0u);
+  cache.release(again);
+  // Another thread does not.
+  void *other = nullptr;
+  std::thread([&] {
+    other = cache.allocate(100);
+    cache.release(other);
+  }).join();
+  EXPECT_NE(other, small);
+  cache.trim();
   EXPECT_EQ(cache.cachedBytes(), 0u);
   cache.release(nullptr); // ignored
   EXPECT_EQ(cache.allocate(UINT64_MAX), nullptr);

@@ -69,7 +69,8 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //    calls to MLIR's runner library (the code may call libc and libm
   //    only); each top-level scf.forall becomes a body function called
   //    through the __boo_parallel_for hook (docs/ModuleFormat.md).
-  //    boo-opt --boo-cpu-lower-vectors --boo-cpu-lower-strided-copies
+  //    boo-opt --boo-cpu-stack-temporaries
+  //      --boo-cpu-lower-vectors --boo-cpu-lower-strided-copies
   //      --convert-linalg-to-loops --convert-vector-to-scf=full-unroll
   //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
   //      --boo-cpu-hook-allocations --convert-scf-to-cf
@@ -81,6 +82,10 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //      --convert-arith-to-llvm --convert-index-to-llvm --convert-ub-to-llvm
   //      --convert-cf-to-llvm --convert-func-to-llvm
   //      --reconcile-unrealized-casts --canonicalize
+  //    Tiles' temporaries go on the stack, released at each iteration's
+  //    end (the deallocation pipeline frees none of them).
+  //    boo-opt --boo-cpu-stack-temporaries
+  pm.addNestedPass<func::FuncOp>(createBooCPUStackTemporaries());
   pm.addNestedPass<func::FuncOp>(createBooCPULowerVectors());
   pm.addNestedPass<func::FuncOp>(createBooCPULowerStridedCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

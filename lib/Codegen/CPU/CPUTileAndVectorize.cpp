@@ -159,6 +159,16 @@ static std::optional<unsigned> transposedLoop(linalg::GenericOp op,
   return std::nullopt;
 }
 
+/// Whether some input of `op` is indexed by every loop: each output element
+/// reads its own elements of it, and nothing of it is reused across loops
+/// (a row reduction's partial sums, a layer norm's weight gradient), as in
+/// no convolution or contraction.
+static bool hasFullInput(linalg::GenericOp op) {
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+    return op.getMatchingIndexingMap(operand).isPermutation();
+  });
+}
+
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.
 static FailureOr<SmallVector<int64_t>>
 chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
@@ -249,9 +259,7 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
   // across the reduction, and the tile accumulates element-wise, one step
   // of the reduction at a time.
   std::optional<unsigned> redDim;
-  bool readsOnce = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *o) {
-    return op.getMatchingIndexingMap(o).isPermutation();
-  });
+  bool readsOnce = hasFullInput(op);
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     if (readsOnce || map.getNumResults() == 0)
@@ -575,7 +583,9 @@ struct BooCPUTileAndVectorizePass
       if (failed(tiles))
         return;
       if (prepare && vectorize && op.getNumReductionLoops() > 0 && !combine) {
-        promoteInputsToF32(rewriter, op, copies);
+        // Inputs read once are extended where they are read.
+        if (!hasFullInput(op))
+          promoteInputsToF32(rewriter, op, copies);
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         if (readsEveryInputAlongVectorLoop(op))
           op = orderLoopsLikeOutput(rewriter, op);

@@ -104,6 +104,49 @@ def BooCPULowerStridedCopies : Pass<"boo-cpu-lower-strided-copies", "func::FuncO
                            "::mlir::vector::VectorDialect"];
 }
 
+def BooCPUStackTemporaries : Pass<"boo-cpu-stack-temporaries",
+                                  "func::FuncOp"> {
+  let summary = "Put the small temporaries of parallel-loop bodies on the "
+                "stack, freed at the end of each iteration (CPU)";
+  let description = [{
+    After bufferization, a temporary made inside a tile (an `scf.forall`
+    body: the partial sums of a row chain's rows) is a `memref.alloc` that
+    the buffer-deallocation pipeline leaves without a `memref.dealloc`
+    (it does not handle `scf.forall`), so each call would leak one block
+    per tile, and a heap allocation per tile costs more than the tile.
+    Each such allocation, of a static shape of at most `max-bytes`
+    directly in the body and never deallocated, becomes a `memref.alloca`,
+    and the body of each `scf.forall` that holds one saves the stack
+    pointer at its start and restores it at its end (`llvm.intr.stacksave`
+    and `llvm.intr.stackrestore`, what `memref.alloca_scope` lowers to; a
+    scope must hold one block, which a tile's body with loops is not after
+    `convert-scf-to-cf`), so each iteration releases its temporaries, on
+    whichever thread runs it. An allocation it cannot move to the stack
+    (dynamic, too large, nested in another loop) is an error: it would
+    leak.
+
+    ```mlir
+    scf.forall (%i) in (64) {
+      %t = memref.alloc() : memref<2x32xf32>
+      ...
+    }
+    // becomes
+    scf.forall (%i) in (64) {
+      %sp = llvm.intr.stacksave : !llvm.ptr
+      %t = memref.alloca() : memref<2x32xf32>
+      ...
+      llvm.intr.stackrestore %sp : !llvm.ptr
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"65536",
+           "Largest temporary, in bytes, put on the stack">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def BooCPUHookAllocations : Pass<"boo-cpu-hook-allocations", "ModuleOp"> {
   let summary = "Define the allocation functions of finalize-memref-to-llvm's "
                 "use-generic-functions, calling through the __boo_alloc and "
