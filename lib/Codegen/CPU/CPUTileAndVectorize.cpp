@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Codegen/CPU/Passes.h"
+#include "CPUConvBorders.h"
 #include "CPUOperandLayouts.h"
 #include "CPURowReductions.h"
 
@@ -167,6 +168,26 @@ static bool hasFullInput(linalg::GenericOp op) {
   return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
     return op.getMatchingIndexingMap(operand).isPermutation();
   });
+}
+
+/// Whether `op` has an input indexed by every loop (hasFullInput) and every
+/// such input has the vector loop as its innermost dim: each element is
+/// read once, in contiguous vectors (a row reduction's partial sums), so
+/// an f16/bf16 input needs no promoted copy (and no transposes of f16/bf16
+/// vectors come of extending it in place, which LLVM cannot lower).
+static bool readsOnceContiguously(linalg::GenericOp op) {
+  unsigned vecDim = vectorLoop(op);
+  bool any = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (!map.isPermutation())
+      continue;
+    any = true;
+    auto inner = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!inner || inner.getPosition() != vecDim)
+      return false;
+  }
+  return any;
 }
 
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.
@@ -556,8 +577,19 @@ struct BooCPUTileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
-    if (vectorize)
+    if (vectorize) {
       tileRowChains(rewriter, func, rowChainBytes);
+      // Convolutions with small filters read their input unpadded, but
+      // at the borders.
+      SmallVector<linalg::GenericOp> convs, pieces;
+      func.walk([&](linalg::GenericOp op) {
+        if (op.getNumReductionLoops() > 0)
+          convs.push_back(op);
+      });
+      for (linalg::GenericOp op : convs)
+        if (peelFilterBytes > 0)
+          (void)peelPaddedBorders(rewriter, op, peelFilterBytes, pieces);
+    }
     // The combinations of split row reductions (splitRowReduction, below)
     // reduce each row's partials in registers: one row per tile, the
     // partials whole, no operand copies.
@@ -583,8 +615,9 @@ struct BooCPUTileAndVectorizePass
       if (failed(tiles))
         return;
       if (prepare && vectorize && op.getNumReductionLoops() > 0 && !combine) {
-        // Inputs read once are extended where they are read.
-        if (!hasFullInput(op))
+        // Inputs read once, along their contiguous dim, are extended
+        // where they are read.
+        if (!readsOnceContiguously(op))
           promoteInputsToF32(rewriter, op, copies);
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         if (readsEveryInputAlongVectorLoop(op))

@@ -407,3 +407,52 @@ func.func @row_sum_3d(%x: tensor<4x4x8x8xf32>, %init: tensor<4xf32>) -> tensor<4
   } -> tensor<4xf32>
   return %sum : tensor<4xf32>
 }
+
+// -----
+
+#dw_in = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh + kh, ow + kw, g)>
+#dw_fil = affine_map<(n, oh, ow, g, kh, kw) -> (kh, kw, g)>
+#dw_out = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh, ow, g)>
+#dw_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A channels-last depthwise convolution of a zero-padded input, with a
+// small filter (peel-filter-bytes): split into border pieces (the first
+// and last output row, then the first and last column of the rows
+// between), which read small padded copies of the input rows they need,
+// and the interior, which reads the input itself. No copy of the whole
+// padded input is made; each piece starts from its own zeros, and the
+// pieces are inserted into one result.
+// CHECK-LABEL: func.func @depthwise_padded
+// CHECK-SAME:    %[[X:.+]]: tensor<1x8x8x32xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         %[[TOP_IN:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 8, 32]
+// CHECK:         %[[TOP:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [1, 1, 8, 32] [1, 1, 1, 1] : tensor<1x1x8x32xf32> into tensor<1x8x8x32xf32>
+// CHECK:         tensor.extract_slice %[[X]][0, 6, 0, 0] [1, 2, 8, 32]
+// CHECK:         %[[BOTTOM:.+]] = tensor.insert_slice %{{.+}} into %[[TOP]][0, 7, 0, 0] [1, 1, 8, 32]
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 8, 2, 32]
+// CHECK:         %[[LEFT:.+]] = tensor.insert_slice %{{.+}} into %[[BOTTOM]][0, 1, 0, 0] [1, 6, 1, 32]
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 6, 0] [1, 8, 2, 32]
+// CHECK:         %[[RIGHT:.+]] = tensor.insert_slice %{{.+}} into %[[LEFT]][0, 1, 7, 0] [1, 6, 1, 32]
+// CHECK:         %[[INNER:.+]] = scf.forall (%[[R:.+]]) in (6) {{.*}} -> (tensor<1x6x6x32xf32>)
+// CHECK-NEXT:      tensor.extract_slice %[[X]][0, %[[R]], 0, 0] [1, 3, 8, 32]
+// CHECK:         %[[ALL:.+]] = tensor.insert_slice %[[INNER]] into %[[RIGHT]][0, 1, 1, 0] [1, 6, 6, 32]
+// CHECK:         return %[[ALL]]
+func.func @depthwise_padded(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x8x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x32xf32> to tensor<1x10x10x32xf32>
+  %e = tensor.empty() : tensor<1x8x8x32xf32>
+  %acc = linalg.generic {indexing_maps = [#dw_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x8x8x32xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x8x8x32xf32>
+  %r = linalg.generic {indexing_maps = [#dw_in, #dw_fil, #dw_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%p, %w : tensor<1x10x10x32xf32>, tensor<3x3x32xf32>) outs(%acc : tensor<1x8x8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x32xf32>
+  return %r : tensor<1x8x8x32xf32>
+}

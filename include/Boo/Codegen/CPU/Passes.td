@@ -50,6 +50,12 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
            "Target extent of the innermost reduction tile">,
     Option<"vectorize", "vectorize", "bool", /*default=*/"true",
            "Vectorize the tiles (false: tile only, for debugging)">,
+    Option<"peelFilterBytes", "peel-filter-bytes", "int64_t",
+           /*default=*/"65536",
+           "A convolution of a zero-padded input whose other inputs (the "
+           "filter) are at most this many bytes is split into an interior "
+           "that reads the unpadded input and border pieces that read small "
+           "padded copies (0: never)">,
     Option<"rowChainBytes", "row-chain-bytes", "int64_t",
            /*default=*/"16384",
            "Bytes of the full-rank operands of a row chain's root (a "

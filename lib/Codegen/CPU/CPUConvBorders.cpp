@@ -1,0 +1,306 @@
+//===- CPUConvBorders.cpp - Convolutions without padded copies ------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUConvBorders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+
+/// A map result `s * o + d * k + c`: the output loop `o` (parallel), the
+/// window loop `k` (reduction, absent for a 1-wide window) and constant.
+struct Window {
+  unsigned resultPos;
+  unsigned outLoop;
+  int64_t stride = 1;
+  std::optional<unsigned> windowLoop;
+  int64_t dilation = 0;
+  int64_t constant = 0;
+  /// The interior: output positions whose window reads no padding.
+  int64_t lo = 0, hi = 0;
+};
+
+/// Adds `e`'s terms (loop, coefficient) and constant, or fails.
+LogicalResult linearTerms(AffineExpr e,
+                          SmallVectorImpl<std::pair<unsigned, int64_t>> &terms,
+                          int64_t &constant) {
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    terms.push_back({d.getPosition(), 1});
+    return success();
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+    constant += c.getValue();
+    return success();
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return failure();
+  if (bin.getKind() == AffineExprKind::Add)
+    return success(succeeded(linearTerms(bin.getLHS(), terms, constant)) &&
+                   succeeded(linearTerms(bin.getRHS(), terms, constant)));
+  auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
+  auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  if (bin.getKind() != AffineExprKind::Mul || !d || !c || c.getValue() <= 0)
+    return failure();
+  terms.push_back({d.getPosition(), c.getValue()});
+  return success();
+}
+
+/// Rounded divisions by a positive `b`.
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+int64_t bytesOf(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return std::numeric_limits<int64_t>::max();
+  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+}
+
+/// Whether `op` is a fill: no tensor input, a yield of a value from outside.
+bool isFillGeneric(Operation *op) {
+  auto g = dyn_cast_or_null<linalg::GenericOp>(op);
+  return g && g.getNumReductionLoops() == 0 && g.getNumDpsInits() == 1 &&
+         llvm::none_of(g.getDpsInputs(),
+                       [](Value v) { return isa<ShapedType>(v.getType()); }) &&
+         !g.payloadUsesValueFromOperand(g.getDpsInitOperand(0));
+}
+
+} // namespace
+
+bool mlir::boo::peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
+                                  int64_t maxOtherInputBytes,
+                                  SmallVectorImpl<linalg::GenericOp> &pieces) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
+      op.hasIndexSemantics() || !op.hasPureTensorSemantics())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation())
+    return false;
+  // The one padded input; every other input small and not indexed by an
+  // output loop of a padded window.
+  OpOperand *windowed = nullptr;
+  tensor::PadOp pad;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    if (auto p = operand->get().getDefiningOp<tensor::PadOp>()) {
+      if (windowed)
+        return false;
+      windowed = operand;
+      pad = p;
+    }
+  }
+  if (!windowed || !pad.getConstantPaddingValue() ||
+      !pad.getResultType().hasStaticShape() ||
+      !pad.getSourceType().hasStaticShape() ||
+      !matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()))
+    return false;
+  SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+  if (llvm::any_of(llvm::concat<int64_t>(low, high), ShapedType::isDynamic))
+    return false;
+  AffineMap inMap = op.getMatchingIndexingMap(windowed);
+  // Channels-last: the input's innermost dim (of those longer than 1) is
+  // a plain loop, so the interior reads it as it is; a channels-first
+  // input (a window innermost) is copied into channels-last anyway.
+  for (int64_t pos = inMap.getNumResults() - 1; pos >= 0; --pos) {
+    if (pad.getResultType().getDimSize(pos) == 1)
+      continue;
+    if (!isa<AffineDimExpr>(inMap.getResult(pos)))
+      return false;
+    break;
+  }
+  SmallVector<Window> windows;
+  for (auto [pos, e] : llvm::enumerate(inMap.getResults())) {
+    if (low[pos] == 0 && high[pos] == 0)
+      continue;
+    SmallVector<std::pair<unsigned, int64_t>> terms;
+    Window w;
+    w.resultPos = pos;
+    if (failed(linearTerms(e, terms, w.constant)) || terms.empty() ||
+        terms.size() > 2)
+      return false;
+    bool haveOut = false;
+    for (auto [loop, coeff] : terms) {
+      bool parallel =
+          op.getIteratorTypesArray()[loop] == utils::IteratorType::parallel;
+      if (parallel && !haveOut) {
+        w.outLoop = loop;
+        w.stride = coeff;
+        haveOut = true;
+      } else if (!parallel && !w.windowLoop) {
+        w.windowLoop = loop;
+        w.dilation = coeff;
+      } else {
+        return false;
+      }
+    }
+    if (!haveOut || !outMap.isFunctionOfDim(w.outLoop))
+      return false;
+    int64_t extent = pad.getSourceType().getDimSize(pos);
+    int64_t reach = w.windowLoop ? w.dilation * (ranges[*w.windowLoop] - 1) : 0;
+    w.lo = std::max<int64_t>(0, ceilDiv(low[pos] - w.constant, w.stride));
+    w.hi = std::min<int64_t>(
+        ranges[w.outLoop],
+        floorDiv(low[pos] + extent - 1 - w.constant - reach, w.stride) + 1);
+    if (w.hi <= w.lo)
+      return false;
+    windows.push_back(w);
+  }
+  if (windows.empty())
+    return false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    if (operand == windowed)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    // A filter: indexed by every window's tap loop, by no output loop of
+    // one (not a weight gradient, whose windows slide over its taps).
+    if (bytesOf(operand->get().getType()) > maxOtherInputBytes ||
+        llvm::any_of(windows, [&](const Window &w) {
+          return map.isFunctionOfDim(w.outLoop) || !w.windowLoop ||
+                 !map.isFunctionOfDim(*w.windowLoop);
+        }))
+      return false;
+  }
+
+  // The pieces: for each window in turn, its low and high border (earlier
+  // windows over their interior, later ones whole), then the interior.
+  using Region = SmallVector<std::pair<int64_t, int64_t>>; // per window
+  SmallVector<Region> regions;
+  Region current;
+  for (const Window &w : windows)
+    current.push_back({0, ranges[w.outLoop]});
+  for (auto [i, w] : llvm::enumerate(windows)) {
+    for (auto [a, b] : {std::pair<int64_t, int64_t>{0, w.lo},
+                        std::pair<int64_t, int64_t>{w.hi, ranges[w.outLoop]}}) {
+      if (a >= b)
+        continue;
+      Region r = current;
+      r[i] = {a, b};
+      regions.push_back(r);
+    }
+    current[i] = {w.lo, w.hi};
+  }
+  regions.push_back(current);
+
+  // The input range (padded coordinates) a piece's window `w` reads over
+  // output positions [a, b): start and length.
+  auto inputRange = [&](const Window &w, int64_t a, int64_t b) {
+    int64_t reach = w.windowLoop ? w.dilation * (ranges[*w.windowLoop] - 1) : 0;
+    return std::pair<int64_t, int64_t>{w.stride * a + w.constant,
+                                       w.stride * (b - a - 1) + reach + 1};
+  };
+  RankedTensorType source = pad.getSourceType();
+  // Every piece must read some of the input (else it is padding only).
+  for (const Region &region : regions)
+    for (auto [w, r] : llvm::zip(windows, region)) {
+      auto [start, length] = inputRange(w, r.first, r.second);
+      int64_t p = w.resultPos;
+      if (std::min(start + length, low[p] + source.getDimSize(p)) <=
+          std::max(start, low[p]))
+        return false;
+    }
+
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  rewriter.setInsertionPoint(op);
+  Value init = op.getDpsInits()[0];
+  auto outType = cast<RankedTensorType>(init.getType());
+  Operation *initDef = init.getDefiningOp();
+  bool freshFills = isFillGeneric(initDef);
+  Value result =
+      freshFills
+          ? Value(tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
+                                          outType.getElementType()))
+          : init;
+  for (const Region &region : regions) {
+    // The output slice.
+    SmallVector<int64_t> offsets(outType.getRank(), 0),
+        sizes(outType.getShape());
+    for (auto [w, r] : llvm::zip(windows, region)) {
+      unsigned q = *outMap.getResultPosition(getAffineDimExpr(w.outLoop, ctx));
+      offsets[q] = r.first;
+      sizes[q] = r.second - r.first;
+    }
+    SmallVector<int64_t> ones(outType.getRank(), 1);
+    auto fold = [&](ArrayRef<int64_t> v) {
+      return getAsIndexOpFoldResult(ctx, v);
+    };
+    Value pieceInit;
+    if (freshFills) {
+      Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                            outType.getElementType());
+      IRMapping map;
+      map.map(cast<linalg::GenericOp>(initDef).getDpsInits()[0], empty);
+      Operation *fill = rewriter.clone(*initDef, map);
+      fill->getResult(0).setType(empty.getType());
+      pieceInit = fill->getResult(0);
+      pieces.push_back(cast<linalg::GenericOp>(fill));
+    } else {
+      pieceInit = tensor::ExtractSliceOp::create(
+          rewriter, loc, init, fold(offsets), fold(sizes), fold(ones));
+    }
+    // The input rows the piece reads, padded where they leave the input.
+    SmallVector<int64_t> inOffsets(source.getRank(), 0),
+        inSizes(source.getShape()), padLow(source.getRank(), 0),
+        padHigh(source.getRank(), 0);
+    SmallVector<AffineExpr> inExprs(inMap.getResults());
+    for (auto [w, r] : llvm::zip(windows, region)) {
+      unsigned p = w.resultPos;
+      auto [start, length] = inputRange(w, r.first, r.second);
+      int64_t inLo = std::max(start, low[p]);
+      int64_t inHi = std::min(start + length, low[p] + source.getDimSize(p));
+      inOffsets[p] = inLo - low[p];
+      inSizes[p] = inHi - inLo;
+      padLow[p] = inLo - start;
+      padHigh[p] = start + length - inHi;
+      inExprs[p] = inExprs[p] - w.constant;
+    }
+    SmallVector<int64_t> inOnes(source.getRank(), 1);
+    Value input = tensor::ExtractSliceOp::create(rewriter, loc, pad.getSource(),
+                                                 fold(inOffsets), fold(inSizes),
+                                                 fold(inOnes));
+    if (llvm::any_of(llvm::concat<int64_t>(padLow, padHigh),
+                     [](int64_t v) { return v != 0; })) {
+      SmallVector<int64_t> padded(inSizes);
+      for (unsigned p = 0; p < padded.size(); ++p)
+        padded[p] += padLow[p] + padHigh[p];
+      auto padType = RankedTensorType::get(padded, source.getElementType());
+      input =
+          tensor::PadOp::create(rewriter, loc, padType, input, fold(padLow),
+                                fold(padHigh), pad.getConstantPaddingValue());
+    }
+    SmallVector<Value> inputs(op.getDpsInputs());
+    inputs[windowed->getOperandNumber()] = input;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[windowed->getOperandNumber()] =
+        AffineMap::get(inMap.getNumDims(), 0, inExprs, ctx);
+    auto piece = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{pieceInit.getType()}, inputs,
+        ValueRange{pieceInit}, maps, op.getIteratorTypesArray());
+    rewriter.cloneRegionBefore(op.getRegion(), piece.getRegion(),
+                               piece.getRegion().begin());
+    pieces.push_back(piece);
+    result = tensor::InsertSliceOp::create(rewriter, loc, piece->getResult(0),
+                                           result, fold(offsets), fold(sizes),
+                                           fold(ones));
+  }
+  rewriter.replaceOp(op, result);
+  if (pad->use_empty())
+    rewriter.eraseOp(pad);
+  return true;
+}
