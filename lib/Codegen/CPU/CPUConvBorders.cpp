@@ -83,6 +83,7 @@ bool isFillGeneric(Operation *op) {
 
 bool mlir::boo::peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
                                   int64_t maxOtherInputBytes,
+                                  int64_t minInputBytes,
                                   SmallVectorImpl<linalg::GenericOp> &pieces) {
   if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
       op.hasIndexSemantics() || !op.hasPureTensorSemantics())
@@ -111,7 +112,8 @@ bool mlir::boo::peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
       !matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()))
     return false;
   SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
-  if (llvm::any_of(llvm::concat<int64_t>(low, high), ShapedType::isDynamic))
+  if (llvm::any_of(llvm::concat<int64_t>(low, high), ShapedType::isDynamic) ||
+      bytesOf(pad.getResultType()) < minInputBytes)
     return false;
   AffineMap inMap = op.getMatchingIndexingMap(windowed);
   // Channels-last: the input's innermost dim (of those longer than 1) is

@@ -26,8 +26,9 @@ namespace mlir::boo {
 /// the pieces are inserted into one result. The full padded copy of the
 /// input is gone. The pieces are appended to `pieces`; returns whether it
 /// applied.
+/// Only padded inputs of at least `minInputBytes` are peeled.
 bool peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
-                       int64_t maxOtherInputBytes,
+                       int64_t maxOtherInputBytes, int64_t minInputBytes,
                        SmallVectorImpl<linalg::GenericOp> &pieces);
 
 } // namespace mlir::boo

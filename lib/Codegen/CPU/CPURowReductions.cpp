@@ -55,10 +55,12 @@ bool mlir::boo::splitRowReduction(RewriterBase &rewriter, linalg::GenericOp &op,
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t extent = 1;
-  for (unsigned d : reductions)
+  for (unsigned d : reductions) {
+    if (ShapedType::isDynamic(ranges[d]))
+      return false;
     extent *= ranges[d];
-  if (ShapedType::isDynamic(extent) || extent % lanes != 0 ||
-      extent < 2 * lanes)
+  }
+  if (extent % lanes != 0 || extent < 2 * lanes)
     return false;
   // Up to four vectors of partials: independent additions, so the loop is
   // not bound by the latency of one vector's chain.

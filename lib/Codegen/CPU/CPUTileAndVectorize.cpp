@@ -580,15 +580,16 @@ struct BooCPUTileAndVectorizePass
     if (vectorize) {
       tileRowChains(rewriter, func, rowChainBytes);
       // Convolutions with small filters read their input unpadded, but
-      // at the borders.
+      // at the borders (the pieces are collected again below).
       SmallVector<linalg::GenericOp> convs, pieces;
-      func.walk([&](linalg::GenericOp op) {
-        if (op.getNumReductionLoops() > 0)
-          convs.push_back(op);
-      });
+      if (peelFilterBytes > 0)
+        func.walk([&](linalg::GenericOp op) {
+          if (op.getNumReductionLoops() > 0)
+            convs.push_back(op);
+        });
       for (linalg::GenericOp op : convs)
-        if (peelFilterBytes > 0)
-          (void)peelPaddedBorders(rewriter, op, peelFilterBytes, pieces);
+        (void)peelPaddedBorders(rewriter, op, peelFilterBytes,
+                                peelMinInputBytes, pieces);
     }
     // The combinations of split row reductions (splitRowReduction, below)
     // reduce each row's partials in registers: one row per tile, the

@@ -1,6 +1,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="vectorize=false" | FileCheck %s --check-prefix=NOVEC
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="row-chain-bytes=1024" -canonicalize -cse | FileCheck %s --check-prefix=CHAIN
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=0" -canonicalize -cse | FileCheck %s --check-prefix=PEEL
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -416,27 +417,32 @@ func.func @row_sum_3d(%x: tensor<4x4x8x8xf32>, %init: tensor<4xf32>) -> tensor<4
 #dw_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
 // A channels-last depthwise convolution of a zero-padded input, with a
-// small filter (peel-filter-bytes): split into border pieces (the first
+// small filter (peel-filter-bytes; its input is below the default
+// peel-min-input-bytes, which the PEEL run sets to 0): split into border pieces (the first
 // and last output row, then the first and last column of the rows
 // between), which read small padded copies of the input rows they need,
 // and the interior, which reads the input itself. No copy of the whole
 // padded input is made; each piece starts from its own zeros, and the
 // pieces are inserted into one result.
+// PEEL-LABEL: func.func @depthwise_padded
+// PEEL-SAME:    %[[X:.+]]: tensor<1x8x8x32xf32>
+// PEEL-NOT:     tensor.pad
+// PEEL:         %[[TOP_IN:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 8, 32]
+// PEEL:         %[[TOP:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [1, 1, 8, 32] [1, 1, 1, 1] : tensor<1x1x8x32xf32> into tensor<1x8x8x32xf32>
+// PEEL:         tensor.extract_slice %[[X]][0, 6, 0, 0] [1, 2, 8, 32]
+// PEEL:         %[[BOTTOM:.+]] = tensor.insert_slice %{{.+}} into %[[TOP]][0, 7, 0, 0] [1, 1, 8, 32]
+// PEEL:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 8, 2, 32]
+// PEEL:         %[[LEFT:.+]] = tensor.insert_slice %{{.+}} into %[[BOTTOM]][0, 1, 0, 0] [1, 6, 1, 32]
+// PEEL:         tensor.extract_slice %[[X]][0, 0, 6, 0] [1, 8, 2, 32]
+// PEEL:         %[[RIGHT:.+]] = tensor.insert_slice %{{.+}} into %[[LEFT]][0, 1, 7, 0] [1, 6, 1, 32]
+// PEEL:         %[[INNER:.+]] = scf.forall (%[[R:.+]]) in (6) {{.*}} -> (tensor<1x6x6x32xf32>)
+// PEEL-NEXT:      tensor.extract_slice %[[X]][0, %[[R]], 0, 0] [1, 3, 8, 32]
+// PEEL:         %[[ALL:.+]] = tensor.insert_slice %[[INNER]] into %[[RIGHT]][0, 1, 1, 0] [1, 6, 6, 32]
+// PEEL:         return %[[ALL]]
+// With the default peel-min-input-bytes (1 MiB), this small input keeps
+// its padded copy.
 // CHECK-LABEL: func.func @depthwise_padded
-// CHECK-SAME:    %[[X:.+]]: tensor<1x8x8x32xf32>
-// CHECK-NOT:     tensor.pad
-// CHECK:         %[[TOP_IN:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 8, 32]
-// CHECK:         %[[TOP:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [1, 1, 8, 32] [1, 1, 1, 1] : tensor<1x1x8x32xf32> into tensor<1x8x8x32xf32>
-// CHECK:         tensor.extract_slice %[[X]][0, 6, 0, 0] [1, 2, 8, 32]
-// CHECK:         %[[BOTTOM:.+]] = tensor.insert_slice %{{.+}} into %[[TOP]][0, 7, 0, 0] [1, 1, 8, 32]
-// CHECK:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 8, 2, 32]
-// CHECK:         %[[LEFT:.+]] = tensor.insert_slice %{{.+}} into %[[BOTTOM]][0, 1, 0, 0] [1, 6, 1, 32]
-// CHECK:         tensor.extract_slice %[[X]][0, 0, 6, 0] [1, 8, 2, 32]
-// CHECK:         %[[RIGHT:.+]] = tensor.insert_slice %{{.+}} into %[[LEFT]][0, 1, 7, 0] [1, 6, 1, 32]
-// CHECK:         %[[INNER:.+]] = scf.forall (%[[R:.+]]) in (6) {{.*}} -> (tensor<1x6x6x32xf32>)
-// CHECK-NEXT:      tensor.extract_slice %[[X]][0, %[[R]], 0, 0] [1, 3, 8, 32]
-// CHECK:         %[[ALL:.+]] = tensor.insert_slice %[[INNER]] into %[[RIGHT]][0, 1, 1, 0] [1, 6, 6, 32]
-// CHECK:         return %[[ALL]]
+// CHECK:         tensor.empty() : tensor<1x10x10x32xf32>
 func.func @depthwise_padded(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x8x8x32xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
