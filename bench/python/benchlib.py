@@ -67,3 +67,15 @@ def median_and_worst(values):
     """(median, worst value, its label) of (value, label) pairs."""
     worst = min(values)
     return statistics.median(v for v, _ in values), worst[0], worst[1]
+
+
+def add_run_arguments(parser, iterations):
+    """The options of every benchmark script: thread counts, timed calls
+    per command, and where the driver's CSVs go."""
+    parser.add_argument("--threads", default=f"1,{os.cpu_count()}",
+                        help="comma-separated thread counts (default: 1 and "
+                             "all cores)")
+    parser.add_argument("--iterations", type=int, default=iterations)
+    parser.add_argument("--csv-dir", default=None,
+                        help="where the driver's CSVs go (default: a "
+                             "temporary directory)")

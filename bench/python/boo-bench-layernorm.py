@@ -26,8 +26,8 @@ import os
 import sys
 import tempfile
 
-from benchlib import DRIVER, ROOT, median_and_worst, ratio, read_commands, \
-    run_driver
+from benchlib import (DRIVER, ROOT, add_run_arguments, median_and_worst,
+                      ratio, read_commands, run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks", "layernorm.txt")
 TYPES = {"f32": "layernorm", "bf16": "layernormbfp16", "f16": "layernormfp16"}
@@ -71,13 +71,7 @@ def main():
                         help="comma-separated: " + ", ".join(TYPES))
     parser.add_argument("--directions", default="fwd,bwd",
                         help="comma-separated: " + ", ".join(DIRECTIONS))
-    parser.add_argument("--threads", default=f"1,{os.cpu_count()}",
-                        help="comma-separated thread counts (default: 1 and "
-                             "all cores)")
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--csv-dir", default=None,
-                        help="where the driver's CSVs go (default: a "
-                             "temporary directory)")
+    add_run_arguments(parser, iterations=20)
     args = parser.parse_args()
 
     commands = read_commands(args.commands_file, r"layernorm\w*")

@@ -22,8 +22,8 @@ import os
 import sys
 import tempfile
 
-from benchlib import (DRIVER, ROOT, median_and_worst, ratio, read_commands,
-                      run_driver)
+from benchlib import (DRIVER, ROOT, add_run_arguments, median_and_worst,
+                      ratio, read_commands, run_driver)
 
 NETWORKS = {
     "resnet50": os.path.join(ROOT, "bench", "networks", "resnet50.txt"),
@@ -78,13 +78,7 @@ def main():
                         help="command lists to run instead of --networks")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="comma-separated: " + ", ".join(VARIANTS))
-    parser.add_argument("--threads", default=f"1,{os.cpu_count()}",
-                        help="comma-separated thread counts (default: 1 and "
-                             "all cores)")
-    parser.add_argument("--iterations", type=int, default=5)
-    parser.add_argument("--csv-dir", default=None,
-                        help="where the driver's CSVs go (default: a "
-                             "temporary directory)")
+    add_run_arguments(parser, iterations=5)
     args = parser.parse_args()
 
     lists = args.commands_file or [NETWORKS[n] for n in args.networks.split(",")]
