@@ -5,11 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUConvBorders.h"
+#include "CPUOperandLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -29,54 +31,12 @@ struct Window {
   int64_t lo = 0, hi = 0;
 };
 
-/// Adds `e`'s terms (loop, coefficient) and constant, or fails.
-LogicalResult linearTerms(AffineExpr e,
-                          SmallVectorImpl<std::pair<unsigned, int64_t>> &terms,
-                          int64_t &constant) {
-  if (auto d = dyn_cast<AffineDimExpr>(e)) {
-    terms.push_back({d.getPosition(), 1});
-    return success();
-  }
-  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-    constant += c.getValue();
-    return success();
-  }
-  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-  if (!bin)
-    return failure();
-  if (bin.getKind() == AffineExprKind::Add)
-    return success(succeeded(linearTerms(bin.getLHS(), terms, constant)) &&
-                   succeeded(linearTerms(bin.getRHS(), terms, constant)));
-  auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
-  auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
-  if (bin.getKind() != AffineExprKind::Mul || !d || !c || c.getValue() <= 0)
-    return failure();
-  terms.push_back({d.getPosition(), c.getValue()});
-  return success();
-}
-
-/// Rounded divisions by a positive `b`.
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
+/// The bytes of a static tensor type (of anything else: the most there is).
 int64_t bytesOf(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
   if (!t || !t.hasStaticShape())
     return std::numeric_limits<int64_t>::max();
   return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
-}
-
-/// Whether `op` is a fill: no tensor input, a yield of a value from outside.
-bool isFillGeneric(Operation *op) {
-  auto g = dyn_cast_or_null<linalg::GenericOp>(op);
-  return g && g.getNumReductionLoops() == 0 && g.getNumDpsInits() == 1 &&
-         llvm::none_of(g.getDpsInputs(),
-                       [](Value v) { return isa<ShapedType>(v.getType()); }) &&
-         !g.payloadUsesValueFromOperand(g.getDpsInitOperand(0));
 }
 
 } // namespace
@@ -130,14 +90,14 @@ bool mlir::boo::peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
   for (auto [pos, e] : llvm::enumerate(inMap.getResults())) {
     if (low[pos] == 0 && high[pos] == 0)
       continue;
-    SmallVector<std::pair<unsigned, int64_t>> terms;
+    FailureOr<LinearExpr> lin = decomposeLinear(e);
+    if (failed(lin) || lin->terms.empty() || lin->terms.size() > 2)
+      return false;
     Window w;
     w.resultPos = pos;
-    if (failed(linearTerms(e, terms, w.constant)) || terms.empty() ||
-        terms.size() > 2)
-      return false;
+    w.constant = lin->constant;
     bool haveOut = false;
-    for (auto [loop, coeff] : terms) {
+    for (auto [loop, coeff] : lin->terms) {
       bool parallel =
           op.getIteratorTypesArray()[loop] == utils::IteratorType::parallel;
       if (parallel && !haveOut) {
@@ -155,10 +115,13 @@ bool mlir::boo::peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
       return false;
     int64_t extent = pad.getSourceType().getDimSize(pos);
     int64_t reach = w.windowLoop ? w.dilation * (ranges[*w.windowLoop] - 1) : 0;
-    w.lo = std::max<int64_t>(0, ceilDiv(low[pos] - w.constant, w.stride));
+    w.lo = std::max<int64_t>(
+        0, llvm::divideCeilSigned(low[pos] - w.constant, w.stride));
     w.hi = std::min<int64_t>(
         ranges[w.outLoop],
-        floorDiv(low[pos] + extent - 1 - w.constant - reach, w.stride) + 1);
+        llvm::divideFloorSigned(low[pos] + extent - 1 - w.constant - reach,
+                                w.stride) +
+            1);
     if (w.hi <= w.lo)
       return false;
     windows.push_back(w);
@@ -223,7 +186,8 @@ bool mlir::boo::peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
   Value init = op.getDpsInits()[0];
   auto outType = cast<RankedTensorType>(init.getType());
   Operation *initDef = init.getDefiningOp();
-  bool freshFills = isFillGeneric(initDef);
+  auto initGeneric = dyn_cast_or_null<linalg::GenericOp>(initDef);
+  bool freshFills = initGeneric && isFill(initGeneric);
   Value result =
       freshFills
           ? Value(tensor::EmptyOp::create(rewriter, loc, outType.getShape(),

@@ -164,6 +164,47 @@ Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
 
 } // namespace
 
+FailureOr<mlir::boo::LinearExpr> mlir::boo::decomposeLinear(AffineExpr e) {
+  LinearExpr out;
+  SmallVector<AffineExpr> work = {e};
+  while (!work.empty()) {
+    AffineExpr x = work.pop_back_val();
+    if (auto d = dyn_cast<AffineDimExpr>(x)) {
+      out.terms.push_back({d.getPosition(), 1});
+      continue;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(x)) {
+      out.constant += c.getValue();
+      continue;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (!bin)
+      return failure();
+    if (bin.getKind() == AffineExprKind::Add) {
+      work.push_back(bin.getLHS());
+      work.push_back(bin.getRHS());
+      continue;
+    }
+    if (bin.getKind() == AffineExprKind::Mul) {
+      auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!d || !c || c.getValue() < 1)
+        return failure();
+      out.terms.push_back({d.getPosition(), c.getValue()});
+      continue;
+    }
+    return failure();
+  }
+  return out;
+}
+
+bool mlir::boo::isFill(linalg::GenericOp op) {
+  return op.getNumReductionLoops() == 0 && op.getNumDpsInits() == 1 &&
+         llvm::none_of(op.getDpsInputs(),
+                       [](Value v) { return isa<ShapedType>(v.getType()); }) &&
+         !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
+}
+
 bool mlir::boo::everyInputIndexedBy(linalg::GenericOp op, unsigned d) {
   return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
     return op.getMatchingIndexingMap(operand).isFunctionOfDim(d);

@@ -22,6 +22,21 @@
 
 namespace mlir::boo {
 
+/// A map result as sum(coefficient * loop) + constant.
+struct LinearExpr {
+  SmallVector<std::pair<unsigned, int64_t>> terms; // (loop, coefficient)
+  int64_t constant = 0;
+};
+
+/// `e` as a LinearExpr, or failure if it is not a sum of loops times
+/// positive constants and constants (a convolution's window `s*o + d*k`).
+FailureOr<LinearExpr> decomposeLinear(AffineExpr e);
+
+/// Whether `op` is a fill: all loops parallel, no tensor input, and a
+/// yielded value that does not read the init (a constant, or a scalar
+/// defined outside).
+bool isFill(linalg::GenericOp op);
+
 /// Whether every input of `op` is indexed by loop `d` (for its vector loop:
 /// element-wise ops and depthwise convolutions, whose filter is read in
 /// step with the image).

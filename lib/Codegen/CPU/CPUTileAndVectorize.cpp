@@ -58,47 +58,6 @@ using namespace mlir::boo;
 
 namespace {
 
-/// A map result decomposed as sum(coeff[d] * d) + constant, or failure if it
-/// is not such a (non-negative coefficient) linear form.
-struct LinearExpr {
-  SmallVector<std::pair<unsigned, int64_t>> terms; // (dim, coefficient)
-  int64_t constant = 0;
-};
-
-static FailureOr<LinearExpr> decompose(AffineExpr e) {
-  LinearExpr out;
-  SmallVector<AffineExpr> work = {e};
-  while (!work.empty()) {
-    AffineExpr x = work.pop_back_val();
-    if (auto d = dyn_cast<AffineDimExpr>(x)) {
-      out.terms.push_back({d.getPosition(), 1});
-      continue;
-    }
-    if (auto c = dyn_cast<AffineConstantExpr>(x)) {
-      out.constant += c.getValue();
-      continue;
-    }
-    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
-    if (!bin)
-      return failure();
-    if (bin.getKind() == AffineExprKind::Add) {
-      work.push_back(bin.getLHS());
-      work.push_back(bin.getRHS());
-      continue;
-    }
-    if (bin.getKind() == AffineExprKind::Mul) {
-      auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
-      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
-      if (!d || !c || c.getValue() < 1)
-        return failure();
-      out.terms.push_back({d.getPosition(), c.getValue()});
-      continue;
-    }
-    return failure();
-  }
-  return out;
-}
-
 /// Largest divisor of `n` that is <= `limit`.
 static int64_t largestDivisor(int64_t n, int64_t limit) {
   for (int64_t t = std::min(n, limit); t > 1; --t)
@@ -206,7 +165,7 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     for (AffineExpr e : map.getResults()) {
-      FailureOr<LinearExpr> lin = decompose(e);
+      FailureOr<LinearExpr> lin = decomposeLinear(e);
       if (failed(lin))
         return failure();
       if (lin->terms.size() < 2)
@@ -331,7 +290,7 @@ static LogicalResult removeWindows(RewriterBase &rewriter,
     SmallVector<AffineExpr> results;
     SmallVector<int64_t> resultShape;
     for (auto [pos, e] : llvm::enumerate(map.getResults())) {
-      FailureOr<LinearExpr> lin = decompose(e);
+      FailureOr<LinearExpr> lin = decomposeLinear(e);
       if (failed(lin))
         return failure();
       int64_t offset = lin->constant;
@@ -419,16 +378,6 @@ static bool readsEveryInputAlongVectorLoop(linalg::GenericOp op) {
   if (!outMap.isProjectedPermutation() || outMap.getNumResults() == 0)
     return false;
   return everyInputIndexedBy(op, vectorLoop(op));
-}
-
-/// Whether `op` is a fill: all loops parallel, no tensor input, and a
-/// yielded value that does not read the init (a constant, or a scalar
-/// defined outside).
-static bool isFill(linalg::GenericOp op) {
-  return op.getNumReductionLoops() == 0 && op.getNumDpsInits() == 1 &&
-         llvm::none_of(op.getDpsInputs(),
-                       [](Value v) { return isa<ShapedType>(v.getType()); }) &&
-         !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
 }
 
 /// Tiles `op` with one scf.forall over the parallel loops' tiles (the
