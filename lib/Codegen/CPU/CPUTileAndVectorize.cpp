@@ -34,6 +34,7 @@
 #include "Boo/Codegen/CPU/Passes.h"
 #include "CPUConvBorders.h"
 #include "CPUOperandLayouts.h"
+#include "CPUReversals.h"
 #include "CPURowReductions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -614,13 +615,23 @@ struct BooCPUTileAndVectorizePass
     std::stable_partition(
         candidates.begin(), candidates.end(),
         [](linalg::GenericOp op) { return op.getNumReductionLoops() > 0; });
-    for (linalg::GenericOp op : candidates) {
-      if (op->use_empty() && isPure(op)) {
-        rewriter.eraseOp(op);
-        continue;
+    auto firstCopy = llvm::find_if(candidates, [](linalg::GenericOp op) {
+      return op.getNumReductionLoops() == 0;
+    });
+    auto tileCandidates = [&](ArrayRef<linalg::GenericOp> ops) {
+      for (linalg::GenericOp op : ops) {
+        if (op->use_empty() && isPure(op)) {
+          rewriter.eraseOp(op);
+          continue;
+        }
+        tileOne(op, /*prepare=*/true);
       }
-      tileOne(op, /*prepare=*/true);
-    }
+    };
+    tileCandidates(ArrayRef(candidates.begin(), firstCopy));
+    // The tiles read a reversed filter (backward data) in place.
+    if (vectorize)
+      foldReversals(func);
+    tileCandidates(ArrayRef(firstCopy, candidates.end()));
     // Pads (the convolutions' inputs, some made by the repacking above)
     // become fills and copies, tiled like the other copies.
     if (vectorize) {

@@ -462,3 +462,81 @@ func.func @depthwise_padded(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>) ->
   } -> tensor<1x8x8x32xf32>
   return %r : tensor<1x8x8x32xf32>
 }
+
+// -----
+
+// A backward-data convolution reads its filter reversed along the window
+// (a copy with maps `2 - y`, `2 - x` that cannot be tiled). Its tiles step
+// one window position at a time, so each tile reads the filter itself at
+// the mirrored position: no copy is left.
+// CHECK-DAG: #[[MIRROR:.*]] = affine_map<(d0) -> (-d0 + 2)>
+// CHECK-LABEL: func.func @bwd_data_nhwc
+// CHAIN-LABEL: func.func @bwd_data_nhwc
+// CHECK-SAME: %[[DY:.*]]: tensor<1x6x10x16xf32>, %[[W:.*]]: tensor<16x3x3x32xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: scf.forall
+// CHECK: scf.for %[[Y:.*]] = %c0 to %c3
+// CHECK: scf.for %[[X:.*]] = %c0 to %c3
+// CHECK-DAG: %[[MY:.*]] = affine.apply #[[MIRROR]](%[[Y]])
+// CHECK-DAG: %[[MX:.*]] = affine.apply #[[MIRROR]](%[[X]])
+// CHECK: tensor.extract_slice %[[W]][0, %[[MY]], %[[MX]], 0] [16, 1, 1, 32]
+// CHECK: vector.contract
+// CHECK-NOT: linalg.generic
+#rev = affine_map<(d0, d1, d2, d3) -> (d0, -d1 + 2, -d2 + 2, d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 + d5, d3 + d6, d4)>
+#fil = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+func.func @bwd_data_nhwc(%dy: tensor<1x6x10x16xf32>, %w: tensor<16x3x3x32xf32>, %acc: tensor<1x4x8x32xf32>) -> tensor<1x4x8x32xf32> {
+  %e = tensor.empty() : tensor<16x3x3x32xf32>
+  %flip = linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%w : tensor<16x3x3x32xf32>) outs(%e : tensor<16x3x3x32xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  } -> tensor<16x3x3x32xf32>
+  %r = linalg.generic {indexing_maps = [#in, #fil, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%dy, %flip : tensor<1x6x10x16xf32>, tensor<16x3x3x32xf32>) outs(%acc : tensor<1x4x8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x32xf32>
+  return %r : tensor<1x4x8x32xf32>
+}
+
+// -----
+
+// Channels-first: the reversal moves past the filter's transposing copy,
+// which reads the caller's filter, and the tiles read the copy mirrored.
+// A reversal that is returned stays.
+// CHECK-LABEL: func.func @bwd_data_nchw
+// CHECK-SAME: %[[DY:.*]]: tensor<1x16x6x10xf32>, %[[W:.*]]: tensor<16x32x3x3xf32>
+// CHECK: %[[KEPT:.*]] = linalg.generic {{.*}} ins(%[[W]] :
+// CHECK: %[[REORDERED:.*]] = scf.forall {{.*}} -> (tensor<16x3x3x32xf32>)
+// CHECK: tensor.extract_slice %[[W]]
+// CHECK: vector.transpose
+// CHECK: scf.forall
+// CHECK: scf.for %[[Y:.*]] = %c0 to %c3
+// CHECK: scf.for %[[X:.*]] = %c0 to %c3
+// CHECK-DAG: %[[MY:.*]] = affine.apply #{{.*}}(%[[Y]])
+// CHECK-DAG: %[[MX:.*]] = affine.apply #{{.*}}(%[[X]])
+// CHECK: tensor.extract_slice %[[REORDERED]][0, %[[MY]], %[[MX]], 0] [16, 1, 1, 32]
+// CHECK: vector.contract
+// CHECK: return %{{.*}}, %[[KEPT]]
+#rev = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#fil = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5, d6)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+func.func @bwd_data_nchw(%dy: tensor<1x16x6x10xf32>, %w: tensor<16x32x3x3xf32>, %acc: tensor<1x32x4x8xf32>) -> (tensor<1x32x4x8xf32>, tensor<16x32x3x3xf32>) {
+  %e = tensor.empty() : tensor<16x32x3x3xf32>
+  %flip = linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%w : tensor<16x32x3x3xf32>) outs(%e : tensor<16x32x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  } -> tensor<16x32x3x3xf32>
+  %r = linalg.generic {indexing_maps = [#in, #fil, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%dy, %flip : tensor<1x16x6x10xf32>, tensor<16x32x3x3xf32>) outs(%acc : tensor<1x32x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x4x8xf32>
+  return %r, %flip : tensor<1x32x4x8xf32>, tensor<16x32x3x3xf32>
+}
