@@ -344,14 +344,12 @@ static SmallVector<int64_t> rowCombineTileSizes(linalg::GenericOp op) {
   return tiles;
 }
 
-/// Reorders the loops of a tile whose output map is a permutation so that
-/// the parallel loops come in the output's dim order (then the others): an
-/// element-wise tile then vectorizes in the output's layout, with no
-/// transposes around its body (contractions fold theirs into
-/// vector.contract anyway).
-static linalg::GenericOp orderLoopsLikeOutput(RewriterBase &rewriter,
-                                              linalg::GenericOp op) {
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+/// Reorders the loops of `op` so that the loops of operand `of`'s dims
+/// come in its dim order (then the others), when its map is a projected
+/// permutation.
+static linalg::GenericOp orderLoopsLike(RewriterBase &rewriter,
+                                        linalg::GenericOp op, OpOperand *of) {
+  AffineMap outMap = op.getMatchingIndexingMap(of);
   if (!outMap.isProjectedPermutation())
     return op;
   SmallVector<unsigned> order;
@@ -366,6 +364,14 @@ static linalg::GenericOp orderLoopsLikeOutput(RewriterBase &rewriter,
   FailureOr<linalg::GenericOp> reordered =
       linalg::interchangeGenericOp(rewriter, op, order);
   return succeeded(reordered) ? *reordered : op;
+}
+
+/// orderLoopsLike for the output: an element-wise tile then vectorizes in
+/// the output's layout, with no transposes around its body (contractions
+/// fold theirs into vector.contract anyway).
+static linalg::GenericOp orderLoopsLikeOutput(RewriterBase &rewriter,
+                                              linalg::GenericOp op) {
+  return orderLoopsLike(rewriter, op, op.getDpsInitOperand(0));
 }
 
 /// Whether every input of `op` is indexed by its vector loop (element-wise
@@ -553,7 +559,15 @@ struct BooCPUTileAndVectorizePass
     // f32, transposes), tiled after them.
     SmallVector<linalg::GenericOp> copies;
     auto tileOne = [&](linalg::GenericOp op, bool prepare) {
-      if (readsEveryInputAlongVectorLoop(op))
+      // A transposing copy walks its tiles in the input's order: each
+      // tile reads a square's rows far apart, and the next tile continues
+      // those same rows (16 read streams, where the output's order would
+      // alternate between sets of rows). A reordered 3x3 512->512 filter
+      // took a third of the convolution's time; the convolution at 7x7
+      // went from about 3.9 ms to 3.2 ms on cpu:1.
+      if (transposedLoop(op, vectorLoop(op)))
+        op = orderLoopsLike(rewriter, op, op.getDpsInputOperand(0));
+      else if (readsEveryInputAlongVectorLoop(op))
         op = orderLoopsLikeOutput(rewriter, op);
       bool combine = combines.contains(op);
       auto choose = [&]() -> FailureOr<SmallVector<int64_t>> {

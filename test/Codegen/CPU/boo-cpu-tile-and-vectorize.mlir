@@ -243,7 +243,9 @@ func.func @pad_copy(%x: tensor<1x16x16x64xf32>) -> tensor<1x18x18x64xf32> {
 // [K/32][Y][X][C][32], so that each block reads one contiguous slab; the
 // zero fill is made in the expanded 1x8x8x2x32 shape and fused into the
 // tiles; the forall walks the blocks, then the rows; the result is
-// collapsed back to 1x8x8x64.
+// collapsed back to 1x8x8x64. The filter's reorder walks its 16x16 squares
+// in the filter's own order (k, then y, x): the next square reads on
+// along the same 16 rows of the filter.
 #bk_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #bk_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, kh, kw, c)>
 #bk_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, oh, ow, k)>
@@ -253,8 +255,8 @@ func.func @pad_copy(%x: tensor<1x16x16x64xf32>) -> tensor<1x18x18x64xf32> {
 // CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHECK-DAG:     %[[WX:.+]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 32, 3, 3, 16]
 // CHECK-DAG:     %[[INIT:.+]] = tensor.empty() : tensor<1x8x8x2x32xf32>
-// CHECK:         %[[WB:.+]] = scf.forall {{.*}} -> (tensor<2x3x3x16x32xf32>)
-// CHECK:           tensor.extract_slice %[[WX]]
+// CHECK:         %[[WB:.+]] = scf.forall (%[[B:.+]], %[[K:.+]], %[[Y:.+]], %[[XX:.+]]) = (0, 0, 0, 0) to (2, 32, 3, 3) step (1, 16, 1, 1) {{.*}} -> (tensor<2x3x3x16x32xf32>)
+// CHECK:           tensor.extract_slice %[[WX]][%[[B]], %[[K]], %[[Y]], %[[XX]], 0] [1, 16, 1, 1, 16]
 // CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // CHECK:         %[[CONV:.+]] = scf.forall (%[[KB:.+]], %[[OH:.+]]) in (2, 8) shared_outs(%{{.+}} = %[[INIT]]) -> (tensor<1x8x8x2x32xf32>)
 // CHECK:           tensor.extract_slice %[[WB]][%[[KB]], 0, 0, 0, 0] [1, 3, 3, 16, 32]
