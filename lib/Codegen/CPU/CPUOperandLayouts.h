@@ -76,6 +76,20 @@ linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                                   unsigned vecDim, int64_t block,
                                   SmallVectorImpl<linalg::GenericOp> &copies);
 
+/// Merges the loops of the output's two innermost dims (an NCHW
+/// convolution's `oh` and `ow`) into one when every operand that has them
+/// reads them as two adjacent plain dims, the inner one whole (a stride-1
+/// 1x1 convolution: its unit window loops are ignored), and the merged
+/// extent is a multiple of `lanes`. The operands are collapsed
+/// (tensor.collapse_shape; a fill as the initial value is made collapsed),
+/// and the result expanded back. A channels-first 1x1 convolution is then
+/// a matrix product whose vector loop runs along the image's contiguous
+/// rows, with no transposed copies. Returns the new generic, or `op`.
+linalg::GenericOp
+mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
+                      int64_t lanes,
+                      SmallVectorImpl<linalg::GenericOp> &copies);
+
 /// A contraction whose vector loop `vecDim` (the loop of the output's
 /// innermost dim) slides in a window, as the output columns of an NCHW
 /// convolution do, cannot tile its reduction, and multiplies by one

@@ -245,9 +245,18 @@ chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
     AffineMap map = op.getMatchingIndexingMap(operand);
     if (readsOnce || map.getNumResults() == 0)
       continue;
-    auto d = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (d && iters[d.getPosition()] == utils::IteratorType::reduction) {
-      redDim = d.getPosition();
+    // The innermost dim, skipping those of unit loops (a 1x1 filter's).
+    std::optional<unsigned> inner;
+    for (AffineExpr e : llvm::reverse(map.getResults())) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (d && ranges[d.getPosition()] == 1)
+        continue;
+      if (d)
+        inner = d.getPosition();
+      break;
+    }
+    if (inner && iters[*inner] == utils::IteratorType::reduction) {
+      redDim = inner;
       break;
     }
   }
@@ -584,6 +593,7 @@ struct BooCPUTileAndVectorizePass
         // where they are read.
         if (!readsOnceContiguously(op))
           promoteInputsToF32(rewriter, op, copies);
+        op = mergeInnerOutputLoops(rewriter, op, 2 * vectorWidth, copies);
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         if (readsEveryInputAlongVectorLoop(op))
           op = orderLoopsLikeOutput(rewriter, op);

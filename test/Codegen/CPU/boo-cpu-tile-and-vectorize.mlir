@@ -542,3 +542,40 @@ func.func @bwd_data_nchw(%dy: tensor<1x16x6x10xf32>, %w: tensor<16x32x3x3xf32>, 
   } -> tensor<1x32x4x8xf32>
   return %r, %flip : tensor<1x32x4x8xf32>, tensor<16x32x3x3xf32>
 }
+
+// -----
+
+// A stride-1 1x1 NCHW convolution: oh and ow are merged into one loop of
+// 64 positions (the image collapsed to 1x16x64, the zero fill made
+// collapsed and fused into the tiles), and the convolution is a matrix
+// product with no copies: the filter's 8x16 tile gives the rows
+// (broadcast scalars), 32 positions of the image the vectors.
+// CHECK-LABEL: func.func @conv_nchw_1x1
+// CHECK-SAME:    %[[X:.+]]: tensor<1x16x8x8xf32>, %[[W:.+]]: tensor<32x16x1x1xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[XC:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<1x16x8x8xf32> into tensor<1x16x64xf32>
+// CHECK:         %[[R:.+]] = scf.forall (%[[K:.+]], %[[P:.+]]) = (0, 0) to (32, 64) step (8, 32)
+// CHECK-DAG:       tensor.extract_slice %[[XC]][0, 0, %[[P]]] [1, 16, 32]
+// CHECK-DAG:       tensor.extract_slice %[[W]][%[[K]], 0, 0, 0] [8, 16, 1, 1]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         %[[OUT:.+]] = tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 8, 8]
+// CHECK:         return %[[OUT]]
+#m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw_1x1(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x8x8xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x8x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x32x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) outs(%acc : tensor<1x32x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
