@@ -149,6 +149,35 @@ bool randomTinyConvProblem(CaseRng &rng, ConvProblem &p) {
   return false;
 }
 
+/// A stride-1 1x1 channels-first problem whose spatial positions the CPU
+/// schedule merges into one loop (mergeInnerOutputLoops): their count a
+/// multiple of 16, or a little short of one (padded), with groups and
+/// 3-D; the padding, dilation and filter layout still vary.
+bool randomMergedConvProblem(CaseRng &rng, ConvProblem &p) {
+  static const std::vector<std::pair<int64_t, int64_t>> planes = {
+      {4, 4},   {8, 6},   {6, 8}, {7, 9},   {9, 7},  {8, 8},
+      {11, 11}, {12, 12}, {3, 5}, {15, 15}, {14, 14}};
+  int rank = rng.pick(std::vector<int>{2, 2, 2, 3});
+  p = ConvProblem::withDefaults(rank);
+  p.batch = rng.range(1, 2);
+  p.groups = rng.pick(std::vector<int64_t>{1, 1, 2, 3});
+  p.inChannels = p.groups * rng.range(1, 6);
+  p.outChannels = p.groups * rng.range(1, 6);
+  auto [h, w] = rng.pick(planes);
+  p.inSpatial[rank - 2] = h;
+  p.inSpatial[rank - 1] = w;
+  if (rank == 3)
+    p.inSpatial[0] = rng.range(1, 3);
+  for (int d = 0; d < rank; ++d)
+    p.filterSpatial[d] = 1;
+  std::string sp = spatialLetters(kActivationSpatial, rank);
+  p.inputLayout = "NC" + sp;
+  p.outputLayout = "NC" + sp;
+  p.filterLayout = randomFilterLayout(rng, rank);
+  std::string error;
+  return p.validate(error);
+}
+
 /// Draws the problem of a case.
 using ProblemDraw = bool (*)(CaseRng &, ConvProblem &);
 bool randomRegularConvProblem(CaseRng &rng, ConvProblem &p) {
@@ -482,6 +511,13 @@ TEST(ConvSweep, BackwardBias) {
 }
 
 TEST(ConvSweep, Epilogue) { runSweep("ConvSweep.Epilogue", 120, makeEpilogue); }
+
+TEST(ConvSweep, MergedPositions) {
+  runSweep("ConvSweep.MergedPositions", 60, [](CaseRng &rng, Case &c) {
+    return rng.coin() ? makeForward(rng, c, randomMergedConvProblem)
+                      : makeBackwardData(rng, c, randomMergedConvProblem);
+  });
+}
 
 TEST(ConvSweep, EdgeCases) {
   runSweep("ConvSweep.EdgeCases", 120, [](CaseRng &rng, Case &c) {

@@ -139,11 +139,11 @@ llvm::SmallDenseSet<unsigned> windowedLoops(linalg::GenericOp op) {
   return windowed;
 }
 
-/// A zero-input generic (a fill) like the one defining `value` but
-/// producing `type` (appended to `copies`), or null when `value` is not
-/// such a fill.
-Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
-             SmallVectorImpl<linalg::GenericOp> &copies) {
+} // namespace
+
+Value mlir::boo::refill(RewriterBase &rewriter, Value value,
+                        RankedTensorType type,
+                        SmallVectorImpl<linalg::GenericOp> &copies) {
   auto fill = value.getDefiningOp<linalg::GenericOp>();
   if (!fill || fill.getNumDpsInputs() != 0 || fill.getNumDpsInits() != 1 ||
       !fill.getMatchingIndexingMap(fill.getDpsInitOperand(0)).isIdentity() ||
@@ -161,8 +161,6 @@ Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
   copies.push_back(copy);
   return copy.getResult(0);
 }
-
-} // namespace
 
 FailureOr<mlir::boo::LinearExpr> mlir::boo::decomposeLinear(AffineExpr e) {
   LinearExpr out;
@@ -324,138 +322,6 @@ mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
       outSplit.reassociation);
   rewriter.replaceOp(op, collapsed);
   return blocked;
-}
-
-/// Where operand map `map` reads loops `a` and `b` (see
-/// mergeInnerOutputLoops): the position of `a`'s result, followed by
-/// `b`'s; std::nullopt when it reads neither; failure when it reads them
-/// any other way. Terms of loops of extent 1 are ignored.
-static FailureOr<std::optional<unsigned>>
-adjacentPair(AffineMap map, ArrayRef<int64_t> ranges, unsigned a, unsigned b) {
-  std::optional<unsigned> posA, posB;
-  for (auto [i, e] : llvm::enumerate(map.getResults())) {
-    if (!e.isFunctionOfDim(a) && !e.isFunctionOfDim(b))
-      continue;
-    FailureOr<boo::LinearExpr> lin = boo::decomposeLinear(e);
-    if (failed(lin) || lin->constant != 0)
-      return failure();
-    std::optional<unsigned> live;
-    for (auto [d, c] : lin->terms) {
-      if (ranges[d] == 1)
-        continue;
-      if (live || c != 1 || (d != a && d != b))
-        return failure();
-      live = d;
-    }
-    (*live == a ? posA : posB) = i;
-  }
-  if (!posA && !posB)
-    return std::optional<unsigned>();
-  if (!posA || !posB || *posB != *posA + 1)
-    return failure();
-  return std::optional<unsigned>(*posA);
-}
-
-linalg::GenericOp
-mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
-                                 int64_t lanes,
-                                 SmallVectorImpl<linalg::GenericOp> &copies) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  OpOperand *init = op.getDpsInitOperand(0);
-  AffineMap outMap = op.getMatchingIndexingMap(init);
-  unsigned rank = outMap.getNumResults();
-  if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
-      op.hasIndexSemantics() || llvm::any_of(ranges, ShapedType::isDynamic) ||
-      !outMap.isProjectedPermutation() || rank < 2)
-    return op;
-  unsigned a = outMap.getDimPosition(rank - 2);
-  unsigned b = outMap.getDimPosition(rank - 1);
-  if (ranges[a] == 1 || ranges[b] == 1 || (ranges[a] * ranges[b]) % lanes)
-    return op;
-  // Each operand with the loops, and where their results are.
-  SmallVector<std::optional<unsigned>> pairs;
-  for (OpOperand &operand : op->getOpOperands()) {
-    FailureOr<std::optional<unsigned>> pair =
-        adjacentPair(op.getMatchingIndexingMap(&operand), ranges, a, b);
-    auto type = cast<RankedTensorType>(operand.get().getType());
-    if (failed(pair) || (*pair && type.getDimSize(**pair + 1) != ranges[b]))
-      return op;
-    pairs.push_back(*pair);
-  }
-  // The new loops: b is gone, a is the merged loop.
-  MLIRContext *ctx = op.getContext();
-  unsigned numLoops = op.getNumLoops();
-  SmallVector<AffineExpr> renumber;
-  for (unsigned d = 0; d < numLoops; ++d)
-    renumber.push_back(getAffineDimExpr(d < b ? d : d - 1, ctx));
-  AffineExpr merged = renumber[a];
-  rewriter.setInsertionPoint(op);
-  Location loc = op.getLoc();
-  SmallVector<AffineMap> maps;
-  SmallVector<Value> operands;
-  SmallVector<ReassociationIndices> outGroups;
-  for (auto [operand, pair] : llvm::zip(op->getOpOperands(), pairs)) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    SmallVector<AffineExpr> results;
-    SmallVector<ReassociationIndices> groups;
-    for (auto [i, e] : llvm::enumerate(map.getResults())) {
-      if (pair && i == *pair + 1) {
-        groups.back().push_back(i);
-        continue;
-      }
-      groups.push_back({int64_t(i)});
-      results.push_back(pair && i == *pair ? merged : e.replaceDims(renumber));
-    }
-    maps.push_back(AffineMap::get(numLoops - 1, 0, results, ctx));
-    Value value = operand.get();
-    if (!pair) {
-      operands.push_back(value);
-      continue;
-    }
-    auto type = cast<RankedTensorType>(value.getType());
-    RankedTensorType collapsedType =
-        tensor::CollapseShapeOp::inferCollapsedType(type, groups);
-    Value collapsed;
-    if (&operand == init) {
-      outGroups = groups;
-      collapsed = refill(rewriter, value, collapsedType, copies);
-    }
-    if (!collapsed)
-      collapsed = tensor::CollapseShapeOp::create(rewriter, loc, value, groups);
-    operands.push_back(collapsed);
-  }
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  iters.erase(iters.begin() + b);
-  Value newInit = operands.back();
-  auto mergedOp = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{newInit.getType()},
-      ArrayRef<Value>(operands).drop_back(), ValueRange{newInit}, maps, iters);
-  rewriter.inlineRegionBefore(op.getRegion(), mergedOp.getRegion(),
-                              mergedOp.getRegion().begin());
-  // The product's factors: the filter's first, the image's second (it has
-  // the merged loop), so that the contraction's rows are the filter's
-  // broadcast scalars and its vectors run along the image, as the
-  // outer-product lowering wants (the other order lowers to shuffles).
-  mergedOp.getBody()->walk([&](arith::MulFOp mul) {
-    auto input = [&](Value v) -> std::optional<unsigned> {
-      if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-        v = ext.getIn();
-      auto arg = dyn_cast<BlockArgument>(v);
-      if (!arg || arg.getArgNumber() >= mergedOp.getNumDpsInputs())
-        return std::nullopt;
-      return arg.getArgNumber();
-    };
-    std::optional<unsigned> lhs = input(mul.getLhs()),
-                            rhs = input(mul.getRhs());
-    if (lhs && rhs && pairs[*lhs] && !pairs[*rhs])
-      rewriter.modifyOpInPlace(
-          mul, [&] { mul->setOperands({mul.getRhs(), mul.getLhs()}); });
-  });
-  Value expanded =
-      tensor::ExpandShapeOp::create(rewriter, loc, op.getResult(0).getType(),
-                                    mergedOp.getResult(0), outGroups);
-  rewriter.replaceOp(op, expanded);
-  return mergedOp;
 }
 
 /// The new vector loop of a repacked contraction (see

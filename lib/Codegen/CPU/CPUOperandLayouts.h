@@ -37,6 +37,12 @@ FailureOr<LinearExpr> decomposeLinear(AffineExpr e);
 /// defined outside).
 bool isFill(linalg::GenericOp op);
 
+/// A zero-input generic (a fill) like the one defining `value` but
+/// producing `type` (appended to `copies`), or null when `value` is not
+/// such a fill.
+Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
+             SmallVectorImpl<linalg::GenericOp> &copies);
+
 /// Whether every input of `op` is indexed by loop `d` (for its vector loop:
 /// element-wise ops and depthwise convolutions, whose filter is read in
 /// step with the image).
@@ -79,12 +85,15 @@ linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
 /// Merges the loops of the output's two innermost dims (an NCHW
 /// convolution's `oh` and `ow`) into one when every operand that has them
 /// reads them as two adjacent plain dims, the inner one whole (a stride-1
-/// 1x1 convolution: its unit window loops are ignored), and the merged
-/// extent is a multiple of `lanes`. The operands are collapsed
-/// (tensor.collapse_shape; a fill as the initial value is made collapsed),
-/// and the result expanded back. A channels-first 1x1 convolution is then
-/// a matrix product whose vector loop runs along the image's contiguous
-/// rows, with no transposed copies. Returns the new generic, or `op`.
+/// 1x1 convolution: its unit window loops are ignored). The operands are
+/// collapsed (tensor.collapse_shape; a fill as the initial value is made
+/// collapsed), and the result expanded back. A merged extent that is no
+/// multiple of `lanes` is padded up to one with zeros (the inputs padded,
+/// the result sliced by a copy) when that adds at most an eighth (14x14:
+/// 196 positions become 208); else nothing is merged. A channels-first 1x1
+/// convolution is then a matrix product whose vector loop runs along the
+/// image's contiguous rows, with no transposed copies (CPUMergedLoops.cpp).
+/// Returns the new generic, or `op`.
 linalg::GenericOp
 mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
                       int64_t lanes,

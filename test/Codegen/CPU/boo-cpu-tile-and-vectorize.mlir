@@ -579,3 +579,40 @@ func.func @conv_nchw_1x1(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) ->
   } -> tensor<1x32x8x8xf32>
   return %0 : tensor<1x32x8x8xf32>
 }
+
+// -----
+
+// 7x9 = 63 positions are padded to 64 (two vectors of 32): the image is
+// copied into a 1x16x64 tensor whose last column is zero, and the result
+// is copied out of the first 63 columns of a 1x32x64 one.
+// CHECK-LABEL: func.func @conv_nchw_1x1_padded
+// CHECK-SAME:    %[[X:.+]]: tensor<1x16x7x9xf32>
+// CHECK:         %[[XC:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<1x16x7x9xf32> into tensor<1x16x63xf32>
+// CHECK:         scf.forall {{.*}} -> (tensor<1x16x63xf32>)
+// CHECK:           tensor.extract_slice %[[XC]]
+// CHECK:         %[[R:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 64) step (8, 32)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         %[[LEAD:.+]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 32, 63] [1, 1, 1]
+// CHECK:         %[[C:.+]] = scf.forall {{.*}} -> (tensor<1x32x63xf32>)
+// CHECK:           tensor.extract_slice %[[LEAD]]
+// CHECK:         %[[OUT:.+]] = tensor.expand_shape %[[C]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 7, 9]
+// CHECK:         return %[[OUT]]
+#m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw_1x1_padded(%x: tensor<1x16x7x9xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<1x32x7x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x7x9xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x7x9xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x32x7x9xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x7x9xf32>, tensor<32x16x1x1xf32>) outs(%acc : tensor<1x32x7x9xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x7x9xf32>
+  return %0 : tensor<1x32x7x9xf32>
+}

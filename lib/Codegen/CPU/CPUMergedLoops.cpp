@@ -1,0 +1,219 @@
+//===- CPUMergedLoops.cpp - Contractions over merged output loops ---------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// mergeInnerOutputLoops (CPUOperandLayouts.h): a stride-1 1x1
+// channels-first convolution reads `oh` and `ow` as one contiguous run of
+// positions in the image and in the result, so the two loops merge into
+// one and the convolution is a matrix product along the image's rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUOperandLayouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::boo;
+
+namespace {
+
+/// Where operand map `map` reads loops `a` and `b`: the position of `a`'s
+/// result, followed by `b`'s; std::nullopt when it reads neither; failure
+/// when it reads them any other way. Terms of loops of extent 1 are
+/// ignored.
+FailureOr<std::optional<unsigned>>
+adjacentPair(AffineMap map, ArrayRef<int64_t> ranges, unsigned a, unsigned b) {
+  std::optional<unsigned> posA, posB;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    if (!e.isFunctionOfDim(a) && !e.isFunctionOfDim(b))
+      continue;
+    FailureOr<LinearExpr> lin = decomposeLinear(e);
+    if (failed(lin) || lin->constant != 0)
+      return failure();
+    std::optional<unsigned> live;
+    for (auto [d, c] : lin->terms) {
+      if (ranges[d] == 1)
+        continue;
+      if (live || c != 1 || (d != a && d != b))
+        return failure();
+      live = d;
+    }
+    (*live == a ? posA : posB) = i;
+  }
+  if (!posA && !posB)
+    return std::optional<unsigned>();
+  if (!posA || !posB || *posB != *posA + 1)
+    return failure();
+  return std::optional<unsigned>(*posA);
+}
+
+/// `value` with the dims of `groups` collapsed, and its dim `pos` (the
+/// merged one) padded with zeros up to `extent`. For the initial value, a
+/// fill is made in that shape instead when it is one.
+Value collapseOperand(RewriterBase &rewriter, Location loc, Value value,
+                      ArrayRef<ReassociationIndices> groups, unsigned pos,
+                      int64_t extent, bool isInit,
+                      SmallVectorImpl<linalg::GenericOp> &copies) {
+  auto type = cast<RankedTensorType>(value.getType());
+  RankedTensorType collapsedType =
+      tensor::CollapseShapeOp::inferCollapsedType(type, groups);
+  SmallVector<int64_t> shape(collapsedType.getShape());
+  shape[pos] = extent;
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  if (isInit)
+    if (Value fill = refill(rewriter, value, paddedType, copies))
+      return fill;
+  Value collapsed =
+      tensor::CollapseShapeOp::create(rewriter, loc, value, groups);
+  int64_t missing = extent - collapsedType.getDimSize(pos);
+  if (missing == 0)
+    return collapsed;
+  SmallVector<OpFoldResult> low(shape.size(), rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> high(low);
+  high[pos] = rewriter.getIndexAttr(missing);
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+  return tensor::PadOp::create(rewriter, loc, paddedType, collapsed, low, high,
+                               zero);
+}
+
+/// The first `type.getDimSize(d)` elements along each dim of `value` (the
+/// result without its padding), copied by a generic appended to `copies`.
+Value copyLeading(RewriterBase &rewriter, Location loc, Value value,
+                  RankedTensorType type,
+                  SmallVectorImpl<linalg::GenericOp> &copies) {
+  unsigned rank = type.getRank();
+  SmallVector<OpFoldResult> zeros(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : type.getShape())
+    sizes.push_back(rewriter.getIndexAttr(size));
+  Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, value,
+                                               zeros, sizes, ones);
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+  AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, slice, init, ArrayRef<AffineMap>{id, id},
+      iters, [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+  copies.push_back(copy);
+  return copy.getResult(0);
+}
+
+/// Puts the factors of `op`'s products in the order filter, image (the
+/// input with the merged loop, `merged[i]` for input i): the
+/// contraction's rows are then the filter's broadcast scalars and its
+/// vectors run along the image, as the outer-product lowering wants (the
+/// other order lowers to shuffles).
+void putImageFactorLast(RewriterBase &rewriter, linalg::GenericOp op,
+                        ArrayRef<std::optional<unsigned>> merged) {
+  auto input = [&](Value v) -> std::optional<unsigned> {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getArgNumber() >= op.getNumDpsInputs())
+      return std::nullopt;
+    return arg.getArgNumber();
+  };
+  op.getBody()->walk([&](arith::MulFOp mul) {
+    std::optional<unsigned> lhs = input(mul.getLhs());
+    std::optional<unsigned> rhs = input(mul.getRhs());
+    if (lhs && rhs && merged[*lhs] && !merged[*rhs])
+      rewriter.modifyOpInPlace(
+          mul, [&] { mul->setOperands({mul.getRhs(), mul.getLhs()}); });
+  });
+}
+
+} // namespace
+
+linalg::GenericOp
+mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
+                                 int64_t lanes,
+                                 SmallVectorImpl<linalg::GenericOp> &copies) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  unsigned rank = outMap.getNumResults();
+  if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
+      op.hasIndexSemantics() || llvm::any_of(ranges, ShapedType::isDynamic) ||
+      !outMap.isProjectedPermutation() || rank < 2)
+    return op;
+  unsigned a = outMap.getDimPosition(rank - 2);
+  unsigned b = outMap.getDimPosition(rank - 1);
+  int64_t extent = ranges[a] * ranges[b];
+  int64_t padded = llvm::alignTo(extent, lanes);
+  if (ranges[a] == 1 || ranges[b] == 1 || padded * 8 > extent * 9)
+    return op;
+  // Each operand with the loops, and where their results are.
+  SmallVector<std::optional<unsigned>> pairs;
+  for (OpOperand &operand : op->getOpOperands()) {
+    FailureOr<std::optional<unsigned>> pair =
+        adjacentPair(op.getMatchingIndexingMap(&operand), ranges, a, b);
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    if (failed(pair) || (*pair && type.getDimSize(**pair + 1) != ranges[b]))
+      return op;
+    pairs.push_back(*pair);
+  }
+  // The new loops: b is gone, a is the merged loop.
+  MLIRContext *ctx = op.getContext();
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<AffineExpr> renumber;
+  for (unsigned d = 0; d < numLoops; ++d)
+    renumber.push_back(getAffineDimExpr(d < b ? d : d - 1, ctx));
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> operands;
+  SmallVector<ReassociationIndices> outGroups;
+  for (auto [operand, pair] : llvm::zip(op->getOpOperands(), pairs)) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<AffineExpr> results;
+    SmallVector<ReassociationIndices> groups;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (pair && i == *pair + 1) {
+        groups.back().push_back(i);
+        continue;
+      }
+      groups.push_back({int64_t(i)});
+      results.push_back(pair && i == *pair ? renumber[a]
+                                           : e.replaceDims(renumber));
+    }
+    maps.push_back(AffineMap::get(numLoops - 1, 0, results, ctx));
+    if (!pair) {
+      operands.push_back(operand.get());
+      continue;
+    }
+    if (&operand == init)
+      outGroups = groups;
+    operands.push_back(collapseOperand(rewriter, loc, operand.get(), groups,
+                                       *pair, padded, &operand == init,
+                                       copies));
+  }
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  iters.erase(iters.begin() + b);
+  Value newInit = operands.back();
+  auto mergedOp = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{newInit.getType()},
+      ArrayRef<Value>(operands).drop_back(), ValueRange{newInit}, maps, iters);
+  rewriter.inlineRegionBefore(op.getRegion(), mergedOp.getRegion(),
+                              mergedOp.getRegion().begin());
+  putImageFactorLast(rewriter, mergedOp, pairs);
+  Value result = mergedOp.getResult(0);
+  if (padded != extent)
+    result = copyLeading(
+        rewriter, loc, result,
+        tensor::CollapseShapeOp::inferCollapsedType(
+            cast<RankedTensorType>(init->get().getType()), outGroups),
+        copies);
+  rewriter.replaceOp(
+      op, tensor::ExpandShapeOp::create(
+              rewriter, loc, op.getResult(0).getType(), result, outGroups));
+  return mergedOp;
+}
