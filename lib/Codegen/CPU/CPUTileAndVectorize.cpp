@@ -639,9 +639,10 @@ struct BooCPUTileAndVectorizePass
     std::stable_partition(
         candidates.begin(), candidates.end(),
         [](linalg::GenericOp op) { return op.getNumReductionLoops() > 0; });
-    auto firstCopy = llvm::find_if(candidates, [](linalg::GenericOp op) {
-      return op.getNumReductionLoops() == 0;
-    });
+    auto firstNonContraction =
+        llvm::find_if(candidates, [](linalg::GenericOp op) {
+          return op.getNumReductionLoops() == 0;
+        });
     auto tileCandidates = [&](ArrayRef<linalg::GenericOp> ops) {
       for (linalg::GenericOp op : ops) {
         if (op->use_empty() && isPure(op)) {
@@ -651,11 +652,11 @@ struct BooCPUTileAndVectorizePass
         tileOne(op, /*prepare=*/true);
       }
     };
-    tileCandidates(ArrayRef(candidates.begin(), firstCopy));
+    tileCandidates(ArrayRef(candidates.begin(), firstNonContraction));
     // The tiles read a reversed filter (backward data) in place.
     if (vectorize)
       foldReversals(func);
-    tileCandidates(ArrayRef(firstCopy, candidates.end()));
+    tileCandidates(ArrayRef(firstNonContraction, candidates.end()));
     // Pads (the convolutions' inputs, some made by the repacking above)
     // become fills and copies, tiled like the other copies.
     if (vectorize) {
