@@ -174,7 +174,9 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
 // CHECK:           tensor.extract_slice %[[XP]]
 // CHECK:           vector.transfer_write %[[ZERO]], %{{.+}} : vector<8x32xf32>, tensor<8x32xf32>
 // CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
-// CHECK:         %[[BACK:.+]] = scf.forall {{.*}} -> (tensor<1x32x8x8xf32>)
+// The copy back writes rows of 8 floats, less than a cache line: it walks
+// its tiles in the output's order (k, then h), not in its input's (h, k).
+// CHECK:         %[[BACK:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 8) step (16, 1) {{.*}} -> (tensor<1x32x8x8xf32>)
 // CHECK:           tensor.extract_slice %[[CONV]]
 // CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
 // CHECK:         return %[[BACK]]
