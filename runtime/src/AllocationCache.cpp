@@ -24,10 +24,40 @@ struct alignas(alignof(std::max_align_t)) Header {
 /// Sizes are rounded up to whole pages so that nearby sizes share blocks.
 constexpr uint64_t kPage = 4096;
 
-struct State {
-  std::mutex mutex;
+/// Kept blocks by rounded size, up to a number of bytes in all.
+struct FreeLists {
   std::unordered_map<uint64_t, std::vector<Header *>> free;
   size_t cached = 0;
+  /// A kept block of `rounded` bytes, or null.
+  Header *take(uint64_t rounded) {
+    auto it = free.find(rounded);
+    if (it == free.end() || it->second.empty())
+      return nullptr;
+    Header *header = it->second.back();
+    it->second.pop_back();
+    cached -= rounded;
+    return header;
+  }
+  /// Keeps `header` unless that would exceed `limit` bytes.
+  bool keep(Header *header, size_t limit) {
+    if (cached + header->size > limit)
+      return false;
+    free[header->size].push_back(header);
+    cached += header->size;
+    return true;
+  }
+  void freeAll() {
+    for (auto &[size, blocks] : free)
+      for (Header *header : blocks)
+        std::free(header);
+    free.clear();
+    cached = 0;
+  }
+};
+
+struct State {
+  std::mutex mutex;
+  FreeLists lists;
 };
 
 State &state() {
@@ -42,20 +72,12 @@ constexpr uint64_t kLine = 64;
 /// allocated and freed by the thread that runs it). Destroyed with the
 /// thread, after which its blocks go back to malloc.
 struct SmallCache {
-  std::unordered_map<uint64_t, std::vector<Header *>> free;
-  size_t cached = 0;
-  void trim() {
-    for (auto &[size, blocks] : free)
-      for (Header *header : blocks)
-        std::free(header);
-    free.clear();
-    cached = 0;
-  }
+  FreeLists lists;
   ~SmallCache();
 };
 thread_local bool smallCacheGone = false;
 SmallCache::~SmallCache() {
-  trim();
+  lists.freeAll();
   smallCacheGone = true;
 }
 SmallCache *smallCache() {
@@ -74,30 +96,20 @@ void *AllocationCache::allocate(uint64_t size) {
   if (size > UINT64_MAX - kPage - sizeof(Header))
     return nullptr;
   uint64_t rounded = size + sizeof(Header);
+  Header *header = nullptr;
   if (rounded < kMinCachedBytes) {
     rounded = (rounded + kLine - 1) / kLine * kLine;
-    if (SmallCache *c = smallCache()) {
-      auto it = c->free.find(rounded);
-      if (it != c->free.end() && !it->second.empty()) {
-        Header *header = it->second.back();
-        it->second.pop_back();
-        c->cached -= rounded;
-        return header + 1;
-      }
-    }
+    if (SmallCache *c = smallCache())
+      header = c->lists.take(rounded);
   } else {
     rounded = (rounded + kPage - 1) / kPage * kPage;
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.free.find(rounded);
-    if (it != s.free.end() && !it->second.empty()) {
-      Header *header = it->second.back();
-      it->second.pop_back();
-      s.cached -= rounded;
-      return header + 1;
-    }
+    header = s.lists.take(rounded);
   }
-  auto *header = static_cast<Header *>(std::malloc(rounded));
+  if (header)
+    return header + 1;
+  header = static_cast<Header *>(std::malloc(rounded));
   if (!header)
     return nullptr;
   header->size = rounded;
@@ -110,40 +122,30 @@ void AllocationCache::release(void *block) {
   Header *header = static_cast<Header *>(block) - 1;
   if (header->size < kMinCachedBytes) {
     SmallCache *c = smallCache();
-    if (c && c->cached + header->size <= kMaxSmallCachedBytes) {
-      c->free[header->size].push_back(header);
-      c->cached += header->size;
+    if (c && c->lists.keep(header, kMaxSmallCachedBytes))
       return;
-    }
   } else {
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (s.cached + header->size <= kMaxCachedBytes) {
-      s.free[header->size].push_back(header);
-      s.cached += header->size;
+    if (s.lists.keep(header, kMaxCachedBytes))
       return;
-    }
   }
   std::free(header);
 }
 
 void AllocationCache::trim() {
   if (SmallCache *c = smallCache())
-    c->trim();
+    c->lists.freeAll();
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  for (auto &[size, blocks] : s.free)
-    for (Header *header : blocks)
-      std::free(header);
-  s.free.clear();
-  s.cached = 0;
+  s.lists.freeAll();
 }
 
 size_t AllocationCache::cachedBytes() {
   SmallCache *c = smallCache();
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  return s.cached + (c ? c->cached : 0);
+  return s.lists.cached + (c ? c->lists.cached : 0);
 }
 
 void *boo::runtime::cachedAlloc(uint64_t size) {
