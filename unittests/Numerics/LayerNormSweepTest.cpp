@@ -143,10 +143,35 @@ bool makeForward(CaseRng &rng, Case &c) {
   return true;
 }
 
-bool makeBackward(CaseRng &rng, Case &c) {
+/// Many rows, in one or two leading dims (odd and prime counts among
+/// them), of 256 to 2048 elements: the CPU computes the weight and bias
+/// gradients in the pass over each chunk of rows that computes dx (see
+/// docs/CPUPipeline.md), several tiles of rows per chunk at these sizes.
+void randomManyRows(CaseRng &rng, std::vector<int64_t> &shape,
+                    int &normalizedRank) {
+  std::vector<int64_t> rows = {rng.pick(
+      std::vector<int64_t>{16, 37, 40, 64, 96, 97, 128, 200, 256, 512})};
+  if (rng.coin(0.4))
+    rows = {rng.range(2, 6), rng.pick(std::vector<int64_t>{7, 16, 31, 48})};
+  int64_t row = rng.pick(std::vector<int64_t>{256, 300, 768, 1024, 2048});
+  shape = rows;
+  normalizedRank = 1;
+  if (row % 16 == 0 && rng.coin(0.3)) {
+    shape.push_back(16);
+    shape.push_back(row / 16);
+    normalizedRank = 2;
+  } else {
+    shape.push_back(row);
+  }
+}
+
+/// A layer-norm backward of a shape drawn by `drawShape`.
+bool makeBackwardOf(CaseRng &rng, Case &c,
+                    void (*drawShape)(CaseRng &, std::vector<int64_t> &,
+                                      int &)) {
   std::vector<int64_t> shape;
   int nr;
-  randomNormShape(rng, shape, nr);
+  drawShape(rng, shape, nr);
   ElementType t = randomDType(rng);
   ElementType statType = rng.coin() ? ElementType::F32 : t;
   bool withWeight = rng.coin(0.6);
@@ -207,12 +232,27 @@ bool makeBackward(CaseRng &rng, Case &c) {
   return true;
 }
 
+bool makeBackward(CaseRng &rng, Case &c) {
+  return makeBackwardOf(rng, c, randomNormShape);
+}
+
+bool makeBackwardManyRows(CaseRng &rng, Case &c) {
+  if (!makeBackwardOf(rng, c, randomManyRows))
+    return false;
+  c.vectorize = true;
+  return true;
+}
+
 TEST(LayerNormSweep, Forward) {
   runSweep("LayerNormSweep.Forward", 80, makeForward);
 }
 
 TEST(LayerNormSweep, Backward) {
   runSweep("LayerNormSweep.Backward", 80, makeBackward);
+}
+
+TEST(LayerNormSweep, BackwardManyRows) {
+  runSweep("LayerNormSweep.BackwardManyRows", 24, makeBackwardManyRows);
 }
 
 } // namespace

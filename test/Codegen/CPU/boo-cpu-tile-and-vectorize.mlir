@@ -391,6 +391,124 @@ func.func @row_chain(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> (tensor<8x64xf
 
 // -----
 
+#x = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+#col = affine_map<(r, c) -> (c)>
+#id = affine_map<(r) -> (r)>
+
+// A layer norm backward's shape: a row chain (dx, from the row sums of dy)
+// and, after it, sums over the rows of what it reads (the weight and bias
+// gradients, one generic with two results). The column sums are computed
+// in the chain's pass: its forall runs over 4 chunks of 4 rows (one row
+// per tile at row-chain-bytes=1024: dy, x and dx are 768 bytes a row, so
+// an scf.for over the chunk's 4 tiles), each chunk summing its rows into
+// its own row of 4x64 partial sums, zeroed first; a generic after the
+// forall adds up the 4 partials.
+// CHAIN-LABEL: func.func @row_chain_column_sums
+// CHAIN:         %[[R:.+]]:3 = scf.forall (%[[I:.+]]) = (0) to (16) step (4) shared_outs(%[[DX:.+]] = %{{.+}}, %[[P0:.+]] = %[[E:.+]], %[[P1:.+]] = %[[E]]) -> (tensor<16x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>)
+// CHAIN:           %[[DXC:.+]] = tensor.extract_slice %[[DX]][%[[I]], 0] [4, 64] [1, 1]
+// CHAIN:           %[[C:.+]] = arith.divui %[[I]], %{{.+}} : index
+// CHAIN:           %[[P0C:.+]] = tensor.extract_slice %[[P0]][%[[C]], 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<64xf32>
+// CHAIN:           %[[Z0:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[P0C]])
+// CHAIN:           %[[P1C:.+]] = tensor.extract_slice %[[P1]][%[[C]], 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<64xf32>
+// CHAIN:           %[[Z1:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[P1C]])
+// CHAIN:           %[[L:.+]]:3 = scf.for %[[T:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[DXC]], %{{.+}} = %[[Z0]], %{{.+}} = %[[Z1]]) -> (tensor<4x64xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHAIN:             %[[ROW:.+]] = arith.addi %[[I]], %[[T]] : index
+// CHAIN:             tensor.extract_slice %{{.+}}[%[[ROW]], 0] [1, 64] [1, 1] : tensor<16x64xf32> to tensor<1x64xf32>
+// CHAIN:             vector.reduction <add>
+// CHAIN:             tensor.insert_slice %{{.+}} into %{{.+}}[%[[T]], 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
+// CHAIN:             scf.forall {{.*}} -> (tensor<64xf32>, tensor<64xf32>)
+// CHAIN:               arith.addf {{.*}} : vector<32xf32>
+// CHAIN:             scf.yield
+// CHAIN:           tensor.parallel_insert_slice %[[L]]#0 into %[[DX]][%[[I]], 0] [4, 64] [1, 1]
+// CHAIN-NEXT:      tensor.parallel_insert_slice %[[L]]#1 into %[[P0]][%[[C]], 0] [1, 64] [1, 1] : tensor<64xf32> into tensor<4x64xf32>
+// CHAIN-NEXT:      tensor.parallel_insert_slice %[[L]]#2 into %[[P1]][%[[C]], 0] [1, 64] [1, 1] : tensor<64xf32> into tensor<4x64xf32>
+// CHAIN:         %[[S:.+]]:2 = scf.forall {{.*}} -> (tensor<64xf32>, tensor<64xf32>)
+// CHAIN:           tensor.extract_slice %[[R]]#1[0, %{{.+}}] [4, 32] [1, 1]
+// CHAIN:           tensor.extract_slice %[[R]]#2[0, %{{.+}}] [4, 32] [1, 1]
+// CHAIN:         return %[[R]]#0, %[[S]]#0, %[[S]]#1
+func.func @row_chain_column_sums(%dy: tensor<16x64xf32>, %x: tensor<16x64xf32>, %mean: tensor<16xf32>) -> (tensor<16x64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<16xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%dy : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %e3 = tensor.empty() : tensor<16x64xf32>
+  %dx = linalg.generic {indexing_maps = [#x, #x, #row, #x], iterator_types = ["parallel", "parallel"]} ins(%dy, %x, %sum : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>) outs(%e3 : tensor<16x64xf32>) {
+  ^bb0(%g: f32, %a: f32, %s: f32, %o: f32):
+    %d = arith.subf %g, %s : f32
+    %v = arith.mulf %d, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<16x64xf32>
+  %e4 = tensor.empty() : tensor<64xf32>
+  %init4 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e4 : tensor<64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<64xf32>
+  %cs:2 = linalg.generic {indexing_maps = [#x, #x, #row, #col, #col], iterator_types = ["reduction", "parallel"]} ins(%dy, %x, %mean : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>) outs(%init4, %init4 : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%g: f32, %a: f32, %m: f32, %o1: f32, %o2: f32):
+    %d = arith.subf %a, %m : f32
+    %p = arith.mulf %g, %d : f32
+    %s1 = arith.addf %o1, %p : f32
+    %s2 = arith.addf %o2, %g : f32
+    linalg.yield %s1, %s2 : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+  return %dx, %cs#0, %cs#1 : tensor<16x64xf32>, tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+#x = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+#id = affine_map<(r) -> (r)>
+
+// 12 rows make 3 chunks of 4, too few to share among threads: the column
+// sum stays a generic of its own, after the chain's forall over its tiles
+// (of two rows: dy and dx are 512 bytes a row).
+// CHAIN-LABEL: func.func @row_chain_few_chunks
+// CHAIN:         scf.forall (%{{.+}}) = (0) to (12) step (2) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<12x64xf32>)
+// CHAIN-NOT:       tensor<3x64xf32>
+// CHAIN:         scf.forall {{.*}} -> (tensor<64xf32>)
+// CHAIN:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.*}}) -> (tensor<32xf32>)
+func.func @row_chain_few_chunks(%dy: tensor<12x64xf32>) -> (tensor<12x64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<12xf32>
+  %init = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<12xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<12xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%dy : tensor<12x64xf32>) outs(%init : tensor<12xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<12xf32>
+  %e3 = tensor.empty() : tensor<12x64xf32>
+  %dx = linalg.generic {indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]} ins(%dy, %sum : tensor<12x64xf32>, tensor<12xf32>) outs(%e3 : tensor<12x64xf32>) {
+  ^bb0(%g: f32, %s: f32, %o: f32):
+    %d = arith.subf %g, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<12x64xf32>
+  %e4 = tensor.empty() : tensor<64xf32>
+  %init4 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e4 : tensor<64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<64xf32>
+  %cs = linalg.generic {indexing_maps = [#x, affine_map<(r, c) -> (c)>], iterator_types = ["reduction", "parallel"]} ins(%dy : tensor<12x64xf32>) outs(%init4 : tensor<64xf32>) {
+  ^bb0(%g: f32, %o: f32):
+    %s = arith.addf %o, %g : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %dx, %cs : tensor<12x64xf32>, tensor<64xf32>
+}
+
+// -----
+
 #x3 = affine_map<(r, c, h, w) -> (r, c, h, w)>
 #r3 = affine_map<(r, c, h, w) -> (r)>
 
