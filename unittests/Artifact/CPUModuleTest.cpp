@@ -15,6 +15,7 @@
 #include "Boo/InitAll.h"
 #include "Boo/Runner/RuntimeSession.h"
 #include "Boo/Runner/TensorIO.h"
+#include "boo_runtime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
@@ -484,6 +485,76 @@ func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
   EXPECT_EQ(compileError,
             "cpu: the module calls external function(s) found neither in "
             "the module nor in the C and math libraries: @undefined_helper");
+}
+
+TEST_F(CPUModuleTest, StreamedStoresMatchOrdinaryStores) {
+  // A layer norm whose y is written with non-temporal stores
+  // (stream-min-bytes=1: boo-cpu-stream-stores) where its address is
+  // 64-byte aligned, and with ordinary ones where it is not: called on
+  // caller memory at an aligned address and 4 bytes past one, it must give
+  // the bits of the same function compiled without streaming.
+  constexpr const char *source = R"mlir(
+func.func @ln(%x: tensor<64x256xf32>)
+    -> (tensor<64x256xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %y, %m, %r = boo.layer_norm %x {epsilon = 1.0e-05 : f32,
+                                  normalized_rank = 1 : i64}
+      : tensor<64x256xf32> -> tensor<64x256xf32>, tensor<64xf32>,
+        tensor<64xf32>
+  return %y, %m, %r : tensor<64x256xf32>, tensor<64xf32>, tensor<64xf32>
+}
+)mlir";
+  auto build = [&](int64_t streamMinBytes, std::string &bytes) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context, "test.mlir");
+    ArtifactOptions options;
+    options.targets = {"cpu"};
+    options.cpu.streamMinBytes = streamMinBytes;
+    return module &&
+           compileModuleArtifact(*module, options, bytes, compileError);
+  };
+  std::string streamed, ordinary;
+  ASSERT_TRUE(build(1, streamed)) << compileError;
+  ASSERT_TRUE(build(-1, ordinary)) << compileError;
+  EXPECT_TRUE(streamed != ordinary) << "stream-min-bytes=1 changed nothing";
+
+  boo_device_t *device = nullptr;
+  ASSERT_EQ(boo_device_open("cpu:2", &device), nullptr);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  std::vector<float> x(64 * 256);
+  for (float &v : x)
+    v = dist(rng);
+  // y at `offset` bytes past a 64-byte boundary; mean and rstd beside it.
+  auto run = [&](const std::string &bytes, size_t offset,
+                 std::vector<float> &y) {
+    boo_module_t *module = nullptr;
+    boo_function_t *function = nullptr;
+    ASSERT_EQ(boo_module_load_data(device, bytes.data(), bytes.size(), &module),
+              nullptr);
+    ASSERT_EQ(boo_module_lookup_function(module, "ln", &function), nullptr);
+    std::vector<char> storage(64 * 256 * 4 + 128);
+    char *base = storage.data() +
+                 (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+    std::vector<float> mean(64), rstd(64);
+    int64_t xDims[] = {64, 256}, statDims[] = {64};
+    boo_tensor_view_t inputs[] = {{x.data(), BOO_DTYPE_F32, 2, xDims, nullptr}};
+    boo_tensor_view_t results[] = {
+        {base + offset, BOO_DTYPE_F32, 2, xDims, nullptr},
+        {mean.data(), BOO_DTYPE_F32, 1, statDims, nullptr},
+        {rstd.data(), BOO_DTYPE_F32, 1, statDims, nullptr}};
+    EXPECT_EQ(boo_function_invoke_views(function, inputs, 1, results, 3),
+              nullptr);
+    y.resize(64 * 256);
+    std::memcpy(y.data(), base + offset, y.size() * 4);
+    boo_module_free(module);
+  };
+  std::vector<float> expected, aligned, unaligned;
+  run(ordinary, 0, expected);
+  run(streamed, 0, aligned);
+  run(streamed, 4, unaligned);
+  EXPECT_TRUE(aligned == expected) << "streamed y at an aligned address";
+  EXPECT_TRUE(unaligned == expected) << "streamed y 4 bytes past a line";
+  boo_device_close(device);
 }
 
 } // namespace

@@ -7,8 +7,8 @@
 // Random layer norms, forward (with and without weight and bias, f32 or
 // x-typed statistics, now and then fused with an activation) and backward
 // (every non-empty subset of the three gradients), normalized_rank 1 up to
-// the rank of x, odd row lengths, offset and scaled inputs. See
-// docs/Numerics.md.
+// the rank of x, odd row lengths, offset and scaled inputs; and backward
+// on many longer rows (BackwardManyRows). See docs/Numerics.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,6 +140,10 @@ bool makeForward(CaseRng &rng, Case &c) {
        << " epsilon=" << epsilon << " results=" << c.results.size();
   c.description = desc.str();
   c.vectorize = rng.coin(0.85);
+  // Now and then y is written past the caches (boo-cpu-stream-stores), as
+  // the CPU pipeline writes results larger than half its last-level cache.
+  if (rng.coin(0.3))
+    c.streamMinBytes = 1;
   return true;
 }
 
@@ -240,6 +244,11 @@ bool makeBackwardManyRows(CaseRng &rng, Case &c) {
   if (!makeBackwardOf(rng, c, randomManyRows))
     return false;
   c.vectorize = true;
+  // Half the time dx is written past the caches (boo-cpu-stream-stores),
+  // as the CPU pipeline writes results larger than half its last-level
+  // cache, with non-temporal stores where the address is aligned.
+  if (rng.coin())
+    c.streamMinBytes = 1;
   return true;
 }
 

@@ -395,14 +395,14 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     os << sweepName << " case " << index << " (seed " << options.seed
        << "): " << what << "\n  problem: " << c.description
        << "\n  device: " << options.device
-       << (onCPU ? "" : " (boo-to-emu with the chip's default tuning spec "
-                        "and heuristics)")
+       << (onCPU ? ""
+                 : " (boo-to-emu with the chip's default tuning spec "
+                   "and heuristics)")
        << (module && !onCPU ? describeConfigs(*module, options.device) : "")
        << "\n  pipeline: form-fusions=" << formFusions
-       << " vectorize=" << vectorize
+       << " vectorize=" << vectorize << " stream-min-bytes=" << c.streamMinBytes
        << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
-       << " BOO_SWEEP_SEED=" << options.seed
-       << " BOO_SWEEP_CASE=" << index
+       << " BOO_SWEEP_SEED=" << options.seed << " BOO_SWEEP_CASE=" << index
        << " build/bin/BooNumericsSweepTests --gtest_filter=" << sweepName
        << "\n  module:\n"
        << c.mlir;
@@ -452,6 +452,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     artifactOptions.producer = "BooNumericsSweepTests";
     artifactOptions.cpu.formFusions = formFusions;
     artifactOptions.cpu.vectorize = vectorize;
+    artifactOptions.cpu.streamMinBytes = c.streamMinBytes;
     std::string bytes;
     bool compiled;
     {

@@ -138,6 +138,8 @@ struct Case {
   /// CPU pipeline options.
   bool formFusions = true;
   bool vectorize = true;
+  /// The CPU pipeline's stream-min-bytes (0: its default).
+  int64_t streamMinBytes = 0;
 };
 
 /// Sweep settings, from the environment.

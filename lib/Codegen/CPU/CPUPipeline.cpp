@@ -20,6 +20,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <unistd.h>
 
@@ -46,6 +48,15 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     int64_t l1 = options.l1CacheBytes > 0 ? options.l1CacheBytes
                                           : getHostL1DataCacheBytes();
     tileOptions.rowChainBytes = l1 / 2;
+    tileOptions.streamMinBytes = options.streamMinBytes;
+    if (options.streamMinBytes == 0)
+      tileOptions.streamMinBytes =
+          llvm::Triple(llvm::sys::getProcessTriple()).getArch() ==
+                  llvm::Triple::x86_64
+              ? getHostLastLevelCacheBytes() / 2
+              : 0;
+    else if (options.streamMinBytes < 0)
+      tileOptions.streamMinBytes = 0;
     pm.addNestedPass<func::FuncOp>(createBooCPUTileAndVectorize(tileOptions));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -72,6 +83,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //    boo-opt --boo-cpu-stack-temporaries
   //      --boo-cpu-lower-vectors --boo-cpu-lower-strided-copies
   //      --convert-linalg-to-loops --convert-vector-to-scf=full-unroll
+  //      --boo-cpu-stream-stores
   //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
   //      --boo-cpu-hook-allocations --convert-scf-to-cf
   //      --expand-strided-metadata --lower-affine
@@ -93,6 +105,9 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   VectorTransferToSCFOptions transferOptions;
   transferOptions.enableFullUnroll(true);
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transferOptions));
+  // The 1-D stores of the marked loops' results past the caches, before
+  // the loops are outlined.
+  pm.addNestedPass<func::FuncOp>(createBooCPUStreamStores());
   // Nested foralls (and, with parallel=false, all of them) lower to
   // sequential loops in convert-scf-to-cf.
   if (options.parallel) {
@@ -111,6 +126,41 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
                        /*genericAllocations=*/true);
 }
 
+namespace {
+/// One of cpu0's caches as sysfs describes it.
+struct SysfsCache {
+  int level = 0;
+  std::string type;
+  int64_t bytes = 0;
+};
+
+/// cpu0's caches as sysfs lists them (/sys/devices/system/cpu/cpu0/cache).
+SmallVector<SysfsCache> readSysfsCaches() {
+  SmallVector<SysfsCache> caches;
+  for (int index = 0; index < 8; ++index) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    auto read = [&](const char *name) -> std::string {
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+          llvm::MemoryBuffer::getFileAsStream(dir + "/" + name);
+      return file ? (*file)->getBuffer().trim().str() : std::string();
+    };
+    SysfsCache cache;
+    cache.type = read("type");
+    // "32K".
+    std::string sizeText = read("size");
+    llvm::StringRef size = sizeText;
+    int64_t kib = 0;
+    if (llvm::StringRef(read("level")).getAsInteger(10, cache.level) ||
+        !size.consume_back("K") || size.getAsInteger(10, kib) || kib <= 0)
+      continue;
+    cache.bytes = kib * 1024;
+    caches.push_back(cache);
+  }
+  return caches;
+}
+} // namespace
+
 int64_t mlir::boo::getHostL1DataCacheBytes() {
   static const int64_t bytes = [] {
 #ifdef _SC_LEVEL1_DCACHE_SIZE
@@ -118,25 +168,25 @@ int64_t mlir::boo::getHostL1DataCacheBytes() {
     if (size > 0)
       return int64_t(size);
 #endif
-    // sysfs: cpu0's caches, the level-1 data (or unified) one.
-    for (int index = 0; index < 8; ++index) {
-      std::string dir =
-          "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-      auto read = [&](const char *name) -> std::string {
-        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-            llvm::MemoryBuffer::getFileAsStream(dir + "/" + name);
-        return file ? (*file)->getBuffer().trim().str() : std::string();
-      };
-      std::string type = read("type");
-      if (read("level") != "1" || (type != "Data" && type != "Unified"))
-        continue;
-      // "32K".
-      llvm::StringRef size = read("size");
-      int64_t kib = 0;
-      if (size.consume_back("K") && !size.getAsInteger(10, kib) && kib > 0)
-        return kib * 1024;
-    }
+    // sysfs: cpu0's level-1 data (or unified) cache.
+    for (const SysfsCache &cache : readSysfsCaches())
+      if (cache.level == 1 && (cache.type == "Data" || cache.type == "Unified"))
+        return cache.bytes;
     return int64_t(32 * 1024);
+  }();
+  return bytes;
+}
+
+int64_t mlir::boo::getHostLastLevelCacheBytes() {
+  // sysfs rather than sysconf: glibc's _SC_LEVEL3_CACHE_SIZE can report the
+  // whole package's L3 (320 MiB on this project's Zen 4 machines, whose
+  // cores see 32 MiB).
+  static const int64_t bytes = [] {
+    SysfsCache last;
+    for (const SysfsCache &cache : readSysfsCaches())
+      if (cache.type != "Instruction" && cache.level > last.level)
+        last = cache;
+    return last.bytes;
   }();
   return bytes;
 }

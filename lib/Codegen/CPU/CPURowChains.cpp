@@ -446,6 +446,58 @@ static void addUpPartials(RewriterBase &rewriter, const RowChain &chain,
   }
 }
 
+/// The offsets and sizes of the slice of `v` at `leadingOffsets` of sizes
+/// `leadingSizes` in its leading dims, whole in the others.
+static std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
+sliceOf(RewriterBase &rewriter, Value v, ArrayRef<OpFoldResult> leadingOffsets,
+        ArrayRef<int64_t> leadingSizes) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> offsets(leadingOffsets), sizes;
+  offsets.resize(type.getRank(), rewriter.getIndexAttr(0));
+  for (auto [d, extent] : llvm::enumerate(type.getShape()))
+    sizes.push_back(rewriter.getIndexAttr(
+        d < leadingSizes.size() ? leadingSizes[d] : extent));
+  return {offsets, sizes};
+}
+
+/// Zeros this chunk's slices (at `ivs`, chunks `chunks`) of the partial
+/// sums `sumOuts` (of type `partials`), appended to `zeroed`; the chunk's
+/// index along each row dim goes to `chunkIndex`.
+static void zeroPartials(RewriterBase &rewriter, Location loc, ValueRange ivs,
+                         ArrayRef<int64_t> chunks, RankedTensorType partials,
+                         ArrayRef<Value> sumOuts,
+                         SmallVectorImpl<OpFoldResult> &chunkIndex,
+                         SmallVectorImpl<Value> &zeroed) {
+  unsigned k = chunks.size();
+  OpFoldResult one = rewriter.getIndexAttr(1);
+  SmallVector<int64_t> units(k, 1);
+  for (unsigned d = 0; d < k; ++d)
+    chunkIndex.push_back(arith::DivUIOp::create(rewriter, loc, ivs[d],
+                                                arith::ConstantIndexOp::create(
+                                                    rewriter, loc, chunks[d]))
+                             .getResult());
+  auto sliceType = RankedTensorType::get(partials.getShape().drop_front(k),
+                                         partials.getElementType());
+  Value zeroValue = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(partials.getElementType()));
+  AffineMap identity = rewriter.getMultiDimIdentityMap(sliceType.getRank());
+  SmallVector<utils::IteratorType> parallel(sliceType.getRank(),
+                                            utils::IteratorType::parallel);
+  for (Value out : sumOuts) {
+    auto [offsets, sizes] = sliceOf(rewriter, out, chunkIndex, units);
+    SmallVector<OpFoldResult> strides(offsets.size(), one);
+    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, sliceType, out,
+                                                 offsets, sizes, strides);
+    zeroed.push_back(
+        linalg::GenericOp::create(rewriter, loc, sliceType, ValueRange(), slice,
+                                  identity, parallel,
+                                  [&](OpBuilder &b, Location l, ValueRange) {
+                                    linalg::YieldOp::create(b, l, zeroValue);
+                                  })
+            ->getResult(0));
+  }
+}
+
 /// Builds the body of `forall`, over chunks of rows `chunks` of `chain`:
 /// the chunk's slices of the shared outputs `outs`, zeros in its slices
 /// of the partial sums `sumOuts` (of type `partials`), then an scf.for nest
@@ -459,21 +511,11 @@ static void buildChunk(RewriterBase &rewriter, Location loc,
                        ArrayRef<Value> outs, ArrayRef<Value> sumOuts) {
   unsigned k = chain.numRowDims;
   ValueRange ivs = forall.getBody()->getArguments().take_front(k);
-  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
-  auto sliceOf = [&](Value v, ArrayRef<OpFoldResult> leadingOffsets,
-                     ArrayRef<int64_t> leadingSizes) {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<OpFoldResult> offsets(leadingOffsets), sizes;
-    offsets.resize(type.getRank(), zero);
-    for (auto [d, extent] : llvm::enumerate(type.getShape()))
-      sizes.push_back(rewriter.getIndexAttr(
-          d < leadingSizes.size() ? leadingSizes[d] : extent));
-    return std::make_pair(offsets, sizes);
-  };
+  OpFoldResult one = rewriter.getIndexAttr(1);
   SmallVector<Value> iterArgs;
   SmallVector<OpFoldResult> chunkOffsets(ivs);
   for (Value out : outs) {
-    auto [offsets, sizes] = sliceOf(out, chunkOffsets, chunks);
+    auto [offsets, sizes] = sliceOf(rewriter, out, chunkOffsets, chunks);
     SmallVector<OpFoldResult> strides(offsets.size(), one);
     iterArgs.push_back(tensor::ExtractSliceOp::create(rewriter, loc, out,
                                                       offsets, sizes, strides));
@@ -481,32 +523,10 @@ static void buildChunk(RewriterBase &rewriter, Location loc,
   // The chunk's partial sums, a slice of each shared output's, start at
   // zero.
   SmallVector<OpFoldResult> chunkIndex;
-  for (unsigned d = 0; d < k; ++d)
-    chunkIndex.push_back(arith::DivUIOp::create(rewriter, loc, ivs[d],
-                                                arith::ConstantIndexOp::create(
-                                                    rewriter, loc, chunks[d]))
-                             .getResult());
   SmallVector<int64_t> units(k, 1);
-  auto sliceType = RankedTensorType::get(partials.getShape().drop_front(k),
-                                         partials.getElementType());
-  Value zeroValue = arith::ConstantOp::create(
-      rewriter, loc, rewriter.getZeroAttr(partials.getElementType()));
-  AffineMap identity = rewriter.getMultiDimIdentityMap(sliceType.getRank());
-  SmallVector<utils::IteratorType> parallel(sliceType.getRank(),
-                                            utils::IteratorType::parallel);
-  for (Value out : sumOuts) {
-    auto [offsets, sizes] = sliceOf(out, chunkIndex, units);
-    SmallVector<OpFoldResult> strides(offsets.size(), one);
-    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, sliceType, out,
-                                                 offsets, sizes, strides);
-    iterArgs.push_back(
-        linalg::GenericOp::create(rewriter, loc, sliceType, ValueRange(), slice,
-                                  identity, parallel,
-                                  [&](OpBuilder &b, Location l, ValueRange) {
-                                    linalg::YieldOp::create(b, l, zeroValue);
-                                  })
-            ->getResult(0));
-  }
+  if (!sumOuts.empty())
+    zeroPartials(rewriter, loc, ivs, chunks, partials, sumOuts, chunkIndex,
+                 iterArgs);
   // The loops over the tiles of the chunk's split row dims.
   SmallVector<unsigned> looped;
   SmallVector<Value> lbs, ubs, steps;
@@ -551,8 +571,9 @@ static void buildChunk(RewriterBase &rewriter, Location loc,
   for (auto [i, dest] : llvm::enumerate(llvm::concat<Value>(
            SmallVector<Value>(outs), SmallVector<Value>(sumOuts)))) {
     bool isSum = i >= numOuts;
-    auto [offsets, sizes] = isSum ? sliceOf(dest, chunkIndex, units)
-                                  : sliceOf(dest, chunkOffsets, chunks);
+    auto [offsets, sizes] = isSum
+                                ? sliceOf(rewriter, dest, chunkIndex, units)
+                                : sliceOf(rewriter, dest, chunkOffsets, chunks);
     SmallVector<OpFoldResult> strides(offsets.size(), one);
     tensor::ParallelInsertSliceOp::create(rewriter, loc, nest.results[i], dest,
                                           offsets, sizes, strides);
@@ -565,9 +586,10 @@ static void buildChunk(RewriterBase &rewriter, Location loc,
 /// of a chunk, where a chunk has more than one); the results used outside
 /// the chain are the forall's. The column sums add each chunk's rows into
 /// its own slice of partial sums, also the forall's, which are added up
-/// after it.
+/// after it. With `stream`, the forall is marked kStreamStoresAttr.
 static void tileRowChain(RewriterBase &rewriter, const RowChain &chain,
-                         ArrayRef<int64_t> chunks, ArrayRef<int64_t> tiles) {
+                         ArrayRef<int64_t> chunks, ArrayRef<int64_t> tiles,
+                         bool stream) {
   linalg::GenericOp root = chain.ops.back();
   unsigned k = chain.numRowDims;
   Location loc = root.getLoc();
@@ -602,6 +624,8 @@ static void tileRowChain(RewriterBase &rewriter, const RowChain &chain,
   }
   auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
                                       sharedOuts, std::nullopt);
+  if (stream)
+    forall->setAttr(kStreamStoresAttr, rewriter.getUnitAttr());
   Block *body = forall.getBody();
   rewriter.setInsertionPoint(body->getTerminator());
   ValueRange ivs = body->getArguments().take_front(k);
@@ -628,7 +652,7 @@ static void tileRowChain(RewriterBase &rewriter, const RowChain &chain,
 }
 
 void mlir::boo::tileRowChains(RewriterBase &rewriter, func::FuncOp func,
-                              int64_t budgetBytes) {
+                              int64_t budgetBytes, int64_t streamMinBytes) {
   if (func.isExternal())
     return;
   // One chain at a time: tiling one erases ops another walk would visit.
@@ -652,8 +676,12 @@ void mlir::boo::tileRowChains(RewriterBase &rewriter, func::FuncOp func,
           chunks = chooseRowTiles(root, chain->rows, budgetBytes);
         }
       }
+      auto type = cast<RankedTensorType>(root->getResult(0).getType());
+      bool stream = streamMinBytes > 0 &&
+                    type.getNumElements() * type.getElementTypeBitWidth() / 8 >=
+                        streamMinBytes;
       tileRowChain(rewriter, *chain, *chunks,
-                   chooseRowTiles(root, *chunks, budgetBytes));
+                   chooseRowTiles(root, *chunks, budgetBytes), stream);
       changed = true;
       break;
     }

@@ -52,8 +52,27 @@ bool splitRowReduction(RewriterBase &rewriter, linalg::GenericOp &op,
 /// results have the same leading row dims indexed by parallel loops. The
 /// innermost row dims take as many rows as fit `budgetBytes` of the root's
 /// full-rank operands. Results used outside the chain are the forall's.
+///
+/// Sums over all the chain's rows of what it reads (a layer norm backward's
+/// weight and bias gradients: generics whose reduction loops are the rows
+/// and whose outputs are `out + v`) are computed in the same pass: the
+/// forall then runs over chunks of rows chosen from the shape alone (at
+/// most 64, of at least 4 rows, and at least 4 of them; otherwise the sums
+/// stay generics of their own), each an scf.for over its tiles that sums
+/// its rows into its own slice of partial sums, and a generic after the
+/// forall adds the partials to the sums' initial values. The sums are
+/// deterministic: they depend on the shape, not on the threads or caches.
+/// The definitions are in CPURowChains.cpp.
+///
+/// A chain whose root's result has at least `streamMinBytes` bytes (when
+/// positive) has its forall marked `kStreamStoresAttr`, for
+/// boo-cpu-stream-stores.
 void tileRowChains(RewriterBase &rewriter, func::FuncOp func,
-                   int64_t budgetBytes);
+                   int64_t budgetBytes, int64_t streamMinBytes);
+
+/// The mark of an scf.forall whose stores into the function's arguments
+/// boo-cpu-stream-stores makes non-temporal.
+constexpr llvm::StringLiteral kStreamStoresAttr = "boo.stream_stores";
 
 } // namespace mlir::boo
 

@@ -543,7 +543,7 @@ struct BooCPUTileAndVectorizePass
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
     if (vectorize) {
-      tileRowChains(rewriter, func, rowChainBytes);
+      tileRowChains(rewriter, func, rowChainBytes, streamMinBytes);
       // Convolutions with small filters read their input unpadded, but
       // at the borders (the pieces are collected again below).
       SmallVector<linalg::GenericOp> convs, pieces;

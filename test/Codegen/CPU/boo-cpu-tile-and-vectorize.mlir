@@ -2,6 +2,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="vectorize=false" | FileCheck %s --check-prefix=NOVEC
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="row-chain-bytes=1024" -canonicalize -cse | FileCheck %s --check-prefix=CHAIN
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=0" -canonicalize -cse | FileCheck %s --check-prefix=PEEL
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="stream-min-bytes=3000" | FileCheck %s --check-prefix=STREAM
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -470,7 +471,16 @@ func.func @row_chain_column_sums(%dy: tensor<16x64xf32>, %x: tensor<16x64xf32>, 
 
 // 12 rows make 3 chunks of 4, too few to share among threads: the column
 // sum stays a generic of its own, after the chain's forall over its tiles
-// (of two rows: dy and dx are 512 bytes a row).
+// (of two rows: dy and dx are 512 bytes a row). With stream-min-bytes=3000,
+// dx (3072 bytes) is marked for boo-cpu-stream-stores, as is the 4096-byte
+// dx of @row_chain_column_sums; the 2048-byte y of @row_chain is not.
+// STREAM-LABEL: func.func @row_chain(
+// STREAM-NOT:     boo.stream_stores
+// STREAM-LABEL: func.func @row_chain_column_sums
+// STREAM:         } {boo.stream_stores}
+// STREAM-LABEL: func.func @row_chain_few_chunks
+// STREAM:         scf.forall {{.*}} -> (tensor<12x64xf32>)
+// STREAM:         } {boo.stream_stores}
 // CHAIN-LABEL: func.func @row_chain_few_chunks
 // CHAIN:         scf.forall (%{{.+}}) = (0) to (12) step (2) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<12x64xf32>)
 // CHAIN-NOT:       tensor<3x64xf32>

@@ -38,7 +38,9 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     sized by `row-chain-bytes`), so the passes over a row after the first
     read it from cache; and each reduction along contiguous rows is split
     into partial sums along the rows (`linalg::splitReduction`), which
-    vectorize, and their combination.
+    vectorize, and their combination. Sums over all the rows of what a
+    chain reads (a layer norm backward's weight and bias gradients) are
+    computed in the chain's pass, as partial sums per chunk of rows.
   }];
   let options =
       [Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
@@ -66,12 +68,52 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               /*default=*/"16384",
               "Bytes of the full-rank operands of a row chain's root (a "
               "layer norm's input and output rows) per tile of rows: the rows "
-              "should stay in the L1 data cache between the passes over them">];
+              "should stay in the L1 data cache between the passes over them">,
+       Option<"streamMinBytes", "stream-min-bytes", "int64_t",
+              /*default=*/"0",
+              "A row chain whose root's result has at least this many bytes "
+              "(a layer norm's y larger than the caches) is marked "
+              "`boo.stream_stores`, for boo-cpu-stream-stores to write that "
+              "result past the caches (0: never)">];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::affine::AffineDialect"
   ];
+}
+
+def BooCPUStreamStores : Pass<"boo-cpu-stream-stores", "func::FuncOp"> {
+  let summary = "Write the results of loops marked boo.stream_stores past "
+                "the caches (non-temporal stores)";
+  let description = [{
+    `boo-cpu-tile-and-vectorize` marks the `scf.forall` of a row chain whose
+    result is larger than its `stream-min-bytes` with `boo.stream_stores`:
+    a layer norm's `y` larger than the caches, written once and not read
+    again by the function. An ordinary store reads each line of `y` before
+    writing it; a memcpy does not. In a marked loop, after bufferization,
+    each `vector.transfer_write` of whole 64-byte lines (in bounds, unmasked,
+    contiguous) into a view of a function argument becomes
+
+    ```mlir
+    scf.if %aligned {   // its address is a multiple of 64 at run time
+      vector.store %v, %dest[...] {alignment = 64, nontemporal = true}
+    } else {
+      vector.transfer_write %v, %dest[...]   // as before
+    }
+    ```
+
+    The caller's buffers need not be aligned, and a non-temporal store to
+    an unaligned address faults on x86. Each iteration of a loop with
+    streamed stores ends with x86's `sfence`, so that they are visible to
+    the thread that waits for the loop: non-temporal stores are not
+    ordered with the others. The pipeline enables the marks on x86-64
+    hosts only. The mark is removed.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {

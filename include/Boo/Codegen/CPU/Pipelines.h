@@ -32,6 +32,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Bytes of the L1 data cache the tiles are sized for "
                      "(0: the host's, as the system reports it)"),
       llvm::cl::init(0)};
+  Option<int64_t> streamMinBytes{
+      *this, "stream-min-bytes",
+      llvm::cl::desc("A layer norm's result of at least this many bytes is "
+                     "written with non-temporal stores, past the caches "
+                     "(boo-cpu-stream-stores; 0: half the host's last-level "
+                     "cache on x86-64 hosts, as sysfs reports it, and never "
+                     "on others; negative: never)"),
+      llvm::cl::init(0)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Outline each top-level scf.forall into a body called "
@@ -54,6 +62,11 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// The host's L1 data cache size in bytes per core, as the system reports
 /// it (sysconf on glibc, else sysfs), or 32 KiB when it reports none.
 int64_t getHostL1DataCacheBytes();
+
+/// The size in bytes of the host's last-level cache as seen by one core
+/// (its largest level in sysfs: on Zen 4, the L3 of its core complex), or
+/// 0 when the system reports none.
+int64_t getHostLastLevelCacheBytes();
 
 /// Registers `boo-to-llvm-cpu` with the pass pipeline registry.
 void registerBooCPUPipelines();
