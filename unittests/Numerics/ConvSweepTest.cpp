@@ -155,8 +155,9 @@ bool randomTinyConvProblem(CaseRng &rng, ConvProblem &p) {
 /// 3-D; the padding, dilation and filter layout still vary.
 bool randomMergedConvProblem(CaseRng &rng, ConvProblem &p) {
   static const std::vector<std::pair<int64_t, int64_t>> planes = {
-      {4, 4},   {8, 6},   {6, 8}, {7, 9},   {9, 7},  {8, 8},
-      {11, 11}, {12, 12}, {3, 5}, {15, 15}, {14, 14}};
+      {4, 4},   {8, 6},   {6, 8},   {7, 9},   {9, 7},   {8, 8},
+      {11, 11}, {12, 12}, {3, 5},   {15, 15}, {14, 14}, {16, 16},
+      {16, 15}, {17, 17}, {28, 28}, {27, 28}};
   int rank = rng.pick(std::vector<int>{2, 2, 2, 3});
   p = ConvProblem::withDefaults(rank);
   p.batch = rng.range(1, 2);
@@ -170,6 +171,11 @@ bool randomMergedConvProblem(CaseRng &rng, ConvProblem &p) {
     p.inSpatial[0] = rng.range(1, 3);
   for (int d = 0; d < rank; ++d)
     p.filterSpatial[d] = 1;
+  // Now and then strided (a ResNet downsampling layer): the CPU subsamples
+  // the image first, then merges the positions.
+  if (rng.coin(0.4))
+    for (int d = rank - 2; d < rank; ++d)
+      p.strides[d] = rng.pick(std::vector<int64_t>{1, 2, 2, 3});
   std::string sp = spatialLetters(kActivationSpatial, rank);
   p.inputLayout = "NC" + sp;
   p.outputLayout = "NC" + sp;

@@ -7,7 +7,8 @@
 // mergeInnerOutputLoops (CPUOperandLayouts.h): a stride-1 1x1
 // channels-first convolution reads `oh` and `ow` as one contiguous run of
 // positions in the image and in the result, so the two loops merge into
-// one and the convolution is a matrix product along the image's rows.
+// one and the convolution is a matrix product along the image's rows. A
+// strided 1x1 convolution does after its image is subsampled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,13 +22,22 @@ using namespace mlir::boo;
 
 namespace {
 
-/// Where operand map `map` reads loops `a` and `b`: the position of `a`'s
-/// result, followed by `b`'s; std::nullopt when it reads neither; failure
-/// when it reads them any other way. Terms of loops of extent 1 are
+/// Where an operand reads the merged loops: its result for `a`, followed
+/// by `b`'s, and the coefficients of `a` and `b` there (1 and 1 but for a
+/// strided input).
+struct Pair {
+  unsigned pos;
+  int64_t strideA, strideB;
+};
+
+/// Where operand map `map` reads loops `a` and `b`; std::nullopt when it
+/// reads neither; failure when it reads them any other way than as two
+/// adjacent results, `s*a` then `t*b`. Terms of loops of extent 1 are
 /// ignored.
-FailureOr<std::optional<unsigned>>
+FailureOr<std::optional<Pair>>
 adjacentPair(AffineMap map, ArrayRef<int64_t> ranges, unsigned a, unsigned b) {
   std::optional<unsigned> posA, posB;
+  int64_t strideA = 1, strideB = 1;
   for (auto [i, e] : llvm::enumerate(map.getResults())) {
     if (!e.isFunctionOfDim(a) && !e.isFunctionOfDim(b))
       continue;
@@ -38,17 +48,101 @@ adjacentPair(AffineMap map, ArrayRef<int64_t> ranges, unsigned a, unsigned b) {
     for (auto [d, c] : lin->terms) {
       if (ranges[d] == 1)
         continue;
-      if (live || c != 1 || (d != a && d != b))
+      if (live || (d != a && d != b))
         return failure();
       live = d;
+      (d == a ? strideA : strideB) = c;
     }
     (*live == a ? posA : posB) = i;
   }
   if (!posA && !posB)
-    return std::optional<unsigned>();
+    return std::optional<Pair>();
   if (!posA || !posB || *posB != *posA + 1)
     return failure();
-  return std::optional<unsigned>(*posA);
+  return std::optional<Pair>(Pair{*posA, strideA, strideB});
+}
+
+/// The pairs of `op`'s operands (see adjacentPair), failure when one reads
+/// the loops otherwise or its inner dim is not whole (`ranges[b]`, after
+/// subsampling with the pair's strides).
+FailureOr<SmallVector<std::optional<Pair>>>
+collectPairs(linalg::GenericOp op, ArrayRef<int64_t> ranges, unsigned a,
+             unsigned b) {
+  SmallVector<std::optional<Pair>> pairs;
+  for (OpOperand &operand : op->getOpOperands()) {
+    FailureOr<std::optional<Pair>> pair =
+        adjacentPair(op.getMatchingIndexingMap(&operand), ranges, a, b);
+    if (failed(pair))
+      return failure();
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    if (*pair && llvm::divideCeil(type.getDimSize((*pair)->pos + 1),
+                                  (*pair)->strideB) != ranges[b])
+      return failure();
+    pairs.push_back(*pair);
+  }
+  return pairs;
+}
+
+/// `op` with each input that reads the merged loops with strides (a
+/// stride-2 1x1 convolution's image, `2*oh`, `2*ow`) replaced by its
+/// subsample, copied by a generic appended to `copies`: that input then
+/// reads `oh` and `ow` plainly. Returns `op` when no input has strides.
+linalg::GenericOp
+subsampleStridedInputs(RewriterBase &rewriter, linalg::GenericOp op,
+                       ArrayRef<std::optional<Pair>> pairs, unsigned a,
+                       unsigned b, SmallVectorImpl<linalg::GenericOp> &copies) {
+  if (llvm::none_of(pairs, [](const std::optional<Pair> &pair) {
+        return pair && (pair->strideA != 1 || pair->strideB != 1);
+      }))
+    return op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (auto [i, operand] : llvm::enumerate(op.getDpsInputOperands())) {
+    const std::optional<Pair> &pair = pairs[i];
+    if (!pair || (pair->strideA == 1 && pair->strideB == 1)) {
+      inputs.push_back(operand->get());
+      continue;
+    }
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[pair->pos] = ranges[a];
+    shape[pair->pos + 1] = ranges[b];
+    unsigned rank = shape.size();
+    SmallVector<AffineExpr> read;
+    for (unsigned d = 0; d < rank; ++d)
+      read.push_back(getAffineDimExpr(d, ctx) * (d == pair->pos ? pair->strideA
+                                                 : d == pair->pos + 1
+                                                     ? pair->strideB
+                                                     : 1));
+    auto subsampled = RankedTensorType::get(shape, type.getElementType());
+    auto copy = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{subsampled}, operand->get(),
+        ValueRange{tensor::EmptyOp::create(rewriter, loc, shape,
+                                           type.getElementType())},
+        ArrayRef<AffineMap>{AffineMap::get(rank, 0, read, ctx),
+                            rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &builder, Location loc, ValueRange args) {
+          linalg::YieldOp::create(builder, loc, args[0]);
+        });
+    copies.push_back(copy);
+    inputs.push_back(copy.getResult(0));
+    SmallVector<AffineExpr> results(maps[i].getResults());
+    results[pair->pos] = getAffineDimExpr(a, ctx);
+    results[pair->pos + 1] = getAffineDimExpr(b, ctx);
+    maps[i] = AffineMap::get(maps[i].getNumDims(), 0, results, ctx);
+  }
+  auto subsampledOp = linalg::GenericOp::create(
+      rewriter, loc, op->getResultTypes(), inputs, op.getDpsInits(), maps,
+      op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), subsampledOp.getRegion(),
+                              subsampledOp.getRegion().begin());
+  rewriter.replaceOp(op, subsampledOp->getResults());
+  return subsampledOp;
 }
 
 /// `value` with the dims of `groups` collapsed, and its dim `pos` (the
@@ -151,16 +245,20 @@ mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t padded = llvm::alignTo(extent, lanes);
   if (ranges[a] == 1 || ranges[b] == 1 || padded * 8 > extent * 9)
     return op;
-  // Each operand with the loops, and where their results are.
+  // Each operand with the loops, and where their results are; inputs
+  // read with strides are subsampled first.
+  FailureOr<SmallVector<std::optional<Pair>>> found =
+      collectPairs(op, ranges, a, b);
+  if (failed(found) || !found->back() || found->back()->strideA != 1 ||
+      found->back()->strideB != 1)
+    return op;
+  op = subsampleStridedInputs(rewriter, op, *found, a, b, copies);
+  init = op.getDpsInitOperand(0);
+  found = collectPairs(op, ranges, a, b);
+  assert(succeeded(found) && "subsampled inputs read the loops plainly");
   SmallVector<std::optional<unsigned>> pairs;
-  for (OpOperand &operand : op->getOpOperands()) {
-    FailureOr<std::optional<unsigned>> pair =
-        adjacentPair(op.getMatchingIndexingMap(&operand), ranges, a, b);
-    auto type = cast<RankedTensorType>(operand.get().getType());
-    if (failed(pair) || (*pair && type.getDimSize(**pair + 1) != ranges[b]))
-      return op;
-    pairs.push_back(*pair);
-  }
+  for (const std::optional<Pair> &pair : *found)
+    pairs.push_back(pair ? std::optional<unsigned>(pair->pos) : std::nullopt);
   // The new loops: b is gone, a is the merged loop.
   MLIRContext *ctx = op.getContext();
   unsigned numLoops = op.getNumLoops();

@@ -90,10 +90,12 @@ linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
 /// collapsed), and the result expanded back. A merged extent that is no
 /// multiple of `lanes` is padded up to one with zeros (the inputs padded,
 /// the result sliced by a copy) when that adds at most an eighth (14x14:
-/// 196 positions become 208); else nothing is merged. A channels-first 1x1
-/// convolution is then a matrix product whose vector loop runs along the
-/// image's contiguous rows, with no transposed copies (CPUMergedLoops.cpp).
-/// Returns the new generic, or `op`.
+/// 196 positions become 208); else nothing is merged. An input that reads
+/// the loops with strides (a stride-2 1x1 convolution's `2*oh`, `2*ow`)
+/// is subsampled by a copy first. A channels-first 1x1 convolution is then
+/// a matrix product whose vector loop runs along the image's contiguous
+/// rows, with no transposed copies (CPUMergedLoops.cpp). Returns the new
+/// generic, or `op`.
 linalg::GenericOp
 mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
                       int64_t lanes,

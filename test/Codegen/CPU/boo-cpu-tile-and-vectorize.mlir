@@ -746,3 +746,38 @@ func.func @conv_nchw_1x1_padded(%x: tensor<1x16x7x9xf32>, %w: tensor<32x16x1x1xf
   } -> tensor<1x32x7x9xf32>
   return %0 : tensor<1x32x7x9xf32>
 }
+
+// -----
+
+// A stride-2 1x1 NCHW convolution (a ResNet downsampling layer, with an
+// odd input width: 15 columns give 8): the image is first subsampled by a
+// copy that reads every other row and column (a strided slice per
+// channel), then oh and ow are merged as for stride 1.
+// CHECK-LABEL: func.func @conv_nchw_1x1_stride2
+// CHECK-SAME:    %[[X:.+]]: tensor<1x16x16x15xf32>, %[[W:.+]]: tensor<32x16x1x1xf32>
+// CHECK:         %[[S:.+]] = scf.forall (%[[C:.+]]) in (16) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<1x16x8x8xf32>)
+// CHECK:           tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 1, 8, 8] [1, 1, 2, 2] : tensor<1x1x15x15xf32> to tensor<8x8xf32>
+// CHECK:         %[[SC:.+]] = tensor.collapse_shape %[[S]] {{\[\[}}0], [1], [2, 3]] : tensor<1x16x8x8xf32> into tensor<1x16x64xf32>
+// CHECK:         %[[R:.+]] = scf.forall (%[[K:.+]], %[[P:.+]]) = (0, 0) to (32, 64) step (8, 32)
+// CHECK:           tensor.extract_slice %[[SC]][0, 0, %[[P]]] [1, 16, 32]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 8, 8]
+#s_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, 2 * oh + kh, 2 * ow + kw)>
+#s_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#s_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#s_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw_1x1_stride2(%x: tensor<1x16x16x15xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x8x8xf32>
+  %acc = linalg.generic {indexing_maps = [#s_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x8x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x32x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [#s_in, #s_fil, #s_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x15xf32>, tensor<32x16x1x1xf32>) outs(%acc : tensor<1x32x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
