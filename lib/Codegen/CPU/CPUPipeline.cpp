@@ -48,15 +48,14 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     int64_t l1 = options.l1CacheBytes > 0 ? options.l1CacheBytes
                                           : getHostL1DataCacheBytes();
     tileOptions.rowChainBytes = l1 / 2;
+    // Streamed stores end with x86's sfence: other hosts never stream.
+    bool x86 = llvm::Triple(llvm::sys::getProcessTriple()).getArch() ==
+               llvm::Triple::x86_64;
     tileOptions.streamMinBytes = options.streamMinBytes;
-    if (options.streamMinBytes == 0)
-      tileOptions.streamMinBytes =
-          llvm::Triple(llvm::sys::getProcessTriple()).getArch() ==
-                  llvm::Triple::x86_64
-              ? getHostLastLevelCacheBytes() / 2
-              : 0;
-    else if (options.streamMinBytes < 0)
+    if (!x86 || options.streamMinBytes < 0)
       tileOptions.streamMinBytes = 0;
+    else if (options.streamMinBytes == 0)
+      tileOptions.streamMinBytes = getHostLastLevelCacheBytes() / 2;
     pm.addNestedPass<func::FuncOp>(createBooCPUTileAndVectorize(tileOptions));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

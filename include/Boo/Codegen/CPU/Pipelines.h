@@ -37,8 +37,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("A layer norm's result of at least this many bytes is "
                      "written with non-temporal stores, past the caches "
                      "(boo-cpu-stream-stores; 0: half the host's last-level "
-                     "cache on x86-64 hosts, as sysfs reports it, and never "
-                     "on others; negative: never)"),
+                     "cache, as sysfs reports it; negative: never). x86-64 "
+                     "hosts only: others never stream"),
       llvm::cl::init(0)};
   Option<bool> parallel{
       *this, "parallel",
