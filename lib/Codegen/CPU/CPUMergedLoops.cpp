@@ -118,17 +118,9 @@ subsampleStridedInputs(RewriterBase &rewriter, linalg::GenericOp op,
                                                  : d == pair->pos + 1
                                                      ? pair->strideB
                                                      : 1));
-    auto subsampled = RankedTensorType::get(shape, type.getElementType());
-    auto copy = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{subsampled}, operand->get(),
-        ValueRange{tensor::EmptyOp::create(rewriter, loc, shape,
-                                           type.getElementType())},
-        ArrayRef<AffineMap>{AffineMap::get(rank, 0, read, ctx),
-                            rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [](OpBuilder &builder, Location loc, ValueRange args) {
-          linalg::YieldOp::create(builder, loc, args[0]);
-        });
+    linalg::GenericOp copy = copyThrough(
+        rewriter, loc, operand->get(), AffineMap::get(rank, 0, read, ctx),
+        RankedTensorType::get(shape, type.getElementType()));
     copies.push_back(copy);
     inputs.push_back(copy.getResult(0));
     SmallVector<AffineExpr> results(maps[i].getResults());
@@ -188,15 +180,8 @@ Value copyLeading(RewriterBase &rewriter, Location loc, Value value,
     sizes.push_back(rewriter.getIndexAttr(size));
   Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, value,
                                                zeros, sizes, ones);
-  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                       type.getElementType());
-  AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  auto copy = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{type}, slice, init, ArrayRef<AffineMap>{id, id},
-      iters, [](OpBuilder &b, Location loc, ValueRange args) {
-        linalg::YieldOp::create(b, loc, args[0]);
-      });
+  linalg::GenericOp copy = copyThrough(
+      rewriter, loc, slice, rewriter.getMultiDimIdentityMap(rank), type);
   copies.push_back(copy);
   return copy.getResult(0);
 }

@@ -141,6 +141,21 @@ llvm::SmallDenseSet<unsigned> windowedLoops(linalg::GenericOp op) {
 
 } // namespace
 
+linalg::GenericOp mlir::boo::copyThrough(RewriterBase &rewriter, Location loc,
+                                         Value input, AffineMap readMap,
+                                         RankedTensorType type) {
+  unsigned rank = type.getRank();
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+  return linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, input, init,
+      ArrayRef<AffineMap>{readMap, rewriter.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+}
+
 Value mlir::boo::refill(RewriterBase &rewriter, Value value,
                         RankedTensorType type,
                         SmallVectorImpl<linalg::GenericOp> &copies) {

@@ -37,6 +37,12 @@ FailureOr<LinearExpr> decomposeLinear(AffineExpr e);
 /// defined outside).
 bool isFill(linalg::GenericOp op);
 
+/// A generic that copies `input` into a new tensor of `type`: each element
+/// of the result reads `input` at `readMap` of its indices (a reversal, a
+/// subsample). The copy's generic is returned for the caller to tile.
+linalg::GenericOp copyThrough(RewriterBase &rewriter, Location loc, Value input,
+                              AffineMap readMap, RankedTensorType type);
+
 /// A zero-input generic (a fill) like the one defining `value` but
 /// producing `type` (appended to `copies`), or null when `value` is not
 /// such a fill.

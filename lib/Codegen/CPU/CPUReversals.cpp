@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUReversals.h"
+#include "CPUOperandLayouts.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -71,18 +72,9 @@ Value createReversal(RewriterBase &rewriter, Location loc, Value input,
     AffineExpr d = getAffineDimExpr(i, ctx);
     results.push_back(rev ? type.getDimSize(i) - 1 - d : d);
   }
-  unsigned rank = type.getRank();
-  AffineMap inMap = AffineMap::get(rank, 0, results, ctx);
-  AffineMap outMap = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                       type.getElementType());
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  auto copy = linalg::GenericOp::create(
-      rewriter, loc, type, input, init, ArrayRef<AffineMap>{inMap, outMap},
-      iters, [](OpBuilder &b, Location loc, ValueRange args) {
-        linalg::YieldOp::create(b, loc, args[0]);
-      });
-  return copy.getResult(0);
+  return boo::copyThrough(rewriter, loc, input,
+                          AffineMap::get(type.getRank(), 0, results, ctx), type)
+      .getResult(0);
 }
 
 /// A slice of a reversal whose reversed dims have size 1 is a slice of its

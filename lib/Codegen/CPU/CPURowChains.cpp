@@ -665,16 +665,14 @@ void mlir::boo::tileRowChains(RewriterBase &rewriter, func::FuncOp func,
       FailureOr<RowChain> chain = collectRowChain(root);
       if (failed(chain))
         continue;
-      // Without column sums, a chunk is one tile; column sums that would
-      // leave too few chunks are computed on their own.
-      FailureOr<SmallVector<int64_t>> chunks =
-          chooseRowTiles(root, chain->rows, budgetBytes);
-      if (!chain->columnSums.empty()) {
+      // Column sums that would leave too few chunks are computed on their
+      // own; without column sums, a chunk is one tile.
+      FailureOr<SmallVector<int64_t>> chunks = failure();
+      if (!chain->columnSums.empty())
         chunks = chooseRowChunks(chain->rows);
-        if (failed(chunks)) {
-          chain->columnSums.clear();
-          chunks = chooseRowTiles(root, chain->rows, budgetBytes);
-        }
+      if (failed(chunks)) {
+        chain->columnSums.clear();
+        chunks = chooseRowTiles(root, chain->rows, budgetBytes);
       }
       auto type = cast<RankedTensorType>(root->getResult(0).getType());
       bool stream = streamMinBytes > 0 &&
