@@ -67,8 +67,22 @@ bool splitRowReduction(RewriterBase &rewriter, linalg::GenericOp &op,
 /// A chain whose root's result has at least `streamMinBytes` bytes (when
 /// positive) has its forall marked `kStreamStoresAttr`, for
 /// boo-cpu-stream-stores.
+///
+/// The chains' foralls are appended to `foralls`, for fuseChainPasses.
 void tileRowChains(RewriterBase &rewriter, func::FuncOp func,
-                   int64_t budgetBytes, int64_t streamMinBytes);
+                   int64_t budgetBytes, int64_t streamMinBytes,
+                   SmallVectorImpl<Operation *> &foralls);
+
+/// Fuses the passes over a tile of rows inside a row chain's forall (after
+/// its generics are tiled and vectorized): sibling scf.for loops, and
+/// sibling scf.forall loops, that run over the same iterations and do not
+/// depend on each other become one loop (upstream's
+/// fuseIndependentSibling{For,Forall}Loops), after the ops the second one
+/// needs are moved before the first. A layer norm backward's two row sums
+/// then read `dy` and `x` once, and so do its `dx` and its column sums:
+/// two passes over each tile instead of four, their common reads merged
+/// by CSE.
+void fuseChainPasses(RewriterBase &rewriter, ArrayRef<Operation *> foralls);
 
 /// The mark of an scf.forall whose stores into the function's arguments
 /// boo-cpu-stream-stores makes non-temporal.

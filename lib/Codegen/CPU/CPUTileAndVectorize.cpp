@@ -542,8 +542,10 @@ struct BooCPUTileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> chainForalls;
     if (vectorize) {
-      tileRowChains(rewriter, func, rowChainBytes, streamMinBytes);
+      tileRowChains(rewriter, func, rowChainBytes, streamMinBytes,
+                    chainForalls);
       // Convolutions with small filters read their input unpadded, but
       // at the borders (the pieces are collected again below).
       SmallVector<linalg::GenericOp> convs, pieces;
@@ -725,6 +727,9 @@ struct BooCPUTileAndVectorizePass
       rewriter.replaceOp(op, result->replacements);
     }
 
+    // The passes of a row chain's tiles that do not depend on each other
+    // are fused (two row sums; dx and the column sums).
+    fuseChainPasses(rewriter, chainForalls);
     // Clean up the vector IR in two bounded phases (the pattern sets fight
     // each other when mixed):
     //  1. permutation maps of transfers become explicit broadcasts and

@@ -397,29 +397,42 @@ func.func @row_chain(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> (tensor<8x64xf
 #col = affine_map<(r, c) -> (c)>
 #id = affine_map<(r) -> (r)>
 
-// A layer norm backward's shape: a row chain (dx, from the row sums of dy)
-// and, after it, sums over the rows of what it reads (the weight and bias
-// gradients, one generic with two results). The column sums are computed
-// in the chain's pass: its forall runs over 4 chunks of 4 rows (one row
-// per tile at row-chain-bytes=1024: dy, x and dx are 768 bytes a row, so
-// an scf.for over the chunk's 4 tiles), each chunk summing its rows into
-// its own row of 4x64 partial sums, zeroed first; a generic after the
-// forall adds up the 4 partials.
+// A layer norm backward's shape: a row chain (dx, from two row sums: of
+// dy, and of dy * x) and, after it, sums over the rows of what it reads
+// (the weight and bias gradients, one generic with two results). The
+// column sums are computed in the chain's pass: its forall runs over 4
+// chunks of 4 rows (one row per tile at row-chain-bytes=1024: dy, x and dx
+// are 768 bytes a row, so an scf.for over the chunk's 4 tiles), each chunk
+// summing its rows into its own row of 4x64 partial sums, zeroed first; a
+// generic after the forall adds up the 4 partials. The passes over a row
+// that do not depend on each other are fused (fuseChainPasses): the two
+// zero fills, the two row sums (one scf.for with two accumulators), and
+// dx with the column sums (one scf.forall, whose reads of dy and x CSE
+// merges).
 // CHAIN-LABEL: func.func @row_chain_column_sums
 // CHAIN:         %[[R:.+]]:3 = scf.forall (%[[I:.+]]) = (0) to (16) step (4) shared_outs(%[[DX:.+]] = %{{.+}}, %[[P0:.+]] = %[[E:.+]], %[[P1:.+]] = %[[E]]) -> (tensor<16x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>)
 // CHAIN:           %[[DXC:.+]] = tensor.extract_slice %[[DX]][%[[I]], 0] [4, 64] [1, 1]
 // CHAIN:           %[[C:.+]] = arith.divui %[[I]], %{{.+}} : index
 // CHAIN:           %[[P0C:.+]] = tensor.extract_slice %[[P0]][%[[C]], 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<64xf32>
-// CHAIN:           %[[Z0:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[P0C]])
 // CHAIN:           %[[P1C:.+]] = tensor.extract_slice %[[P1]][%[[C]], 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<64xf32>
-// CHAIN:           %[[Z1:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[P1C]])
-// CHAIN:           %[[L:.+]]:3 = scf.for %[[T:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[DXC]], %{{.+}} = %[[Z0]], %{{.+}} = %[[Z1]]) -> (tensor<4x64xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHAIN:           %[[Z:.+]]:2 = scf.forall {{.*}} shared_outs(%{{.+}} = %[[P0C]], %{{.+}} = %[[P1C]])
+// CHAIN-NOT:       scf.forall (
+// CHAIN:           %[[L:.+]]:3 = scf.for %[[T:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[DXC]], %{{.+}} = %[[Z]]#0, %{{.+}} = %[[Z]]#1) -> (tensor<4x64xf32>, tensor<64xf32>, tensor<64xf32>)
 // CHAIN:             %[[ROW:.+]] = arith.addi %[[I]], %[[T]] : index
 // CHAIN:             tensor.extract_slice %{{.+}}[%[[ROW]], 0] [1, 64] [1, 1] : tensor<16x64xf32> to tensor<1x64xf32>
+// CHAIN:             %[[SUMS:.+]]:2 = scf.for {{.*}} -> (tensor<1x32xf32>, tensor<1x32xf32>)
+// CHAIN-NOT:         scf.for %
 // CHAIN:             vector.reduction <add>
-// CHAIN:             tensor.insert_slice %{{.+}} into %{{.+}}[%[[T]], 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
-// CHAIN:             scf.forall {{.*}} -> (tensor<64xf32>, tensor<64xf32>)
+// CHAIN:             vector.reduction <add>
+// CHAIN:             %[[F:.+]]:3 = scf.forall {{.*}} -> (tensor<1x64xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHAIN-COUNT-2:       vector.transfer_read %{{.+}}[%{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<32xf32>, vector<32xf32>
+// CHAIN-NOT:           vector.transfer_read %{{.+}}[%{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<32xf32>, vector<32xf32>
+// CHAIN:               vector.transfer_write
+// CHAIN:               vector.transfer_read %{{.+}}[], %{{.+}} : tensor<f32>, vector<f32>
+// CHAIN-COUNT-2:       vector.transfer_read %{{.+}}[%{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<32xf32>, vector<32xf32>
+// CHAIN-NOT:           vector.transfer_read
 // CHAIN:               arith.addf {{.*}} : vector<32xf32>
+// CHAIN:             tensor.insert_slice %[[F]]#0 into %{{.+}}[%[[T]], 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
 // CHAIN:             scf.yield
 // CHAIN:           tensor.parallel_insert_slice %[[L]]#0 into %[[DX]][%[[I]], 0] [4, 64] [1, 1]
 // CHAIN-NEXT:      tensor.parallel_insert_slice %[[L]]#1 into %[[P0]][%[[C]], 0] [1, 64] [1, 1] : tensor<64xf32> into tensor<4x64xf32>
@@ -440,12 +453,19 @@ func.func @row_chain_column_sums(%dy: tensor<16x64xf32>, %x: tensor<16x64xf32>, 
     %s = arith.addf %o, %a : f32
     linalg.yield %s : f32
   } -> tensor<16xf32>
+  %sum2 = linalg.generic {indexing_maps = [#x, #x, #row], iterator_types = ["parallel", "reduction"]} ins(%dy, %x : tensor<16x64xf32>, tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%g: f32, %a: f32, %o: f32):
+    %p = arith.mulf %g, %a : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
   %e3 = tensor.empty() : tensor<16x64xf32>
-  %dx = linalg.generic {indexing_maps = [#x, #x, #row, #x], iterator_types = ["parallel", "parallel"]} ins(%dy, %x, %sum : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>) outs(%e3 : tensor<16x64xf32>) {
-  ^bb0(%g: f32, %a: f32, %s: f32, %o: f32):
+  %dx = linalg.generic {indexing_maps = [#x, #x, #row, #row, #x], iterator_types = ["parallel", "parallel"]} ins(%dy, %x, %sum, %sum2 : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e3 : tensor<16x64xf32>) {
+  ^bb0(%g: f32, %a: f32, %s: f32, %s2: f32, %o: f32):
     %d = arith.subf %g, %s : f32
     %v = arith.mulf %d, %a : f32
-    linalg.yield %v : f32
+    %w = arith.subf %v, %s2 : f32
+    linalg.yield %w : f32
   } -> tensor<16x64xf32>
   %e4 = tensor.empty() : tensor<64xf32>
   %init4 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e4 : tensor<64xf32>) {
