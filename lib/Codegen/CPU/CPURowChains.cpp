@@ -249,12 +249,22 @@ static FailureOr<SmallVector<int64_t>> chooseRowChunks(ArrayRef<int64_t> rows) {
   return chunks;
 }
 
-/// Tiles of row dims of extents `extents`: the innermost dims take as many
-/// rows as fit `budgetBytes` of the root's full-rank operands (at least
-/// one row).
+/// Tiles of row dims of extents `extents`: one row for a chain with column
+/// sums, else as many rows of the innermost dims as fit `budgetBytes` of
+/// the root's full-rank operands. A tile of several rows vectorizes each
+/// pass as `rows x 32` vectors, with each row's statistics broadcast
+/// across its vector; one row keeps them 1-D. ConvNeXt's 8x56x56x96
+/// layer-norm backward (14 rows a tile before) went from 9 to 28-32 GB/s
+/// at 1 thread, 0.21x to 0.67-0.88x of memcpy's bandwidth
+/// (`boo-bench-layernorm.py`, three runs each), and backwards of rows of
+/// 32 and 64 elements from 0.20-0.22 to 0.13 ms (`boo-run-module
+/// --benchmark`). Forwards do not gain: f32 ones with one row a tile
+/// moved within the noise (ConvNeXt's 18-34 against 25-36 GB/s), and bf16
+/// ones lost (ConvNeXt's 15 against 8 GB/s).
 static SmallVector<int64_t> chooseRowTiles(linalg::GenericOp root,
                                            ArrayRef<int64_t> extents,
-                                           int64_t budgetBytes) {
+                                           int64_t budgetBytes,
+                                           bool hasColumnSums) {
   unsigned k = extents.size();
   auto type = cast<RankedTensorType>(root.getDpsInits()[0].getType());
   int64_t rowElements = 1;
@@ -268,6 +278,8 @@ static SmallVector<int64_t> chooseRowTiles(linalg::GenericOp root,
   }
   int64_t fit =
       std::max<int64_t>(1, budgetBytes / std::max<int64_t>(1, rowBytes));
+  if (hasColumnSums)
+    fit = 1;
   SmallVector<int64_t> tiles(k, 1);
   for (int64_t d = k - 1; d >= 0 && fit > 1; --d) {
     int64_t extent = extents[d];
@@ -677,14 +689,16 @@ void mlir::boo::tileRowChains(RewriterBase &rewriter, func::FuncOp func,
         chunks = chooseRowChunks(chain->rows);
       if (failed(chunks)) {
         chain->columnSums.clear();
-        chunks = chooseRowTiles(root, chain->rows, budgetBytes);
+        chunks = chooseRowTiles(root, chain->rows, budgetBytes,
+                                /*hasColumnSums=*/false);
       }
       auto type = cast<RankedTensorType>(root->getResult(0).getType());
       bool stream = streamMinBytes > 0 &&
                     type.getNumElements() * type.getElementTypeBitWidth() / 8 >=
                         streamMinBytes;
       foralls.push_back(tileRowChain(rewriter, *chain, *chunks,
-                                     chooseRowTiles(root, *chunks, budgetBytes),
+                                     chooseRowTiles(root, *chunks, budgetBytes,
+                                                    !chain->columnSums.empty()),
                                      stream));
       changed = true;
       break;

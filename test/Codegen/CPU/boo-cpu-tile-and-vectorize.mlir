@@ -493,10 +493,15 @@ func.func @row_chain_column_sums(%dy: tensor<16x64xf32>, %x: tensor<16x64xf32>, 
 // sum stays a generic of its own, after the chain's forall over its tiles
 // (of two rows: dy and dx are 512 bytes a row). With stream-min-bytes=3000,
 // dx (3072 bytes) is marked for boo-cpu-stream-stores, as is the 4096-byte
-// dx of @row_chain_column_sums; the 2048-byte y of @row_chain is not.
+// dx of @row_chain_column_sums; the 2048-byte y of @row_chain is not. At
+// the default row-chain-bytes, 4 rows of @row_chain_column_sums would fit
+// a tile, but a chain with column sums takes one row a tile: its chunks of
+// 4 rows are loops over 4 tiles of one row.
 // STREAM-LABEL: func.func @row_chain(
 // STREAM-NOT:     boo.stream_stores
 // STREAM-LABEL: func.func @row_chain_column_sums
+// STREAM:         scf.for %{{.+}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (tensor<4x64xf32>, tensor<64xf32>, tensor<64xf32>)
+// STREAM:           scf.forall {{.*}} -> (tensor<1x64xf32>, tensor<64xf32>, tensor<64xf32>)
 // STREAM:         } {boo.stream_stores}
 // STREAM-LABEL: func.func @row_chain_few_chunks
 // STREAM:         scf.forall {{.*}} -> (tensor<12x64xf32>)
