@@ -258,9 +258,9 @@ static FailureOr<SmallVector<int64_t>> chooseRowChunks(ArrayRef<int64_t> rows) {
 /// at 1 thread, 0.21x to 0.67-0.88x of memcpy's bandwidth
 /// (`boo-bench-layernorm.py`, three runs each), and backwards of rows of
 /// 32 and 64 elements from 0.20-0.22 to 0.13 ms (`boo-run-module
-/// --benchmark`). Forwards do not gain: f32 ones with one row a tile
-/// moved within the noise (ConvNeXt's 18-34 against 25-36 GB/s), and bf16
-/// ones lost (ConvNeXt's 15 against 8 GB/s).
+/// --benchmark`). Forwards keep the budget: f32 ones moved within the
+/// noise with one row a tile (ConvNeXt's 25-36 GB/s against 18-34 with
+/// the budget), and bf16 ones lost (ConvNeXt's 8 against 15 GB/s).
 static SmallVector<int64_t> chooseRowTiles(linalg::GenericOp root,
                                            ArrayRef<int64_t> extents,
                                            int64_t budgetBytes,
