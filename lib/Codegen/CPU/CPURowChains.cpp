@@ -255,7 +255,7 @@ static FailureOr<SmallVector<int64_t>> chooseRowChunks(ArrayRef<int64_t> rows) {
 /// pass as `rows x 32` vectors, with each row's statistics broadcast
 /// across its vector; one row keeps them 1-D. ConvNeXt's 8x56x56x96
 /// layer-norm backward (14 rows a tile before) went from 9 to 28-32 GB/s
-/// at 1 thread, 0.21x to 0.67-0.88x of memcpy's bandwidth
+/// at 1 thread, 0.21x to 0.67-0.96x of memcpy's bandwidth
 /// (`boo-bench-layernorm.py`, three runs each), and backwards of rows of
 /// 32 and 64 elements from 0.20-0.22 to 0.13 ms (`boo-run-module
 /// --benchmark`). Forwards keep the budget: f32 ones moved within the
