@@ -154,7 +154,9 @@ static bool availableToChain(Value v, linalg::GenericOp root,
 /// Appends to `chain` the sums over its rows that read a full-rank input
 /// of one of its members (so that computing them in the chain's pass saves
 /// a pass over that input), whose inputs are available to the chain and
-/// whose outputs all have one shape.
+/// whose outputs all have one shape. A sum before the root (the bf16
+/// backward's, whose results are truncated after `dx`) qualifies when its
+/// results are used only after the root, where the chain's loop is built.
 static void collectColumnSums(RowChain &chain,
                               const llvm::SetVector<Operation *> &members) {
   linalg::GenericOp root = chain.ops.back();
@@ -164,10 +166,17 @@ static void collectColumnSums(RowChain &chain,
     for (Value v : op.getDpsInputs())
       if (cast<ShapedType>(v.getType()).getRank() > k)
         chainInputs.insert(v);
-  for (Operation *next = root->getNextNode(); next;
-       next = next->getNextNode()) {
-    auto op = dyn_cast<linalg::GenericOp>(next);
-    if (!op || columnSumLoops(op, k, chain.rows).empty())
+  auto usedAfterRoot = [&](Operation *op) {
+    return llvm::all_of(op->getUsers(), [&](Operation *user) {
+      return user->getBlock() == root->getBlock() &&
+             root->isBeforeInBlock(user);
+    });
+  };
+  for (Operation &next : *root->getBlock()) {
+    auto op = dyn_cast<linalg::GenericOp>(&next);
+    if (!op || members.contains(op) ||
+        (op->isBeforeInBlock(root) && !usedAfterRoot(op)) ||
+        columnSumLoops(op, k, chain.rows).empty())
       continue;
     if (llvm::none_of(op.getDpsInputs(),
                       [&](Value v) { return chainInputs.contains(v); }) ||
@@ -448,7 +457,12 @@ static void addUpPartials(RewriterBase &rewriter, const RowChain &chain,
     maps.append(n, out);
     SmallVector<utils::IteratorType> iters(k, utils::IteratorType::reduction);
     iters.append(rank - k, utils::IteratorType::parallel);
-    rewriter.setInsertionPoint(op);
+    // After the chain's loop, also for a sum that came before it.
+    Operation *loop = ins.front().getDefiningOp();
+    if (op->isBeforeInBlock(loop))
+      rewriter.setInsertionPointAfter(loop);
+    else
+      rewriter.setInsertionPoint(op);
     auto sum = linalg::GenericOp::create(
         rewriter, op.getLoc(), op->getResultTypes(), ins, op.getDpsInits(),
         maps, iters, [&](OpBuilder &b, Location loc, ValueRange args) {

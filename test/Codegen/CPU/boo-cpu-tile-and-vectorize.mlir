@@ -806,3 +806,104 @@ func.func @conv_nchw_1x1_stride2(%x: tensor<1x16x16x15xf32>, %w: tensor<32x16x1x
   } -> tensor<1x32x8x8xf32>
   return %0 : tensor<1x32x8x8xf32>
 }
+
+// -----
+
+#x = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+#col = affine_map<(r, c) -> (c)>
+#id = affine_map<(r) -> (r)>
+
+// The column sums may come before the chain's root (as the bf16 backward's
+// lowering emits them) when their results are used only after it: they are
+// computed in the chain's pass too, and their partials added up after the
+// chain's forall.
+// CHAIN-LABEL: func.func @row_chain_column_sums_first
+// CHAIN-NOT:     scf.forall {{.*}} -> (tensor<64xf32>)
+// CHAIN:         %[[R:.+]]:2 = scf.forall (%{{.+}}) = (0) to (16) step (4) shared_outs({{.*}}) -> (tensor<16x64xf32>, tensor<4x64xf32>)
+// CHAIN:           tensor.extract_slice %[[R]]#1[0, %{{.+}}] [4, 32] [1, 1]
+// CHAIN:         return %[[R]]#0, %{{.+}} : tensor<16x64xf32>, tensor<64xf32>
+func.func @row_chain_column_sums_first(%dy: tensor<16x64xf32>, %x: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e4 = tensor.empty() : tensor<64xf32>
+  %init4 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e4 : tensor<64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<64xf32>
+  %cs = linalg.generic {indexing_maps = [#x, #col], iterator_types = ["reduction", "parallel"]} ins(%dy : tensor<16x64xf32>) outs(%init4 : tensor<64xf32>) {
+  ^bb0(%g: f32, %o: f32):
+    %s = arith.addf %o, %g : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<16xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%dy : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %e3 = tensor.empty() : tensor<16x64xf32>
+  %dx = linalg.generic {indexing_maps = [#x, #x, #row, #x], iterator_types = ["parallel", "parallel"]} ins(%dy, %x, %sum : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>) outs(%e3 : tensor<16x64xf32>) {
+  ^bb0(%g: f32, %a: f32, %s: f32, %o: f32):
+    %d = arith.subf %g, %s : f32
+    %v = arith.mulf %d, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<16x64xf32>
+  return %dx, %cs : tensor<16x64xf32>, tensor<64xf32>
+}
+
+// -----
+
+#x = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+#col = affine_map<(r, c) -> (c)>
+#id = affine_map<(r) -> (r)>
+
+// A column sum before the root whose result is also used before the root
+// (here by a generic that doubles it) stays a generic of its own, before
+// the chain's forall: the chain's loop, built at the root, would come after
+// that use.
+// CHAIN-LABEL: func.func @row_chain_column_sums_used_before
+// CHAIN:         scf.forall {{.*}} -> (tensor<64xf32>)
+// CHAIN:         scf.forall {{.*}} -> (tensor<64xf32>)
+// CHAIN:         scf.forall (%{{.+}}) in (16) shared_outs({{.*}}) -> (tensor<16x64xf32>)
+func.func @row_chain_column_sums_used_before(%dy: tensor<16x64xf32>, %x: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e4 = tensor.empty() : tensor<64xf32>
+  %init4 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e4 : tensor<64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<64xf32>
+  %cs = linalg.generic {indexing_maps = [#x, #col], iterator_types = ["reduction", "parallel"]} ins(%dy : tensor<16x64xf32>) outs(%init4 : tensor<64xf32>) {
+  ^bb0(%g: f32, %o: f32):
+    %s = arith.addf %o, %g : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %e5 = tensor.empty() : tensor<64xf32>
+  %twice = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%cs : tensor<64xf32>) outs(%e5 : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<16xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%dy : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %e3 = tensor.empty() : tensor<16x64xf32>
+  %dx = linalg.generic {indexing_maps = [#x, #x, #row, #x], iterator_types = ["parallel", "parallel"]} ins(%dy, %x, %sum : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>) outs(%e3 : tensor<16x64xf32>) {
+  ^bb0(%g: f32, %a: f32, %s: f32, %o: f32):
+    %d = arith.subf %g, %s : f32
+    %v = arith.mulf %d, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<16x64xf32>
+  return %dx, %twice : tensor<16x64xf32>, tensor<64xf32>
+}
