@@ -55,7 +55,8 @@ bool splitRowReduction(RewriterBase &rewriter, linalg::GenericOp &op,
 ///
 /// Sums over all the chain's rows of what it reads (a layer norm backward's
 /// weight and bias gradients: generics whose reduction loops are the rows
-/// and whose outputs are `out + v`) are computed in the same pass: the
+/// and whose outputs are `out + v`, after the root or before it when their
+/// results are used only after it) are computed in the same pass: the
 /// forall then runs over chunks of rows chosen from the shape alone (at
 /// most 64, of at least 4 rows, and at least 4 of them; otherwise the sums
 /// stay generics of their own), each an scf.for over its tiles that sums
