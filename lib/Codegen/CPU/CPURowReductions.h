@@ -63,7 +63,8 @@ bool splitRowReduction(RewriterBase &rewriter, linalg::GenericOp &op,
 /// its rows into its own slice of partial sums, and a generic after the
 /// forall adds the partials to the sums' initial values. The sums are
 /// deterministic: they depend on the shape, not on the threads or caches.
-/// The definitions are in CPURowChains.cpp.
+/// The definitions are in CPURowChains.cpp (fuseChainPasses's in
+/// CPUChainPasses.cpp).
 ///
 /// A chain whose root's result has at least `streamMinBytes` bytes (when
 /// positive) has its forall marked `kStreamStoresAttr`, for
