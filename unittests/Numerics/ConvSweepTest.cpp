@@ -184,6 +184,35 @@ bool randomMergedConvProblem(CaseRng &rng, ConvProblem &p) {
   return p.validate(error);
 }
 
+/// A problem with many output channels (8 to 12 blocks of 32, per group),
+/// whose reordered filter the CPU schedule packs one block at a time in
+/// the iterations that read it when the case sets pack-min-bytes low:
+/// odd input channels, output rows that do not divide the tiles, strides,
+/// groups, 1-D to 3-D, every layout.
+bool randomPackedConvProblem(CaseRng &rng, ConvProblem &p) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int rank = rng.pick(std::vector<int>{1, 2, 2, 2, 3});
+    p = ConvProblem::withDefaults(rank);
+    p.batch = rng.range(1, 2);
+    p.groups = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+    p.inChannels = p.groups * rng.range(1, 19);
+    p.outChannels = p.groups * 32 * rng.range(8, 12);
+    for (int d = 0; d < rank; ++d) {
+      p.inSpatial[d] = d + 2 < rank ? rng.range(1, 3) : rng.range(2, 9);
+      p.filterSpatial[d] = std::min(p.inSpatial[d], rng.range(1, 3));
+      p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2});
+      p.padLow[d] = p.padHigh[d] = rng.range(0, 1);
+    }
+    p.inputLayout = randomActivationLayout(rng, rank);
+    p.filterLayout = randomFilterLayout(rng, rank);
+    p.outputLayout = randomActivationLayout(rng, rank);
+    std::string error;
+    if (p.validate(error))
+      return true;
+  }
+  return false;
+}
+
 /// Draws the problem of a case.
 using ProblemDraw = bool (*)(CaseRng &, ConvProblem &);
 bool randomRegularConvProblem(CaseRng &rng, ConvProblem &p) {
@@ -522,6 +551,16 @@ TEST(ConvSweep, MergedPositions) {
   runSweep("ConvSweep.MergedPositions", 60, [](CaseRng &rng, Case &c) {
     return rng.coin() ? makeForward(rng, c, randomMergedConvProblem)
                       : makeBackwardData(rng, c, randomMergedConvProblem);
+  });
+}
+
+TEST(ConvSweep, PackedBlocks) {
+  runSweep("ConvSweep.PackedBlocks", 40, [](CaseRng &rng, Case &c) {
+    if (!makeForward(rng, c, randomPackedConvProblem))
+      return false;
+    // Every filter copy qualifies, whatever its size.
+    c.packMinBytes = 1;
+    return true;
   });
 }
 

@@ -401,6 +401,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
        << (module && !onCPU ? describeConfigs(*module, options.device) : "")
        << "\n  pipeline: form-fusions=" << formFusions
        << " vectorize=" << vectorize << " stream-min-bytes=" << c.streamMinBytes
+       << " pack-min-bytes=" << c.packMinBytes
        << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
        << " BOO_SWEEP_SEED=" << options.seed << " BOO_SWEEP_CASE=" << index
        << " build/bin/BooNumericsSweepTests --gtest_filter=" << sweepName
@@ -453,6 +454,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     artifactOptions.cpu.formFusions = formFusions;
     artifactOptions.cpu.vectorize = vectorize;
     artifactOptions.cpu.streamMinBytes = c.streamMinBytes;
+    artifactOptions.cpu.packMinBytes = c.packMinBytes;
     std::string bytes;
     bool compiled;
     {

@@ -138,8 +138,10 @@ struct Case {
   /// CPU pipeline options.
   bool formFusions = true;
   bool vectorize = true;
-  /// The CPU pipeline's stream-min-bytes (0: its default).
+  /// The CPU pipeline's stream-min-bytes and pack-min-bytes (0: their
+  /// defaults).
   int64_t streamMinBytes = 0;
+  int64_t packMinBytes = 0;
 };
 
 /// Sweep settings, from the environment.

@@ -562,6 +562,50 @@ void mlir::boo::decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
   rewriter.replaceOp(pad, result);
 }
 
+/// Whether `op` is element-wise with every map the identity (a promotion).
+static bool isIdentityElementwise(linalg::GenericOp op) {
+  return !op.hasIndexSemantics() && op.getNumDpsInits() == 1 &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
+}
+
+/// `expand` of the result of `producer`, an identity element-wise generic
+/// used only there, becomes `producer` on expanded operands (the same
+/// body), so that the copy that reads it can fuse with it (a bf16 filter's
+/// promotion, then its blocks of output channels, then their reorder).
+/// Returns the new generic.
+static linalg::GenericOp expandThrough(RewriterBase &rewriter,
+                                       tensor::ExpandShapeOp expand,
+                                       linalg::GenericOp producer) {
+  Location loc = expand.getLoc();
+  rewriter.setInsertionPoint(expand);
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  ArrayRef<int64_t> shape = expand.getResultType().getShape();
+  auto expanded = [&](Value value) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    return tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+        value, groups);
+  };
+  SmallVector<Value> inputs;
+  for (Value input : producer.getDpsInputs())
+    inputs.push_back(expanded(input));
+  Value init = expanded(producer.getDpsInits()[0]);
+  unsigned rank = shape.size();
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              rewriter.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{expand.getResultType()}, inputs,
+      ValueRange{init}, maps, iters);
+  rewriter.inlineRegionBefore(producer.getRegion(), generic.getRegion(),
+                              generic.getRegion().begin());
+  rewriter.replaceOp(expand, generic.getResult(0));
+  rewriter.eraseOp(producer);
+  return generic;
+}
+
 void mlir::boo::fuseCopyChains(RewriterBase &rewriter,
                                SmallVectorImpl<linalg::GenericOp> &copies) {
   for (bool changed = true; changed;) {
@@ -570,6 +614,17 @@ void mlir::boo::fuseCopyChains(RewriterBase &rewriter,
       if (copy.getNumDpsInputs() != 1)
         continue;
       OpOperand *input = copy.getDpsInputOperand(0);
+      if (auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>()) {
+        auto producer = expand.getSrc().getDefiningOp<linalg::GenericOp>();
+        if (expand->hasOneUse() && producer && producer->hasOneUse() &&
+            llvm::is_contained(copies, producer) &&
+            isIdentityElementwise(producer)) {
+          linalg::GenericOp generic = expandThrough(rewriter, expand, producer);
+          std::replace(copies.begin(), copies.end(), producer, generic);
+          changed = true;
+          break;
+        }
+      }
       auto producer = input->get().getDefiningOp<linalg::GenericOp>();
       if (!producer || !producer->hasOneUse() ||
           !llvm::is_contained(copies, producer) ||

@@ -142,7 +142,9 @@ void decomposePad(RewriterBase &rewriter, tensor::PadOp pad,
 /// Fuses each element-wise copy whose only user is another copy into that
 /// user (linalg's element-wise fusion), so that, e.g., a bf16 filter's
 /// promotion to f32 and its reorder are one pass over the filter, not two.
-/// `copies` is updated in place.
+/// An element-wise copy read through an expand_shape (the filter split into
+/// blocks of output channels) is expanded first. `copies` is updated in
+/// place.
 void fuseCopyChains(RewriterBase &rewriter,
                     SmallVectorImpl<linalg::GenericOp> &copies);
 

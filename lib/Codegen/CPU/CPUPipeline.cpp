@@ -56,6 +56,13 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
       tileOptions.streamMinBytes = 0;
     else if (options.streamMinBytes == 0)
       tileOptions.streamMinBytes = getHostLastLevelCacheBytes() / 2;
+    // An operand copy larger than the L2 cache is packed per block, where
+    // its tiles read it.
+    tileOptions.packMinBytes = options.packMinBytes;
+    if (options.packMinBytes < 0)
+      tileOptions.packMinBytes = 0;
+    else if (options.packMinBytes == 0)
+      tileOptions.packMinBytes = getHostL2CacheBytes();
     pm.addNestedPass<func::FuncOp>(createBooCPUTileAndVectorize(tileOptions));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -172,6 +179,16 @@ int64_t mlir::boo::getHostL1DataCacheBytes() {
       if (cache.level == 1 && (cache.type == "Data" || cache.type == "Unified"))
         return cache.bytes;
     return int64_t(32 * 1024);
+  }();
+  return bytes;
+}
+
+int64_t mlir::boo::getHostL2CacheBytes() {
+  static const int64_t bytes = [] {
+    for (const SysfsCache &cache : readSysfsCaches())
+      if (cache.level == 2 && (cache.type == "Data" || cache.type == "Unified"))
+        return cache.bytes;
+    return int64_t(1024 * 1024);
   }();
   return bytes;
 }

@@ -6,7 +6,8 @@
 //
 // The temporaries of parallel-loop bodies (tiles) become stack allocations
 // released at the end of each iteration: the deallocation pipeline frees
-// none of them, and a heap allocation per tile is slow.
+// none of them, and a heap allocation per tile is slow. Those too large
+// for the stack are freed at the end of each iteration instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,14 +66,17 @@ struct BooCPUStackTemporariesPass
           }))
         return WalkResult::advance(); // freed already
       std::optional<int64_t> bytes = staticBytes(alloc.getType());
-      if (!bytes || *bytes > maxBytes || alloc->getParentOp() != forall) {
+      if (!bytes || alloc->getParentOp() != forall) {
         alloc.emitOpError()
             << "in a parallel loop, not deallocated, and not of a static "
-               "shape of at most "
-            << maxBytes.getValue()
-            << " bytes (boo-cpu-stack-temporaries' max-bytes) directly in "
-               "the loop's body: it would leak";
+               "shape directly in the loop's body: it would leak";
         return WalkResult::interrupt();
+      }
+      if (*bytes > maxBytes) {
+        // Too large for the stack: freed at the end of the iteration.
+        rewriter.setInsertionPoint(forall.getBody()->getTerminator());
+        memref::DeallocOp::create(rewriter, alloc.getLoc(), alloc);
+        return WalkResult::advance();
       }
       rewriter.setInsertionPoint(alloc);
       rewriter.replaceOpWithNewOp<memref::AllocaOp>(

@@ -34,6 +34,7 @@
 #include "Boo/Codegen/CPU/Passes.h"
 #include "CPUConvBorders.h"
 #include "CPUOperandLayouts.h"
+#include "CPUPackedBlocks.h"
 #include "CPUReversals.h"
 #include "CPURowReductions.h"
 
@@ -396,36 +397,40 @@ static bool readsEveryInputAlongVectorLoop(linalg::GenericOp op) {
   return everyInputIndexedBy(op, vectorLoop(op));
 }
 
-/// Tiles `op` with one scf.forall over the parallel loops' tiles (the
+/// One level of tiling: the tile size of each loop (0: not tiled at this
+/// level), the loops made, and whether a fill that makes the op's initial
+/// value is fused into them.
+struct TileLevel {
+  SmallVector<OpFoldResult> sizes;
+  scf::SCFTilingOptions::LoopType loopType;
+  bool fuseFills = false;
+};
+
+/// Tiles `op` level by level, each level tiling the tile of the previous
+/// one: normally one scf.forall over the parallel loops' tiles (the
 /// iterations boo-cpu-outline-parallel distributes across threads), then
-/// the resulting tile with scf.for loops over the reduction loops' tiles
-/// inside it, so reductions are innermost and the accumulator is a
-/// loop-carried value that loop-invariant-subset-hoisting can keep in
-/// registers. Either level is skipped when none of its loops is tiled.
-/// A fill that makes the initial value of a contraction is fused into the
-/// forall: each tile then starts from zeros in registers instead of
-/// reading back a pass of zeros over the whole output. Its tiles are
-/// appended to `fusedFills`. Returns the innermost tiled op.
+/// scf.for loops over the reduction loops' tiles inside it, so reductions
+/// are innermost and the accumulator is a loop-carried value that
+/// loop-invariant-subset-hoisting can keep in registers. A fill that makes
+/// the initial value of a contraction is fused into the parallel levels:
+/// each tile then starts from zeros in registers instead of reading back a
+/// pass of zeros over the whole output. Its tiles are appended to
+/// `fusedFills`. Returns the innermost tiled op.
 static FailureOr<linalg::GenericOp>
-tile(RewriterBase &rewriter, linalg::GenericOp op,
-     ArrayRef<OpFoldResult> parallelSizes,
-     ArrayRef<OpFoldResult> reductionSizes, bool tileParallel,
-     bool tileReduction, SmallVectorImpl<linalg::GenericOp> &fusedFills) {
-  auto tileLevel = [&](linalg::GenericOp target, ArrayRef<OpFoldResult> sizes,
-                       scf::SCFTilingOptions::LoopType loopType)
-      -> FailureOr<linalg::GenericOp> {
+tile(RewriterBase &rewriter, linalg::GenericOp op, ArrayRef<TileLevel> levels,
+     SmallVectorImpl<linalg::GenericOp> &fusedFills) {
+  auto tileLevel = [&](linalg::GenericOp target,
+                       const TileLevel &level) -> FailureOr<linalg::GenericOp> {
     scf::SCFTilingOptions tilingOptions;
-    tilingOptions.setLoopType(loopType);
-    tilingOptions.setTileSizes(sizes);
+    tilingOptions.setLoopType(level.loopType);
+    tilingOptions.setTileSizes(level.sizes);
     scf::SCFTileAndFuseOptions options;
     options.setTilingOptions(tilingOptions);
-    bool fuseFills = loopType == scf::SCFTilingOptions::LoopType::ForallOp &&
-                     target.getNumReductionLoops() > 0;
     options.setFusionControlFn(
         [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
             -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
           auto generic = dyn_cast<linalg::GenericOp>(producer.getOwner());
-          if (fuseFills && isDestination && generic && isFill(generic))
+          if (level.fuseFills && isDestination && generic && isFill(generic))
             return scf::SCFTileAndFuseOptions::ControlFnResult{};
           return std::nullopt;
         });
@@ -448,19 +453,45 @@ tile(RewriterBase &rewriter, linalg::GenericOp op,
     rewriter.eraseOp(target);
     return tiledOp;
   };
-  if (!tileParallel && !tileReduction)
-    return op; // a single tile
-  if (tileParallel) {
-    FailureOr<linalg::GenericOp> tiledOp =
-        tileLevel(op, parallelSizes, scf::SCFTilingOptions::LoopType::ForallOp);
+  for (const TileLevel &level : levels) {
+    if (llvm::all_of(level.sizes, isZeroInteger))
+      continue;
+    FailureOr<linalg::GenericOp> tiledOp = tileLevel(op, level);
     if (failed(tiledOp))
       return failure();
     op = *tiledOp;
   }
-  if (tileReduction)
-    return tileLevel(op, reductionSizes,
-                     scf::SCFTilingOptions::LoopType::ForOp);
   return op;
+}
+
+/// The levels `op` is tiled by, from one tile size per loop (a size equal
+/// to the loop's extent: not tiled): a forall over the parallel loops, or,
+/// with `pack`, a forall over the parallel loops that index the packed
+/// input and a for over the others; then a for over the reductions. With
+/// `nested` (a copy fused into another op's forall), the parallel loops
+/// are scf.for loops.
+static SmallVector<TileLevel> tileLevels(RewriterBase &rewriter,
+                                         linalg::GenericOp op,
+                                         ArrayRef<int64_t> tiles,
+                                         const std::optional<PackPlan> &pack,
+                                         bool nested) {
+  using LoopType = scf::SCFTilingOptions::LoopType;
+  bool contraction = op.getNumReductionLoops() > 0;
+  TileLevel outer{
+      {}, nested ? LoopType::ForOp : LoopType::ForallOp, contraction},
+      inner{{}, LoopType::ForOp, contraction}, reduction{{}, LoopType::ForOp};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  OpFoldResult zero = rewriter.getIndexAttr(0);
+  for (auto [d, t, r, it] : llvm::enumerate(tiles, ranges, iters)) {
+    OpFoldResult size = rewriter.getIndexAttr(t == r ? 0 : t);
+    bool isParallel = it == utils::IteratorType::parallel;
+    bool isOuter = isParallel && (!pack || pack->outer[d]);
+    outer.sizes.push_back(isOuter ? size : zero);
+    inner.sizes.push_back(isParallel && !isOuter ? size : zero);
+    reduction.sizes.push_back(isParallel ? zero : size);
+  }
+  return {outer, inner, reduction};
 }
 
 /// `addf(mulf(a, b), c)` on vectors (either operand order), where the
@@ -578,7 +609,11 @@ struct BooCPUTileAndVectorizePass
       return succeeded(tiles) &&
              (*tiles)[vectorLoop(op)] * type.getElementTypeBitWidth() >= 64 * 8;
     };
-    auto tileOne = [&](linalg::GenericOp op, bool prepare) {
+    // The contractions' tiles that read an input packed per block, and
+    // which input.
+    SmallVector<std::pair<linalg::GenericOp, unsigned>> packs;
+    auto tileOne = [&](linalg::GenericOp op, bool prepare,
+                       bool nested = false) {
       // A transposing copy whose tiles write whole cache lines walks its
       // tiles in the input's order: each tile reads a square's rows far
       // apart, and the next tile continues those same rows (16 read
@@ -622,24 +657,19 @@ struct BooCPUTileAndVectorizePass
         if (failed(tiles))
           return;
       }
-      // Tile sizes per loop (0: the loop is not tiled), split into the
-      // parallel loops (the forall) and the reduction loops (the fors).
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-      SmallVector<OpFoldResult> parallelSizes, reductionSizes;
-      bool tileParallel = false, tileReduction = false;
-      for (auto [t, r, it] : llvm::zip(*tiles, ranges, iters)) {
-        int64_t size = t == r ? 0 : t;
-        bool isParallel = it == utils::IteratorType::parallel;
-        parallelSizes.push_back(rewriter.getIndexAttr(isParallel ? size : 0));
-        reductionSizes.push_back(rewriter.getIndexAttr(isParallel ? 0 : size));
-        (isParallel ? tileParallel : tileReduction) |= size != 0;
-      }
-      FailureOr<linalg::GenericOp> tiledOp =
-          tile(rewriter, op, parallelSizes, reductionSizes, tileParallel,
-               tileReduction, tiled);
-      if (succeeded(tiledOp))
-        tiled.push_back(*tiledOp);
+      // With a large operand copy read by groups of tiles, each group is
+      // one iteration of the forall, which packs its block of the copy
+      // (fused below, once the copies are final).
+      std::optional<PackPlan> pack;
+      if (prepare && vectorize && !nested)
+        pack = planPackedBlocks(op, *tiles, packMinBytes, copies);
+      FailureOr<linalg::GenericOp> tiledOp = tile(
+          rewriter, op, tileLevels(rewriter, op, *tiles, pack, nested), tiled);
+      if (failed(tiledOp))
+        return;
+      tiled.push_back(*tiledOp);
+      if (pack)
+        packs.push_back({*tiledOp, pack->input});
     };
     // Row reductions are split into partial sums along the rows first.
     if (vectorize) {
@@ -680,6 +710,13 @@ struct BooCPUTileAndVectorizePass
       func.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
       for (tensor::PadOp pad : pads)
         decomposePad(rewriter, pad, copies);
+      // Each iteration of such a contraction's forall packs its block.
+      for (auto [packTile, input] : packs) {
+        FailureOr<linalg::GenericOp> block =
+            fusePackedBlock(rewriter, packTile, input);
+        if (succeeded(block))
+          tileOne(*block, /*prepare=*/false, /*nested=*/true);
+      }
     }
     for (linalg::GenericOp op : copies) {
       // A fill fused into the tiles of its contraction is left dead.

@@ -3,6 +3,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="row-chain-bytes=1024" -canonicalize -cse | FileCheck %s --check-prefix=CHAIN
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=0" -canonicalize -cse | FileCheck %s --check-prefix=PEEL
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="stream-min-bytes=3000" | FileCheck %s --check-prefix=STREAM
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="pack-min-bytes=16384" -canonicalize -cse | FileCheck %s --check-prefix=PACK
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -906,4 +907,87 @@ func.func @row_chain_column_sums_used_before(%dy: tensor<16x64xf32>, %x: tensor<
     linalg.yield %v : f32
   } -> tensor<16x64xf32>
   return %dx, %twice : tensor<16x64xf32>, tensor<64xf32>
+}
+
+// -----
+
+#pk_in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#pk_fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
+#pk_out = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh, ow, k)>
+#pk_id = affine_map<(n, oh, ow, k) -> (n, oh, ow, k)>
+// A filter reordered into 8 blocks of 32 output channels (147 KiB), each
+// block read by the 4 output rows. Below pack-min-bytes (1 MiB by
+// default), the reorder is a forall of its own, before the convolution's.
+// CHECK-LABEL: func.func @conv_packed
+// CHECK:         scf.forall {{.*}} -> (tensor<8x3x3x16x32xf32>)
+// CHECK:           vector.transpose
+// CHECK:         scf.forall (%{{.+}}, %{{.+}}) in (4, 8)
+// CHECK:           vector.contract
+// At or above it (the PACK run sets 16 KiB), the convolution's forall
+// runs over the blocks only: each iteration reorders its block (into a
+// slice of the reorder's empty tensor: a temporary of the iteration once
+// bufferized), then computes the block's output rows one at a time from it.
+// PACK-LABEL: func.func @conv_packed
+// PACK-SAME:    %[[X:.+]]: tensor<1x6x6x16xf32>, %[[W:.+]]: tensor<256x3x3x16xf32>
+// PACK-NOT:      scf.forall {{.*}} -> (tensor<8x3x3x16x32xf32>)
+// PACK:          %[[WB:.+]] = tensor.expand_shape %[[W]] {{.*}} into tensor<8x32x3x3x16xf32>
+// PACK:          %[[EMPTY:.+]] = tensor.empty() : tensor<8x3x3x16x32xf32>
+// PACK:          scf.forall (%[[B:.+]]) in (8) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<1x4x4x8x32xf32>)
+// PACK-NEXT:       %[[SRC:.+]] = tensor.extract_slice %[[WB]][%[[B]], 0, 0, 0, 0] [1, 32, 3, 3, 16]
+// PACK-NEXT:       %[[INIT:.+]] = tensor.extract_slice %[[EMPTY]][%[[B]], 0, 0, 0, 0] [1, 3, 3, 16, 32]
+// PACK-NEXT:       %[[BLOCK:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[INIT]]) -> (tensor<1x3x3x16x32xf32>)
+// PACK:              tensor.extract_slice %[[SRC]]
+// PACK:              vector.transpose %{{.+}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// PACK:            %[[ROWS:.+]] = scf.for %[[OH:.+]] = %c0 to %c4 step %c1
+// PACK:              tensor.extract_slice %[[X]][0, %[[OH]], 0, 0] [1, 3, 6, 16]
+// PACK:              tensor.extract_slice %[[BLOCK]][0, %{{.+}}, %{{.+}}, 0, 0] [1, 1, 1, 16, 32]
+// PACK:              vector.contract {{.*}} : vector<4x16xf32>, vector<16x32xf32> into vector<4x32xf32>
+// PACK:            scf.forall.in_parallel
+// PACK-NEXT:         tensor.parallel_insert_slice %[[ROWS]] into %[[OUT]][0, 0, 0, %[[B]], 0] [1, 4, 4, 1, 32]
+func.func @conv_packed(%x: tensor<1x6x6x16xf32>, %w: tensor<256x3x3x16xf32>) -> tensor<1x4x4x256xf32> {
+  %e = tensor.empty() : tensor<1x4x4x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %acc = linalg.generic {indexing_maps = [#pk_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x4x4x256xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x4x4x256xf32>
+  %0 = linalg.generic {indexing_maps = [#pk_in, #pk_fil, #pk_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x6x6x16xf32>, tensor<256x3x3x16xf32>) outs(%acc : tensor<1x4x4x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x256xf32>
+  return %0 : tensor<1x4x4x256xf32>
+}
+
+// -----
+
+#bb_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#bb_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, kh, kw, c)>
+#bb_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, oh, ow, k)>
+// A bf16 filter in blocks of 32 output channels (conv_blocked's): its
+// promotion to f32 is read by the reorder through the blocks'
+// expand_shape; the promotion is expanded too and fused into the reorder,
+// one pass over the bf16 filter (extended before it is transposed), with
+// no f32 copy of the whole filter.
+// CHECK-LABEL: func.func @conv_blocked_bf16
+// CHECK-SAME:    %{{.+}}: tensor<1x10x10x16xbf16>, %[[W:.+]]: tensor<64x3x3x16xbf16>
+// CHECK-NOT:     -> (tensor<64x3x3x16xf32>)
+// CHECK:         %[[WX:.+]] = tensor.expand_shape %[[W]] {{.*}} into tensor<2x32x3x3x16xbf16>
+// CHECK-NOT:     -> (tensor<2x32x3x3x16xf32>)
+// CHECK:         scf.forall {{.*}} -> (tensor<2x3x3x16x32xf32>)
+// CHECK:           tensor.extract_slice %[[WX]]
+// CHECK:           arith.extf %{{.+}} : vector<16x16xbf16> to vector<16x16xf32>
+// CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK:         scf.forall {{.*}} -> (tensor<1x8x8x2x32xf32>)
+func.func @conv_blocked_bf16(%x: tensor<1x10x10x16xbf16>, %w: tensor<64x3x3x16xbf16>, %acc: tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32> {
+  %0 = linalg.generic {indexing_maps = [#bb_in, #bb_fil, #bb_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x10x10x16xbf16>, tensor<64x3x3x16xbf16>) outs(%acc : tensor<1x8x8x64xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %o: f32):
+    %ea = arith.extf %a : bf16 to f32
+    %eb = arith.extf %b : bf16 to f32
+    %m = arith.mulf %ea, %eb : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x64xf32>
+  return %0 : tensor<1x8x8x64xf32>
 }

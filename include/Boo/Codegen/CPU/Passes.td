@@ -64,6 +64,12 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "below, the border pieces' extra parallel loops cost more than "
               "the padded copy (at 2 threads, MobileNetV2's 7x7x960 "
               "depthwise layer took 0.090 ms peeled against 0.027 ms)">,
+       Option<"packMinBytes", "pack-min-bytes", "int64_t",
+              /*default=*/"1048576",
+              "A contraction's operand copy (a reordered filter) of at least "
+              "this many bytes, whose blocks are each read by several tiles, "
+              "is packed one block at a time in the iteration of the "
+              "contraction's forall that reads it (0: never)">,
        Option<"rowChainBytes", "row-chain-bytes", "int64_t",
               /*default=*/"16384",
               "Bytes of the full-rank operands of a row chain's root (a "
@@ -174,9 +180,12 @@ def BooCPUStackTemporaries : Pass<"boo-cpu-stack-temporaries",
     and `llvm.intr.stackrestore`, what `memref.alloca_scope` lowers to; a
     scope must hold one block, which a tile's body with loops is not after
     `convert-scf-to-cf`), so each iteration releases its temporaries, on
-    whichever thread runs it. An allocation it cannot move to the stack
-    (dynamic, too large, nested in another loop) is an error: it would
-    leak.
+    whichever thread runs it. A static allocation directly in the body
+    that is larger than `max-bytes` (a block of a filter packed per
+    iteration) stays on the heap and is freed at the end of the
+    iteration: the runtime's allocation cache hands the same block back to
+    the next one. Any other allocation (dynamic, nested in another loop)
+    is an error: it would leak.
 
     ```mlir
     scf.forall (%i) in (64) {

@@ -40,6 +40,15 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "cache, as sysfs reports it; negative: never). x86-64 "
                      "hosts only: others never stream"),
       llvm::cl::init(0)};
+  Option<int64_t> packMinBytes{
+      *this, "pack-min-bytes",
+      llvm::cl::desc("A contraction's operand copy (a reordered filter) of "
+                     "at least this many bytes is packed one block at a time "
+                     "in the parallel iterations that read the block "
+                     "(boo-cpu-tile-and-vectorize's pack-min-bytes; 0: the "
+                     "host's L2 cache size, as sysfs reports it; negative: "
+                     "never)"),
+      llvm::cl::init(0)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Outline each top-level scf.forall into a body called "
@@ -62,6 +71,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// The host's L1 data cache size in bytes per core, as the system reports
 /// it (sysconf on glibc, else sysfs), or 32 KiB when it reports none.
 int64_t getHostL1DataCacheBytes();
+
+/// The host's L2 cache size in bytes per core, as sysfs reports it, or
+/// 1 MiB when it reports none.
+int64_t getHostL2CacheBytes();
 
 /// The size in bytes of the host's last-level cache as seen by one core
 /// (its largest level in sysfs: on Zen 4, the L3 of its core complex), or
