@@ -26,7 +26,10 @@ namespace mlir::boo {
 /// the pieces are inserted into one result. The full padded copy of the
 /// input is gone. The pieces are appended to `pieces`; returns whether it
 /// applied.
-/// Only padded inputs of at least `minInputBytes` are peeled.
+/// Only padded inputs of at least `minInputBytes` are peeled, but for
+/// strided convolutions with fewer than 16 multiply-adds per element of the
+/// padded input (a stride-2 depthwise one), whose padded copy costs more
+/// than their arithmetic.
 bool peelPaddedBorders(RewriterBase &rewriter, linalg::GenericOp op,
                        int64_t maxOtherInputBytes, int64_t minInputBytes,
                        SmallVectorImpl<linalg::GenericOp> &pieces);

@@ -991,3 +991,46 @@ func.func @conv_blocked_bf16(%x: tensor<1x10x10x16xbf16>, %w: tensor<64x3x3x16xb
   } -> tensor<1x8x8x64xf32>
   return %0 : tensor<1x8x8x64xf32>
 }
+
+// -----
+
+#ds_in = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh * 2 + kh, ow * 2 + kw, g)>
+#ds_fil = affine_map<(n, oh, ow, g, kh, kw) -> (kh, kw, g)>
+#ds_out = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh, ow, g)>
+#ds_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// depthwise_padded at stride 2: 9 taps over a quarter of the positions,
+// about 1.4 multiply-adds per element of the padded input (fewer than 16).
+// Its padded copy would cost more than its arithmetic, so it is peeled at
+// the default peel-min-input-bytes too. Only the first output row and
+// column read the padding (the last window ends inside the input): two
+// border pieces and the interior.
+// CHECK-LABEL: func.func @depthwise_strided
+// CHECK-SAME:    %[[X:.+]]: tensor<1x8x8x32xf32>
+// CHECK-NOT:     tensor.empty() : tensor<1x10x10x32xf32>
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 8, 32]
+// CHECK:         %[[TOP:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [1, 1, 4, 32] [1, 1, 1, 1] : tensor<1x1x4x32xf32> into tensor<1x4x4x32xf32>
+// CHECK:         tensor.extract_slice %[[X]][0, 1, 0, 0] [1, 7, 2, 32]
+// CHECK:         %[[LEFT:.+]] = tensor.insert_slice %{{.+}} into %[[TOP]][0, 1, 0, 0] [1, 3, 1, 32]
+// CHECK:         tensor.extract_slice %[[X]][0, 1, 1, 0] [1, 7, 7, 32]
+// CHECK:         %[[INNER:.+]] = scf.forall {{.*}} -> (tensor<1x3x3x32xf32>)
+// CHECK:         %[[ALL:.+]] = tensor.insert_slice %[[INNER]] into %[[LEFT]][0, 1, 1, 0] [1, 3, 3, 32]
+// CHECK:         return %[[ALL]]
+func.func @depthwise_strided(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x4x4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x32xf32> to tensor<1x10x10x32xf32>
+  %e = tensor.empty() : tensor<1x4x4x32xf32>
+  %acc = linalg.generic {indexing_maps = [#ds_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x4x4x32xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x4x4x32xf32>
+  %r = linalg.generic {indexing_maps = [#ds_in, #ds_fil, #ds_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%p, %w : tensor<1x10x10x32xf32>, tensor<3x3x32xf32>) outs(%acc : tensor<1x4x4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x32xf32>
+  return %r : tensor<1x4x4x32xf32>
+}

@@ -63,7 +63,10 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "Only padded inputs of at least this many bytes are peeled: "
               "below, the border pieces' extra parallel loops cost more than "
               "the padded copy (at 2 threads, MobileNetV2's 7x7x960 "
-              "depthwise layer took 0.090 ms peeled against 0.027 ms)">,
+              "depthwise layer took 0.090 ms peeled against 0.027 ms). "
+              "Strided convolutions with fewer than 16 multiply-adds per "
+              "padded input element (stride-2 depthwise ones) are peeled "
+              "at any size">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "
