@@ -213,6 +213,16 @@ bool randomPackedConvProblem(CaseRng &rng, ConvProblem &p) {
   return false;
 }
 
+/// randomPackedConvProblem with many input channels instead: backward
+/// data's tiles are blocks of input channels.
+bool randomPackedInputProblem(CaseRng &rng, ConvProblem &p) {
+  if (!randomPackedConvProblem(rng, p))
+    return false;
+  std::swap(p.inChannels, p.outChannels);
+  std::string error;
+  return p.validate(error);
+}
+
 /// Draws the problem of a case.
 using ProblemDraw = bool (*)(CaseRng &, ConvProblem &);
 bool randomRegularConvProblem(CaseRng &rng, ConvProblem &p) {
@@ -555,8 +565,11 @@ TEST(ConvSweep, MergedPositions) {
 }
 
 TEST(ConvSweep, PackedBlocks) {
-  runSweep("ConvSweep.PackedBlocks", 40, [](CaseRng &rng, Case &c) {
-    if (!makeForward(rng, c, randomPackedConvProblem))
+  runSweep("ConvSweep.PackedBlocks", 60, [](CaseRng &rng, Case &c) {
+    bool made = rng.coin(0.6)
+                    ? makeForward(rng, c, randomPackedConvProblem)
+                    : makeBackwardData(rng, c, randomPackedInputProblem);
+    if (!made)
       return false;
     // Every filter copy qualifies, whatever its size.
     c.packMinBytes = 1;

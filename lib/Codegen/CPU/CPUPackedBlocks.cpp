@@ -17,6 +17,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -69,30 +71,98 @@ mlir::boo::planPackedBlocks(linalg::GenericOp op, ArrayRef<int64_t> tiles,
   return std::nullopt;
 }
 
+/// Erases the users of `value` that are dead once their own dead users are
+/// (a reversal left behind by foldReversals, whose slices were folded).
+static void eraseDeadUsers(RewriterBase &rewriter, Value value) {
+  for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+    for (Value result : user->getResults())
+      eraseDeadUsers(rewriter, result);
+    if (isOpTriviallyDead(user))
+      rewriter.eraseOp(user);
+  }
+}
+
+/// The block of `copy` an iteration of `forall` reads: along each dim, the
+/// forall's induction variable where every slice of `copy` in the body
+/// starts there with one static size, else the whole dim. The block's slice
+/// is made at the start of the body, and every slice of `copy` in the body
+/// becomes a slice of it. Null (changing nothing) when no dim is a block
+/// or `copy` has another use.
+static tensor::ExtractSliceOp sliceBlock(RewriterBase &rewriter,
+                                         scf::ForallOp forall, Value copy) {
+  SmallVector<tensor::ExtractSliceOp> slices;
+  for (Operation *user : copy.getUsers()) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || !forall->isProperAncestor(slice) || !slice.hasUnitStride())
+      return {};
+    slices.push_back(slice);
+  }
+  if (slices.empty())
+    return {};
+  auto type = cast<RankedTensorType>(copy.getType());
+  SmallVector<OpFoldResult> offsets, sizes,
+      strides(type.getRank(), rewriter.getIndexAttr(1));
+  SmallVector<bool> isBlock;
+  SmallVector<Value> ivs = llvm::to_vector(forall.getInductionVars());
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    OpFoldResult offset = slices.front().getMixedOffsets()[i];
+    std::optional<int64_t> size =
+        getConstantIntValue(slices.front().getMixedSizes()[i]);
+    auto iv = dyn_cast_if_present<Value>(offset);
+    bool block = iv && llvm::is_contained(ivs, iv) && size &&
+                 llvm::all_of(slices, [&](tensor::ExtractSliceOp slice) {
+                   return slice.getMixedOffsets()[i] == offset &&
+                          getConstantIntValue(slice.getMixedSizes()[i]) == size;
+                 });
+    isBlock.push_back(block);
+    offsets.push_back(block ? offset : rewriter.getIndexAttr(0));
+    sizes.push_back(rewriter.getIndexAttr(block ? *size : type.getDimSize(i)));
+  }
+  if (llvm::none_of(isBlock, [](bool b) { return b; }))
+    return {};
+  rewriter.setInsertionPointToStart(forall.getBody());
+  auto block = tensor::ExtractSliceOp::create(rewriter, forall.getLoc(), copy,
+                                              offsets, sizes, strides);
+  for (tensor::ExtractSliceOp slice : slices) {
+    SmallVector<OpFoldResult> sliceOffsets = slice.getMixedOffsets();
+    for (auto [offset, b] : llvm::zip(sliceOffsets, isBlock))
+      if (b)
+        offset = rewriter.getIndexAttr(0);
+    rewriter.setInsertionPoint(slice);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        slice, slice.getType(), block, sliceOffsets, slice.getMixedSizes(),
+        slice.getMixedStrides());
+  }
+  return block;
+}
+
 FailureOr<linalg::GenericOp> mlir::boo::fusePackedBlock(RewriterBase &rewriter,
                                                         linalg::GenericOp tile,
                                                         unsigned input) {
   auto forall = tile->getParentOfType<scf::ForallOp>();
   if (!forall || input >= tile.getNumDpsInputs())
     return failure();
-  // The forall's own slice of the copy: the tile's operand is a slice of a
-  // slice (the inner loops') of it.
-  tensor::ExtractSliceOp slice;
-  for (Value value = tile.getDpsInputOperand(input)->get(); !slice;) {
-    auto candidate = value.getDefiningOp<tensor::ExtractSliceOp>();
-    if (!candidate)
-      return failure();
-    if (candidate->getParentOp() == forall.getOperation())
-      slice = candidate;
-    value = candidate.getSource();
-  }
-  auto copy = slice.getSource().getDefiningOp<linalg::GenericOp>();
-  if (!copy || !copy->hasOneUse() || forall->isAncestor(copy))
+  // The copy: the tile reads it through slices (the forall's, the inner
+  // loops'; or one slice, where a reversed filter's were folded).
+  Value value = tile.getDpsInputOperand(input)->get();
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    value = slice.getSource();
+  // A copy whose tiles upstream's tiling computes: every map a projected
+  // permutation (a reversal left unfolded, `2 - y`, is not one).
+  auto copy = value.getDefiningOp<linalg::GenericOp>();
+  if (!copy || copy->getNumResults() != 1 || forall->isAncestor(copy) ||
+      copy.getNumReductionLoops() != 0 ||
+      !llvm::all_of(copy.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return failure();
+  eraseDeadUsers(rewriter, value);
+  tensor::ExtractSliceOp block = sliceBlock(rewriter, forall, value);
+  if (!block)
     return failure();
   SmallVector<LoopLikeOpInterface> loops = {
       cast<LoopLikeOpInterface>(forall.getOperation())};
   std::optional<scf::SCFFuseProducerOfSliceResult> fused =
-      scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+      scf::tileAndFuseProducerOfSlice(rewriter, block, loops);
   if (!fused || fused->tiledOps.empty())
     return failure();
   // The block is written into a temporary of the iteration (its init is a
@@ -102,7 +172,7 @@ FailureOr<linalg::GenericOp> mlir::boo::fusePackedBlock(RewriterBase &rewriter,
   auto copyTile = dyn_cast<linalg::GenericOp>(fused->tiledOps.front());
   if (!copyTile)
     return failure();
-  if (slice->use_empty())
-    rewriter.eraseOp(slice);
+  if (block->use_empty())
+    rewriter.eraseOp(block);
   return copyTile;
 }

@@ -46,10 +46,16 @@ std::optional<PackPlan> planPackedBlocks(linalg::GenericOp op,
 /// For `tile`, a tile of a contraction planned by planPackedBlocks and
 /// tiled by it: fuses the copy that makes input `input` into the
 /// enclosing scf.forall, whose iterations each compute the block their
-/// tiles read (upstream's tileAndFuseProducerOfSlice) into a temporary of
-/// their own. Returns the copy's tile, for the caller to tile and
-/// vectorize; the copy itself is left dead. Fails, changing nothing, when
-/// the forall does not read the copy through one slice of its own.
+/// tiles read into a temporary of their own. The block is the slice of the
+/// copy along the forall's induction variables: the dims where every slice
+/// of the copy in the body starts at one of them (with one size), whole
+/// along the others. It is sliced at the start of the body (the tiles'
+/// slices become slices of it) and computed there by upstream's
+/// tileAndFuseProducerOfSlice. That also holds where the tiles read the
+/// copy through one slice each (a reversed filter's slices, folded into
+/// the reduction loops). Returns the copy's tile, for the caller to tile
+/// and vectorize; the copy itself is left dead. Fails when the copy has a
+/// use outside the forall or no dim is a block.
 FailureOr<linalg::GenericOp>
 fusePackedBlock(RewriterBase &rewriter, linalg::GenericOp tile, unsigned input);
 

@@ -1034,3 +1034,58 @@ func.func @depthwise_strided(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>) -
   } -> tensor<1x4x4x32xf32>
   return %r : tensor<1x4x4x32xf32>
 }
+
+// -----
+
+#bp_rev = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
+#bp_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bp_in = affine_map<(n, c, oh, ow, k, kh, kw) -> (n, k, oh + kh, ow + kw)>
+#bp_fil = affine_map<(n, c, oh, ow, k, kh, kw) -> (k, c, kh, kw)>
+#bp_out = affine_map<(n, c, oh, ow, k, kh, kw) -> (n, c, oh, ow)>
+// An NCHW backward-data convolution (as boo-convert-to-linalg emits it) of
+// 256 input channels: its reversed KCYX filter is reordered into 8 blocks
+// of 32 input channels, and the tiles read the reorder at mirrored
+// positions (the reversal folded into their slices), one slice in the
+// reduction loops with no slice of the forall's own. The block of an
+// iteration is sliced along the forall's induction variable (the block
+// dim; the others whole) and packed there, as for a forward convolution.
+// PACK-LABEL: func.func @conv_bwd_data_packed
+// PACK-SAME:    %{{.+}}: tensor<1x16x4x4xf32>, %[[W:.+]]: tensor<16x256x3x3xf32>
+// PACK-NOT:      scf.forall {{.*}} -> (tensor<16x8x3x3x32xf32>)
+// PACK:          %[[WB:.+]] = tensor.expand_shape %[[W]] {{.*}} into tensor<16x8x32x3x3xf32>
+// PACK:          %[[EMPTY:.+]] = tensor.empty() : tensor<16x8x3x3x32xf32>
+// PACK:          scf.forall (%[[B:.+]]) in (8) shared_outs
+// PACK-NEXT:       %[[SRC:.+]] = tensor.extract_slice %[[WB]][0, %[[B]], 0, 0, 0] [16, 1, 32, 3, 3]
+// PACK-NEXT:       %[[INIT:.+]] = tensor.extract_slice %[[EMPTY]][0, %[[B]], 0, 0, 0] [16, 1, 3, 3, 32]
+// PACK-NEXT:       %[[BLOCK:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[INIT]]) -> (tensor<16x1x3x3x32xf32>)
+// PACK:              tensor.extract_slice %[[SRC]]
+// PACK:              vector.transpose
+// PACK:            scf.for %{{.+}} = %c0 to %c4 step %c1
+// PACK:              %[[KH:.+]] = affine.apply #{{.+}}(%{{.+}})
+// PACK:              %[[KW:.+]] = affine.apply #{{.+}}(%{{.+}})
+// PACK:              tensor.extract_slice %[[BLOCK]][0, 0, %[[KH]], %[[KW]], 0] [16, 1, 1, 1, 32]
+// PACK:              vector.contract {{.*}} : vector<4x16xf32>, vector<16x32xf32> into vector<4x32xf32>
+func.func @conv_bwd_data_packed(%dy: tensor<1x16x4x4xf32>, %w: tensor<16x256x3x3xf32>) -> tensor<1x256x4x4xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %dy low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x4x4xf32> to tensor<1x16x6x6xf32>
+  %e0 = tensor.empty() : tensor<16x256x3x3xf32>
+  %rev = linalg.generic {indexing_maps = [#bp_rev, #bp_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%w : tensor<16x256x3x3xf32>) outs(%e0 : tensor<16x256x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x256x3x3xf32>
+  %e1 = tensor.empty() : tensor<1x256x4x4xf32>
+  %acc = linalg.generic {indexing_maps = [#bp_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e1 : tensor<1x256x4x4xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x256x4x4xf32>
+  %dx = linalg.generic {indexing_maps = [#bp_in, #bp_fil, #bp_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %rev : tensor<1x16x6x6xf32>, tensor<16x256x3x3xf32>) outs(%acc : tensor<1x256x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x256x4x4xf32>
+  return %dx : tensor<1x256x4x4xf32>
+}
