@@ -33,10 +33,7 @@ struct Window {
 
 /// The bytes of a static tensor type (of anything else: the most there is).
 int64_t bytesOf(Type type) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  if (!t || !t.hasStaticShape())
-    return std::numeric_limits<int64_t>::max();
-  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+  return staticTensorBytes(type).value_or(std::numeric_limits<int64_t>::max());
 }
 
 } // namespace

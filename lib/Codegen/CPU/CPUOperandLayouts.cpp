@@ -218,6 +218,13 @@ bool mlir::boo::isFill(linalg::GenericOp op) {
          !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
 }
 
+std::optional<int64_t> mlir::boo::staticTensorBytes(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+}
+
 bool mlir::boo::everyInputIndexedBy(linalg::GenericOp op, unsigned d) {
   return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
     return op.getMatchingIndexingMap(operand).isFunctionOfDim(d);

@@ -49,6 +49,9 @@ linalg::GenericOp copyThrough(RewriterBase &rewriter, Location loc, Value input,
 Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
              SmallVectorImpl<linalg::GenericOp> &copies);
 
+/// The bytes of a statically shaped ranked tensor type, or nullopt.
+std::optional<int64_t> staticTensorBytes(Type type);
+
 /// Whether every input of `op` is indexed by loop `d` (for its vector loop:
 /// element-wise ops and depthwise convolutions, whose filter is read in
 /// step with the image).

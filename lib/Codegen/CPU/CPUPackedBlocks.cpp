@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUPackedBlocks.h"
+#include "CPUOperandLayouts.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -26,14 +27,6 @@ using namespace mlir::boo;
 /// The fewest blocks (iterations of the forall) worth packing: fewer would
 /// leave the threads of a larger machine idle.
 constexpr int64_t kMinBlocks = 8;
-
-/// Bytes of a statically shaped tensor value, or 0.
-static int64_t staticBytes(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
-}
 
 std::optional<PackPlan>
 mlir::boo::planPackedBlocks(linalg::GenericOp op, ArrayRef<int64_t> tiles,
@@ -50,7 +43,8 @@ mlir::boo::planPackedBlocks(linalg::GenericOp op, ArrayRef<int64_t> tiles,
     auto copy = operand->get().getDefiningOp<linalg::GenericOp>();
     if (!copy || !copy->hasOneUse() || !llvm::is_contained(copies, copy) ||
         copy.getNumDpsInputs() != 1 || copy.getNumReductionLoops() != 0 ||
-        !isPure(copy) || staticBytes(operand->get()) < minBytes)
+        !isPure(copy) ||
+        staticTensorBytes(operand->get().getType()).value_or(0) < minBytes)
       continue;
     AffineMap map = op.getMatchingIndexingMap(operand);
     if (!map.isProjectedPermutation())
