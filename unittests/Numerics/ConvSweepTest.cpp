@@ -227,6 +227,32 @@ bool randomPackedInputProblem(CaseRng &rng, ConvProblem &p) {
   return p.validate(error);
 }
 
+/// A channels-first 2-D depthwise problem (one input channel per group,
+/// one or two output channels per group), which the CPU schedule computes
+/// plane by plane (convolvePlanes): rows of 4 to 40 (less than a register,
+/// whole registers and a tail), filters of 1 to 5 taps, strides up to 3,
+/// dilation, asymmetric padding, every filter layout.
+bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
+  p = ConvProblem::withDefaults(2);
+  p.batch = rng.range(1, 2);
+  p.groups = rng.range(1, 12);
+  p.inChannels = p.groups;
+  p.outChannels = p.groups * rng.pick(std::vector<int64_t>{1, 1, 2});
+  p.inSpatial = {rng.range(1, 12), rng.range(4, 40)};
+  for (int d = 0; d < 2; ++d) {
+    p.filterSpatial[d] = std::min(p.inSpatial[d] + 2, rng.range(1, 5));
+    p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2, 3});
+    p.dilations[d] = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+    p.padLow[d] = rng.range(0, 2);
+    p.padHigh[d] = rng.coin(0.7) ? p.padLow[d] : rng.range(0, 2);
+  }
+  p.inputLayout = "NCHW";
+  p.outputLayout = "NCHW";
+  p.filterLayout = randomFilterLayout(rng, 2);
+  std::string error;
+  return p.validate(error);
+}
+
 /// Draws the problem of a case.
 using ProblemDraw = bool (*)(CaseRng &, ConvProblem &);
 bool randomRegularConvProblem(CaseRng &rng, ConvProblem &p) {
@@ -582,6 +608,13 @@ TEST(ConvSweep, PackedBlocks) {
     // Every filter copy qualifies, whatever its size.
     c.packMinBytes = 1;
     return true;
+  });
+}
+
+TEST(ConvSweep, PlaneConvs) {
+  runSweep("ConvSweep.PlaneConvs", 60, [](CaseRng &rng, Case &c) {
+    return rng.coin(0.8) ? makeForward(rng, c, randomPlaneConvProblem)
+                         : makeBackwardData(rng, c, randomPlaneConvProblem);
   });
 }
 

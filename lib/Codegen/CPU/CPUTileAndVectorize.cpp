@@ -35,6 +35,7 @@
 #include "CPUConvBorders.h"
 #include "CPUOperandLayouts.h"
 #include "CPUPackedBlocks.h"
+#include "CPUPlaneConvs.h"
 #include "CPUReversals.h"
 #include "CPURowReductions.h"
 #include "CPUVectorBodies.h"
@@ -507,9 +508,19 @@ struct BooCPUTileAndVectorizePass
     if (vectorize) {
       tileRowChains(rewriter, func, rowChainBytes, streamMinBytes,
                     chainForalls);
+      // Channels-first depthwise convolutions are computed in their own
+      // layout, plane by plane.
+      SmallVector<linalg::GenericOp> convs, pieces;
+      if (planeConvs)
+        func.walk([&](linalg::GenericOp op) {
+          if (op.getNumReductionLoops() > 0)
+            convs.push_back(op);
+        });
+      for (linalg::GenericOp op : convs)
+        (void)convolvePlanes(rewriter, op, vectorWidth);
+      convs.clear();
       // Convolutions with small filters read their input unpadded, but
       // at the borders (the pieces are collected again below).
-      SmallVector<linalg::GenericOp> convs, pieces;
       if (peelFilterBytes > 0)
         func.walk([&](linalg::GenericOp op) {
           if (op.getNumReductionLoops() > 0)

@@ -4,6 +4,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=0" -canonicalize -cse | FileCheck %s --check-prefix=PEEL
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="stream-min-bytes=3000" | FileCheck %s --check-prefix=STREAM
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="pack-min-bytes=16384" -canonicalize -cse | FileCheck %s --check-prefix=PACK
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="plane-convs=false" -canonicalize -cse | FileCheck %s --check-prefix=NOPLANE
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -1088,4 +1089,118 @@ func.func @conv_bwd_data_packed(%dy: tensor<1x16x4x4xf32>, %w: tensor<16x256x3x3
     linalg.yield %s : f32
   } -> tensor<1x256x4x4xf32>
   return %dx : tensor<1x256x4x4xf32>
+}
+
+// -----
+
+// A channels-first depthwise convolution (groups expanded, the image
+// zero-padded, a zero fill as the initial value, as boo-convert-to-linalg
+// emits it) is computed plane by plane: one forall iteration per output
+// plane, one scf.for iteration per output row, the row in one vector of 8
+// lanes. The image is read unpadded: window rows outside it are skipped
+// (scf.if), the left padding is a zero shifted into lane 0, the right one
+// a masked read (no in_bounds). The taps add to 3 sets of partial sums
+// (tap t to set t % 3), summed before the row is written. No pad, fill or
+// transpose is left.
+// CHECK-LABEL: func.func @depthwise_nchw(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x4x1x6x8xf32>, %[[W:[a-z0-9]+]]: tensor<4x1x1x3x3xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: linalg.generic
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK: scf.forall (%[[G:.+]]) in (4)
+// CHECK: tensor.extract %[[W]][%[[G]], %c0, %c0, %c0, %c0]
+// CHECK: %[[W00:.+]] = vector.broadcast
+// CHECK: %[[W01:.+]] = vector.broadcast
+// CHECK: %[[W02:.+]] = vector.broadcast
+// CHECK: scf.for %[[OH:.+]] = %c0 to %c6 step %c1
+// CHECK:   %[[UP:.+]] = arith.addi %[[OH]], %c-1
+// CHECK:   %[[INSIDE:.+]] = arith.cmpi sge, %[[OH]], %c1
+// CHECK:   %[[TOP:.+]]:3 = scf.if %[[INSIDE]]
+// CHECK:     %[[R:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[UP]], %c0], %{{.+}} {in_bounds = [true]}
+// CHECK:     %[[LEFT:.+]] = vector.shuffle %[[R]], %[[ZERO]] [8, 0, 1, 2, 3, 4, 5, 6]
+// CHECK:     %[[S0:.+]] = vector.fma %[[LEFT]], %[[W00]], %[[ZERO]]
+// CHECK:     %[[S1:.+]] = vector.fma %[[R]], %[[W01]], %[[ZERO]]
+// CHECK:     %[[RIGHT:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[UP]], %c1], %{{[a-z0-9_]+}} :
+// CHECK:     %[[S2:.+]] = vector.fma %[[RIGHT]], %[[W02]], %[[ZERO]]
+// CHECK:     scf.yield %[[S0]], %[[S1]], %[[S2]]
+// CHECK:   } else {
+// CHECK:     scf.yield %[[ZERO]], %[[ZERO]], %[[ZERO]]
+// CHECK:   vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[OH]], %c0]
+// CHECK:   arith.cmpi slt, %[[OH]], %c5
+// CHECK:   %[[BOTTOM:.+]]:3 = scf.if
+// CHECK:   %[[SUM:.+]] = arith.addf %[[BOTTOM]]#0, %[[BOTTOM]]#1
+// CHECK:   %[[ROW:.+]] = arith.addf %[[SUM]], %[[BOTTOM]]#2
+// CHECK:   vector.transfer_write %[[ROW]], %{{.+}}[%c0, %c0, %c0, %[[OH]], %c0] {in_bounds = [true]}
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: vector.transpose
+// NOPLANE-LABEL: func.func @depthwise_nchw(
+// NOPLANE: vector.transpose
+
+#dw_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh + kh, ow + kw)>
+#dw_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
+#dw_out = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, m, oh, ow)>
+#dw_id = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+
+func.func @depthwise_nchw(%x: tensor<1x4x1x6x8xf32>, %w: tensor<4x1x1x3x3xf32>) -> tensor<1x4x1x6x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 0, 1, 1] high[0, 0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %e: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x1x6x8xf32> to tensor<1x4x1x8x10xf32>
+  %empty = tensor.empty() : tensor<1x4x1x6x8xf32>
+  %fill = linalg.generic {indexing_maps = [#dw_id], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x4x1x6x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x4x1x6x8xf32>
+  %r = linalg.generic {indexing_maps = [#dw_in, #dw_fil, #dw_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x4x1x8x10xf32>, tensor<4x1x1x3x3xf32>) outs(%fill : tensor<1x4x1x6x8xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x1x6x8xf32>
+  return %r : tensor<1x4x1x6x8xf32>
+}
+
+// -----
+
+// A stride-2 one (bf16 operands, an initial value that is no fill): each
+// window row reads one window of 8 columns (extended to f32 once) and
+// shuffles each tap's 4 lanes out of it (even columns, odd ones, odd ones
+// shifted right by the left padding). The first set of partial sums
+// starts at the initial value.
+// CHECK-LABEL: func.func @depthwise_nchw_strided(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x4x1x8x8xbf16>
+// CHECK: scf.forall (%[[G:.+]]) in (4)
+// CHECK: scf.for %[[OH:.+]] = %c0 to %c4 step %c1 iter_args(%[[PLANE:.+]] = %{{.+}})
+// CHECK:   %[[INIT:.+]] = vector.transfer_read %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0]
+// CHECK:   scf.if
+// CHECK:     %[[R:.+]] = vector.transfer_read %[[X]]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<8xbf16>
+// CHECK:     %[[E:.+]] = arith.extf %[[R]] : vector<8xbf16> to vector<8xf32>
+// CHECK:     %[[T0:.+]] = vector.shuffle %[[E]], %{{.+}} [8, 1, 3, 5]
+// CHECK:     vector.fma %[[T0]], %{{.+}}, %[[INIT]] : vector<4xf32>
+// CHECK:     vector.shuffle %[[E]], %{{.+}} [0, 2, 4, 6]
+// CHECK:     vector.shuffle %[[E]], %{{.+}} [1, 3, 5, 7]
+// CHECK:   } else {
+// CHECK:     scf.yield %[[INIT]],
+// CHECK:   vector.transfer_write {{.+}} : vector<4xf32>, tensor<1x1x1x4x4xf32>
+
+#dws_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh * 2 + kh, ow * 2 + kw)>
+#dws_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
+#dws_out = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, m, oh, ow)>
+
+func.func @depthwise_nchw_strided(%x: tensor<1x4x1x8x8xbf16>, %w: tensor<4x1x1x3x3xbf16>, %acc: tensor<1x4x1x4x4xf32>) -> tensor<1x4x1x4x4xf32> {
+  %zero = arith.constant 0.0 : bf16
+  %padded = tensor.pad %x low[0, 0, 0, 1, 1] high[0, 0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %e: index):
+    tensor.yield %zero : bf16
+  } : tensor<1x4x1x8x8xbf16> to tensor<1x4x1x10x10xbf16>
+  %r = linalg.generic {indexing_maps = [#dws_in, #dws_fil, #dws_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x4x1x10x10xbf16>, tensor<4x1x1x3x3xbf16>) outs(%acc : tensor<1x4x1x4x4xf32>) {
+  ^bb0(%i: bf16, %f: bf16, %o: f32):
+    %ie = arith.extf %i : bf16 to f32
+    %fe = arith.extf %f : bf16 to f32
+    %m = arith.mulf %ie, %fe : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x1x4x4xf32>
+  return %r : tensor<1x4x1x4x4xf32>
 }

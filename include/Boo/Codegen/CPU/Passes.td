@@ -32,6 +32,14 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     contiguous dims, read and written as whole rows and transposed in
     registers.
 
+    A channels-first depthwise convolution (a plane convolution: each
+    output plane is one image plane convolved with one filter plane) is
+    instead computed in its own layout (`plane-convs`): one `scf.forall`
+    iteration per output plane, one `scf.for` iteration per output row,
+    vectorized along the row, reading the image unpadded (window rows
+    outside it skipped, columns outside it zero lanes), with no transposed
+    copies.
+
     Row reductions (a layer norm's statistics) come first. Each chain of
     generics that reads them, with the element-wise result that closes it,
     is computed one tile of rows at a time (one `scf.forall` over row tiles,
@@ -67,6 +75,11 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "Strided convolutions with fewer than 16 multiply-adds per "
               "padded input element (stride-2 depthwise ones) are peeled "
               "at any size">,
+       Option<"planeConvs", "plane-convs", "bool", /*default=*/"true",
+              "Compute channels-first depthwise convolutions (plane "
+              "convolutions) in their own layout, one output row at a time, "
+              "vectorized along the row, instead of repacking them to "
+              "channels-last">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "

@@ -1,0 +1,453 @@
+//===- CPUPlaneConvs.cpp - Convolutions computed plane by plane -----------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A channels-first depthwise convolution computed in its own layout, one
+// output row at a time (see CPUPlaneConvs.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUPlaneConvs.h"
+
+#include "CPUOperandLayouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace {
+
+/// A window `stride*o + dilation*k + offset` of a parallel loop `o` and a
+/// reduction loop `k`.
+struct Window {
+  unsigned out = 0, tap = 0;
+  int64_t stride = 1, dilation = 1, offset = 0;
+};
+
+/// The parts of a plane convolution (convolvePlanes).
+struct PlaneConv {
+  linalg::GenericOp op;
+  OpOperand *image = nullptr, *filter = nullptr;
+  /// The windows of the image's two innermost dims (rows, columns); their
+  /// offsets are into `source`, the image without its zero padding.
+  Window rows, cols;
+  Value source;
+};
+
+/// `e` as a Window, if it is one.
+std::optional<Window> matchWindow(linalg::GenericOp op, AffineExpr e) {
+  FailureOr<boo::LinearExpr> linear = boo::decomposeLinear(e);
+  if (failed(linear) || linear->terms.size() != 2)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (auto [o, k] : {std::pair(0, 1), std::pair(1, 0)}) {
+    auto [out, stride] = linear->terms[o];
+    auto [tap, dilation] = linear->terms[k];
+    if (iters[out] == utils::IteratorType::parallel &&
+        iters[tap] == utils::IteratorType::reduction)
+      return Window{out, tap, stride, dilation, linear->constant};
+  }
+  return std::nullopt;
+}
+
+/// Whether `op`'s body is `out + a * b` in f32, `a` and `b` its two inputs
+/// (each f32, or f16/bf16 extended to f32).
+bool isMultiplyAdd(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() > 5)
+    return false;
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || !add.getType().isF32())
+    return false;
+  Value out = body.getArgument(2);
+  Value product = add.getLhs() == out   ? add.getRhs()
+                  : add.getRhs() == out ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  auto inputOf = [&](Value v) -> int {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    auto arg = dyn_cast<BlockArgument>(v);
+    Type type = v.getType();
+    if (!arg || arg.getOwner() != &body ||
+        !(type.isF32() || type.isF16() || type.isBF16()))
+      return -1;
+    return arg.getArgNumber();
+  };
+  int a = inputOf(mul.getLhs()), b = inputOf(mul.getRhs());
+  return (a == 0 && b == 1) || (a == 1 && b == 0);
+}
+
+/// The image operand of `op` and its windows, if `op` is a plane
+/// convolution whose output rows have at least `minRow` elements.
+std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() || !isMultiplyAdd(op))
+    return std::nullopt;
+  auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outType || !outType.hasStaticShape() || outType.getRank() < 3 ||
+      !outMap.isProjectedPermutation() ||
+      outMap.getNumResults() != op.getNumParallelLoops() ||
+      outType.getShape().back() < minRow)
+    return std::nullopt;
+  unsigned rank = outType.getRank();
+  PlaneConv conv;
+  conv.op = op;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    unsigned n = map.getNumResults();
+    if (n < 2)
+      continue;
+    std::optional<Window> rows = matchWindow(op, map.getResult(n - 2));
+    std::optional<Window> cols = matchWindow(op, map.getResult(n - 1));
+    if (rows && cols && rows->out == outMap.getDimPosition(rank - 2) &&
+        cols->out == outMap.getDimPosition(rank - 1) && rows->tap != cols->tap)
+      conv = {op, in, nullptr, *rows, *cols, in->get()};
+  }
+  if (!conv.image)
+    return std::nullopt;
+  conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
+  // Every other loop is an outer loop of the output or a reduction of
+  // extent 1, read as a plain dim.
+  SmallVector<unsigned> window = {conv.rows.out, conv.cols.out, conv.rows.tap,
+                                  conv.cols.tap};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [d, iter] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (iter == utils::IteratorType::reduction && ranges[d] != 1 &&
+        !llvm::is_contained(window, d))
+      return std::nullopt;
+  AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
+  for (AffineExpr e : imageMap.getResults().drop_back(2)) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || llvm::is_contained(window, dim.getPosition()))
+      return std::nullopt;
+  }
+  AffineMap filterMap = op.getMatchingIndexingMap(conv.filter);
+  if (!filterMap.isProjectedPermutation() ||
+      !filterMap.isFunctionOfDim(conv.rows.tap) ||
+      !filterMap.isFunctionOfDim(conv.cols.tap) ||
+      filterMap.isFunctionOfDim(conv.rows.out) ||
+      filterMap.isFunctionOfDim(conv.cols.out))
+    return std::nullopt;
+  // A zero-padded image is read unpadded.
+  auto pad = conv.source.getDefiningOp<tensor::PadOp>();
+  if (pad && pad.getConstantPaddingValue() &&
+      matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) &&
+      !ShapedType::isDynamicShape(pad.getStaticLow()) &&
+      !ShapedType::isDynamicShape(pad.getStaticHigh())) {
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    unsigned n = low.size();
+    bool inner =
+        llvm::all_of(low.drop_back(2), [](int64_t p) { return p == 0; }) &&
+        llvm::all_of(high.drop_back(2), [](int64_t p) { return p == 0; });
+    if (inner) {
+      conv.source = pad.getSource();
+      conv.rows.offset -= low[n - 2];
+      conv.cols.offset -= low[n - 1];
+    }
+  }
+  auto sourceType = cast<RankedTensorType>(conv.source.getType());
+  if (!sourceType.hasStaticShape())
+    return std::nullopt;
+  return conv;
+}
+
+/// The value a fill `init` is filled with, at the rewriter's insertion
+/// point, or null when `init` is no fill.
+Value fillValue(RewriterBase &rewriter, Value init) {
+  auto fill = init.getDefiningOp<linalg::GenericOp>();
+  if (!fill || !boo::isFill(fill))
+    return Value();
+  Block &body = fill.getRegion().front();
+  Value v = body.getTerminator()->getOperand(0);
+  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body)
+    return arg.getArgNumber() < fill.getNumDpsInputs()
+               ? fill.getDpsInputs()[arg.getArgNumber()]
+               : Value();
+  if (!fill.getRegion().isAncestor(v.getParentRegion()))
+    return v;
+  if (matchPattern(v, m_Constant()))
+    return rewriter.clone(*v.getDefiningOp())->getResult(0);
+  return Value();
+}
+
+/// Builds the rows of one output plane (convolvePlanes).
+class PlaneBuilder {
+public:
+  PlaneBuilder(RewriterBase &rewriter, PlaneConv conv, int64_t lanes)
+      : b(rewriter), conv(conv), loc(conv.op.getLoc()), lanes(lanes) {
+    auto outType = cast<RankedTensorType>(conv.op.getDpsInits()[0].getType());
+    outRank = outType.getRank();
+    outRows = outType.getDimSize(outRank - 2);
+    outCols = outType.getDimSize(outRank - 1);
+    auto sourceType = cast<RankedTensorType>(conv.source.getType());
+    inRows = sourceType.getDimSize(sourceType.getRank() - 2);
+    inCols = sourceType.getDimSize(sourceType.getRank() - 1);
+    SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
+    tapRows = ranges[conv.rows.tap];
+    tapCols = ranges[conv.cols.tap];
+    f32 = b.getF32Type();
+  }
+
+  /// The plane at `loops` (the value of every loop but the window's):
+  /// `plane` (the output's slice) with each row computed; `init`, when
+  /// set, is every accumulator's initial value.
+  Value build(Value plane, ArrayRef<Value> loops, Value init);
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  VectorType f32Vector(int64_t n) { return VectorType::get({n}, f32); }
+  /// `n` lanes of the image row `row` from column `start` on (zero past
+  /// the row's end), in f32.
+  Value readImage(ArrayRef<Value> loops, Value row, int64_t start, int64_t n);
+  /// The partial sums of one row of the plane (`sets` sets of one vector
+  /// per register of the row) with the window row `ky` (image row `row`)
+  /// added, tap t to set t % `sets`.
+  SmallVector<Value> addWindowRow(ArrayRef<Value> loops, Value row,
+                                  ArrayRef<Value> weights, int64_t ky,
+                                  int64_t sets, SmallVector<Value> sums);
+
+  RewriterBase &b;
+  PlaneConv conv;
+  Location loc;
+  int64_t lanes;
+  unsigned outRank;
+  int64_t outRows, outCols, inRows, inCols, tapRows, tapCols;
+  Type f32;
+};
+
+Value PlaneBuilder::readImage(ArrayRef<Value> loops, Value row, int64_t start,
+                              int64_t n) {
+  SmallVector<Value> indices;
+  AffineMap map = conv.op.getMatchingIndexingMap(conv.image);
+  for (AffineExpr e : map.getResults().drop_back(2))
+    indices.push_back(loops[cast<AffineDimExpr>(e).getPosition()]);
+  indices.append({row, index(start)});
+  Type type = cast<RankedTensorType>(conv.source.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  bool inBounds = start + n <= inCols;
+  Value v = vector::TransferReadOp::create(b, loc, VectorType::get({n}, type),
+                                           conv.source, indices, zero,
+                                           ArrayRef<bool>{inBounds});
+  if (!type.isF32())
+    v = arith::ExtFOp::create(b, loc, f32Vector(n), v);
+  return v;
+}
+
+SmallVector<Value> PlaneBuilder::addWindowRow(ArrayRef<Value> loops, Value row,
+                                              ArrayRef<Value> weights,
+                                              int64_t ky, int64_t sets,
+                                              SmallVector<Value> sums) {
+  const Window &w = conv.cols;
+  int64_t chunks = sums.size() / sets;
+  for (int64_t j = 0; j < chunks; ++j) {
+    int64_t first = int64_t(j) * lanes * w.stride + w.offset;
+    int64_t last = first + (tapCols - 1) * w.dilation;
+    // A strided row reads one window of columns for all its taps (when
+    // it spans at most 4 registers), each tap's lanes shuffled out of it.
+    bool shared =
+        w.stride > 1 &&
+        last + (lanes - 1) * w.stride - std::max<int64_t>(first, 0) < 4 * lanes;
+    Value window;
+    int64_t start = 0, width = 0;
+    for (int64_t kx = 0; kx < tapCols; ++kx) {
+      int64_t col = first + kx * w.dilation;
+      if (!window || !shared) {
+        start = std::max<int64_t>(shared ? first : col, 0);
+        int64_t end = (shared ? last : col) + (lanes - 1) * w.stride;
+        width = llvm::alignTo(std::max<int64_t>(end - start + 1, 1), lanes);
+        window = readImage(loops, row, start, width);
+      }
+      // Lane i reads column col + i*stride: window lane col + i*stride -
+      // start, or zero (lane `width` of the zeros) left of the row.
+      SmallVector<int64_t> lanesOf;
+      for (int64_t i = 0; i < lanes; ++i) {
+        int64_t at = col + i * w.stride - start;
+        lanesOf.push_back(at < 0 ? width : at);
+      }
+      Value tap = window;
+      bool identity =
+          width == lanes && llvm::equal(lanesOf, llvm::seq<int64_t>(0, lanes));
+      if (!identity) {
+        Value zeros = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(f32Vector(width), 0.0f));
+        tap = vector::ShuffleOp::create(b, loc, window, zeros, lanesOf);
+      }
+      int64_t t = ky * tapCols + kx;
+      Value &sum = sums[(t % sets) * chunks + j];
+      sum = vector::FMAOp::create(b, loc, tap, weights[t], sum);
+    }
+  }
+  return sums;
+}
+
+Value PlaneBuilder::build(Value plane, ArrayRef<Value> loops, Value init) {
+  // The taps' weights, broadcast.
+  SmallVector<Value> weights;
+  AffineMap filterMap = conv.op.getMatchingIndexingMap(conv.filter);
+  for (int64_t ky = 0; ky < tapRows; ++ky)
+    for (int64_t kx = 0; kx < tapCols; ++kx) {
+      SmallVector<Value> indices;
+      for (AffineExpr e : filterMap.getResults()) {
+        unsigned d = cast<AffineDimExpr>(e).getPosition();
+        indices.push_back(d == conv.rows.tap   ? index(ky)
+                          : d == conv.cols.tap ? index(kx)
+                                               : loops[d]);
+      }
+      Value weight =
+          tensor::ExtractOp::create(b, loc, conv.filter->get(), indices);
+      if (!weight.getType().isF32())
+        weight = arith::ExtFOp::create(b, loc, f32, weight);
+      weights.push_back(
+          vector::BroadcastOp::create(b, loc, f32Vector(lanes), weight));
+    }
+  Value splat =
+      init ? vector::BroadcastOp::create(b, loc, f32Vector(lanes), init)
+           : Value();
+  auto rowLoop = scf::ForOp::create(b, loc, index(0), index(outRows), index(1),
+                                    ValueRange{plane});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  Value oh = rowLoop.getInductionVar();
+  Value rowPlane = rowLoop.getRegionIterArgs()[0];
+  int64_t chunks = llvm::divideCeil(outCols, lanes);
+  auto rowIndices = [&](int64_t j) {
+    SmallVector<Value> indices(outRank - 2, index(0));
+    indices.append({oh, index(j * lanes)});
+    return indices;
+  };
+  auto inRow = [&](int64_t j) { return (j + 1) * lanes <= outCols; };
+  SmallVector<Value> accs;
+  for (int64_t j = 0; j < chunks; ++j)
+    accs.push_back(
+        splat ? splat
+              : vector::TransferReadOp::create(
+                    b, loc, f32Vector(lanes), rowPlane, rowIndices(j),
+                    arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)),
+                    ArrayRef<bool>{inRow(j)}));
+  // The taps add to `sets` sets of partial sums (the first set starts at
+  // the initial values), tap t to set t % sets, so that a row of few
+  // registers still has about 8 independent chains of multiply-adds; the
+  // sets are summed at the end. With one set, the 7x7x960 layer's rows
+  // were chains of 9 dependent multiply-adds: 0.055 ms against 0.014 ms
+  // with 3 sets (more sets were slower again).
+  int64_t sets = std::clamp<int64_t>(8 / chunks, 1, 3);
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
+  SmallVector<Value> sums = accs;
+  for (int64_t p = 1; p < sets; ++p)
+    sums.append(chunks, zeros);
+  const Window &w = conv.rows;
+  for (int64_t ky = 0; ky < tapRows; ++ky) {
+    // Image row oh*stride + ky*dilation + offset is inside the image for
+    // oh in [lo, hi).
+    int64_t base = ky * w.dilation + w.offset;
+    int64_t lo = std::clamp<int64_t>(llvm::divideCeilSigned(-base, w.stride), 0,
+                                     outRows);
+    int64_t hi = std::clamp<int64_t>(
+        llvm::divideFloorSigned(inRows - 1 - base, w.stride) + 1, lo, outRows);
+    if (lo >= hi)
+      continue;
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, oh, index(w.stride)),
+        index(base));
+    Value cond;
+    auto both = [&](Value c) {
+      cond = cond ? arith::AndIOp::create(b, loc, cond, c).getResult() : c;
+    };
+    if (lo > 0)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, oh,
+                                 index(lo)));
+    if (hi < outRows)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, oh,
+                                 index(hi)));
+    if (!cond) {
+      sums = addWindowRow(loops, row, weights, ky, sets, sums);
+      continue;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(sums)), cond,
+                                  /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc,
+                         addWindowRow(loops, row, weights, ky, sets, sums));
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, sums);
+    b.setInsertionPointAfter(ifOp);
+    sums = SmallVector<Value>(ifOp.getResults());
+  }
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value sum = sums[j];
+    for (int64_t p = 1; p < sets; ++p)
+      sum = arith::AddFOp::create(b, loc, sum, sums[p * chunks + j]);
+    rowPlane =
+        vector::TransferWriteOp::create(b, loc, sum, rowPlane, rowIndices(j),
+                                        ArrayRef<bool>{inRow(j)})
+            .getResult();
+  }
+  scf::YieldOp::create(b, loc, rowPlane);
+  return rowLoop.getResult(0);
+}
+
+} // namespace
+
+bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
+                               int64_t vectorWidth) {
+  std::optional<PlaneConv> conv = matchPlaneConv(op, vectorWidth / 4);
+  if (!conv)
+    return false;
+  int64_t cols =
+      cast<ShapedType>(op.getDpsInits()[0].getType()).getShape().back();
+  int64_t lanes = 2 * cols <= vectorWidth ? vectorWidth / 2 : vectorWidth;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value init = op.getDpsInits()[0];
+  Value fill = fillValue(rewriter, init);
+  Value dest =
+      fill ? init.getDefiningOp<linalg::GenericOp>().getDpsInits()[0] : init;
+  // One iteration per output plane.
+  auto outType = cast<RankedTensorType>(init.getType());
+  unsigned rank = outType.getRank();
+  SmallVector<OpFoldResult> ubs, offsets, sizes,
+      strides(rank, rewriter.getIndexAttr(1));
+  for (int64_t size : outType.getShape().drop_back(2)) {
+    ubs.push_back(rewriter.getIndexAttr(size));
+    sizes.push_back(rewriter.getIndexAttr(1));
+  }
+  for (int64_t size : outType.getShape().take_back(2))
+    sizes.push_back(rewriter.getIndexAttr(size));
+  auto forall =
+      scf::ForallOp::create(rewriter, loc, ubs, ValueRange{dest}, std::nullopt);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  // Every loop but the window's: the plane's induction variables, and 0
+  // for the reductions of extent 1.
+  SmallVector<Value> loops(op.getNumLoops(), zero);
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (auto [i, iv] : llvm::enumerate(forall.getInductionVars())) {
+    loops[outMap.getDimPosition(i)] = iv;
+    offsets.push_back(iv);
+  }
+  offsets.append(2, rewriter.getIndexAttr(0));
+  Value shared = forall.getRegionIterArgs()[0];
+  Value plane = tensor::ExtractSliceOp::create(rewriter, loc, shared, offsets,
+                                               sizes, strides);
+  Value result = PlaneBuilder(rewriter, *conv, lanes).build(plane, loops, fill);
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
+                                        sizes, strides);
+  Operation *image = conv->image->get().getDefiningOp();
+  rewriter.replaceOp(op, forall.getResults());
+  if (auto pad = dyn_cast_or_null<tensor::PadOp>(image);
+      pad && pad->use_empty())
+    rewriter.eraseOp(pad);
+  return true;
+}

@@ -1,0 +1,46 @@
+//===- CPUPlaneConvs.h - Convolutions computed plane by plane ---*- C++ -*-===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BOO_LIB_CODEGEN_CPU_CPUPLANECONVS_H
+#define BOO_LIB_CODEGEN_CPU_CPUPLANECONVS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::boo {
+
+/// A plane convolution is a 2-D convolution in which each output plane
+/// (the output's two innermost dims, `oh` and `ow`) is the sum over one
+/// window (`ky`, `kx`) of one input plane (the image's two innermost dims)
+/// times one filter tap: a channels-first depthwise convolution, whose
+/// other reductions (the input channels of a group) have extent 1. The
+/// general schedule repacks such a convolution to channels-last, with
+/// transposed copies of its image and result; a stride-2 layer spent more
+/// than half of its time in them.
+///
+/// When `op` is one (f32 result; f32, f16 or bf16 operands; the image
+/// possibly zero-padded in its two innermost dims; static shapes; an
+/// output row of at least `vectorWidth / 4` elements), it is rewritten as
+/// one `scf.forall` over the output planes that computes each plane in
+/// place, one output row at a time, vectorized along the row:
+///  - the row's accumulators (vectors of `vectorWidth` lanes, or half as
+///    many when the row fits in half a register) start at the fill that
+///    made the initial value, else at the initial value;
+///  - each window row inside the image adds its taps: a tap's lanes are
+///    read from the image row at the tap's column (zero past the row's
+///    end); a strided row reads one window of columns per window row and
+///    takes each tap's lanes from it with a shuffle; columns before the
+///    row's start (the left padding) are shifted in as zeros. Window rows
+///    outside the image (the top and bottom padding) are skipped;
+///  - the row is written back, its tail masked.
+/// The image's padded copy and the transposes are gone. Returns whether it
+/// applied.
+bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
+                    int64_t vectorWidth);
+
+} // namespace mlir::boo
+
+#endif // BOO_LIB_CODEGEN_CPU_CPUPLANECONVS_H
