@@ -58,6 +58,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
       tileOptions.streamMinBytes = getHostLastLevelCacheBytes() / 2;
     // An operand copy larger than the L2 cache is packed per block, where
     // its tiles read it.
+    tileOptions.planeConvs = options.planeConvs;
     tileOptions.packMinBytes = options.packMinBytes;
     if (options.packMinBytes < 0)
       tileOptions.packMinBytes = 0;

@@ -49,6 +49,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "host's L2 cache size, as sysfs reports it; negative: "
                      "never)"),
       llvm::cl::init(0)};
+  Option<bool> planeConvs{
+      *this, "plane-convs",
+      llvm::cl::desc("Compute channels-first depthwise convolutions plane "
+                     "by plane, vectorized along the output rows "
+                     "(boo-cpu-tile-and-vectorize's plane-convs); false: "
+                     "repack them to channels-last"),
+      llvm::cl::init(true)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Outline each top-level scf.forall into a body called "
