@@ -23,6 +23,9 @@ using namespace mlir;
 
 namespace {
 
+/// The most taps (window positions) a plane convolution's window may have.
+constexpr int64_t kMaxTaps = 64;
+
 /// A window `stride*o + dilation*k + offset` of a parallel loop `o` and a
 /// reduction loop `k`.
 struct Window {
@@ -115,12 +118,20 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
   }
   if (!conv.image)
     return std::nullopt;
+  // The window is a filter: at most kMaxTaps taps (they are unrolled),
+  // and no larger than the output plane. A batch-1 weight gradient has the
+  // shape of a plane convolution too, with the output gradient's plane as
+  // its window and the filter's as its output; it is no candidate.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t tapRows = ranges[conv.rows.tap], tapCols = ranges[conv.cols.tap];
+  if (tapRows * tapCols > kMaxTaps || tapRows > ranges[conv.rows.out] ||
+      tapCols > ranges[conv.cols.out])
+    return std::nullopt;
   conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
   // Every other loop is an outer loop of the output or a reduction of
   // extent 1, read as a plain dim.
   SmallVector<unsigned> window = {conv.rows.out, conv.cols.out, conv.rows.tap,
                                   conv.cols.tap};
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (auto [d, iter] : llvm::enumerate(op.getIteratorTypesArray()))
     if (iter == utils::IteratorType::reduction && ranges[d] != 1 &&
         !llvm::is_contained(window, d))

@@ -23,7 +23,9 @@ namespace mlir::boo {
 ///
 /// When `op` is one (f32 result; f32, f16 or bf16 operands; the image
 /// possibly zero-padded in its two innermost dims; static shapes; an
-/// output row of at least `vectorWidth / 4` elements), it is rewritten as
+/// output row of at least `vectorWidth / 4` elements; a window of at most
+/// 64 taps and no larger than the output plane, which a batch-1 weight
+/// gradient's is not), it is rewritten as
 /// one `scf.forall` over the output planes that computes each plane in
 /// place, one output row at a time, vectorized along the row:
 ///  - the row's accumulators (vectors of `vectorWidth` lanes, or half as

@@ -1204,3 +1204,30 @@ func.func @depthwise_nchw_strided(%x: tensor<1x4x1x8x8xbf16>, %w: tensor<4x1x1x3
   } -> tensor<1x4x1x4x4xf32>
   return %r : tensor<1x4x1x4x4xf32>
 }
+
+// -----
+
+// A batch-1 channels-first weight gradient has the shape of a plane
+// convolution whose window is the output gradient's 6x6 plane and whose
+// output planes are 3x3 filters. The window is larger than the output
+// plane: it is no filter, and the general schedule (a contraction over
+// the rows of the gradient) is kept.
+// CHECK-LABEL: func.func @weight_gradient_nchw
+// CHECK-NOT: scf.if
+// CHECK: vector.contract
+// CHECK-NOT: scf.if
+// CHECK: return
+
+#wg_x = affine_map<(g, k, c, kh, kw, n, oh, ow) -> (n, g, c, oh + kh, ow + kw)>
+#wg_dy = affine_map<(g, k, c, kh, kw, n, oh, ow) -> (n, g, k, oh, ow)>
+#wg_dw = affine_map<(g, k, c, kh, kw, n, oh, ow) -> (g, k, c, kh, kw)>
+
+func.func @weight_gradient_nchw(%x: tensor<1x1x16x8x8xf32>, %dy: tensor<1x1x16x6x6xf32>, %acc: tensor<1x16x16x3x3xf32>) -> tensor<1x16x16x3x3xf32> {
+  %r = linalg.generic {indexing_maps = [#wg_x, #wg_dy, #wg_dw], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %dy : tensor<1x1x16x8x8xf32>, tensor<1x1x16x6x6xf32>) outs(%acc : tensor<1x16x16x3x3xf32>) {
+  ^bb0(%i: f32, %d: f32, %o: f32):
+    %m = arith.mulf %i, %d : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x16x3x3xf32>
+  return %r : tensor<1x16x16x3x3xf32>
+}
