@@ -220,6 +220,13 @@ private:
   /// `n` lanes of the image row `row` from column `start` on (zero past
   /// the row's end), in f32.
   Value readImage(ArrayRef<Value> loops, Value row, int64_t start, int64_t n);
+  /// The lanes of a strided tap whose first lane reads column `col` of
+  /// image row `row` (columns col + i*stride; lanes left of the row are
+  /// zero), shuffled out of two registers of the row: those from column
+  /// `shared` on, when they cover the tap, else two from its first column.
+  /// The registers read are kept in `pieces`, by first column.
+  Value stridedTap(ArrayRef<Value> loops, Value row, int64_t col,
+                   int64_t shared, DenseMap<int64_t, Value> &pieces);
   /// The partial sums of one row of the plane (`sets` sets of one vector
   /// per register of the row) with the window row `ky` (image row `row`)
   /// added, tap t to set t % `sets`.
@@ -254,44 +261,80 @@ Value PlaneBuilder::readImage(ArrayRef<Value> loops, Value row, int64_t start,
   return v;
 }
 
+Value PlaneBuilder::stridedTap(ArrayRef<Value> loops, Value row, int64_t col,
+                               int64_t shared,
+                               DenseMap<int64_t, Value> &pieces) {
+  int64_t stride = conv.cols.stride;
+  // Lane i reads column col + i*stride; lanes left of the row are zero.
+  int64_t zeroLanes = col < 0 ? llvm::divideCeil(-col, stride) : 0;
+  int64_t low = col + zeroLanes * stride, high = col + (lanes - 1) * stride;
+  // The lanes come from two registers of the row: those the chunk's taps
+  // share when they cover them, else two read at the tap's first column.
+  int64_t base = low >= shared && high < shared + 2 * lanes ? shared : low;
+  auto piece = [&](int64_t start) {
+    Value &v = pieces[start];
+    if (!v)
+      v = readImage(loops, row, start, lanes);
+    return v;
+  };
+  Value first = piece(base);
+  Value second = high < base + lanes ? first : piece(base + lanes);
+  SmallVector<int64_t> lanesOf;
+  for (int64_t i = 0; i < lanes; ++i)
+    lanesOf.push_back(i < zeroLanes ? 0 : col + i * stride - base);
+  Value tap = vector::ShuffleOp::create(b, loc, first, second, lanesOf);
+  if (zeroLanes == 0)
+    return tap;
+  SmallVector<bool> kept;
+  for (int64_t i = 0; i < lanes; ++i)
+    kept.push_back(i >= zeroLanes);
+  Value mask = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(VectorType::get({lanes}, b.getI1Type()), kept));
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
+  return arith::SelectOp::create(b, loc, mask, tap, zeros);
+}
+
 SmallVector<Value> PlaneBuilder::addWindowRow(ArrayRef<Value> loops, Value row,
                                               ArrayRef<Value> weights,
                                               int64_t ky, int64_t sets,
                                               SmallVector<Value> sums) {
   const Window &w = conv.cols;
   int64_t chunks = sums.size() / sets;
+  // Registers of this image row, by first column (stridedTap).
+  DenseMap<int64_t, Value> pieces;
   for (int64_t j = 0; j < chunks; ++j) {
     int64_t first = int64_t(j) * lanes * w.stride + w.offset;
-    int64_t last = first + (tapCols - 1) * w.dilation;
-    // A strided row reads one window of columns for all its taps (when
-    // it spans at most 4 registers), each tap's lanes shuffled out of it.
-    bool shared =
-        w.stride > 1 &&
-        last + (lanes - 1) * w.stride - std::max<int64_t>(first, 0) < 4 * lanes;
-    Value window;
-    int64_t start = 0, width = 0;
     for (int64_t kx = 0; kx < tapCols; ++kx) {
       int64_t col = first + kx * w.dilation;
-      if (!window || !shared) {
-        start = std::max<int64_t>(shared ? first : col, 0);
-        int64_t end = (shared ? last : col) + (lanes - 1) * w.stride;
-        width = llvm::alignTo(std::max<int64_t>(end - start + 1, 1), lanes);
-        window = readImage(loops, row, start, width);
-      }
-      // Lane i reads column col + i*stride: window lane col + i*stride -
-      // start, or zero (lane `width` of the zeros) left of the row.
-      SmallVector<int64_t> lanesOf;
-      for (int64_t i = 0; i < lanes; ++i) {
-        int64_t at = col + i * w.stride - start;
-        lanesOf.push_back(at < 0 ? width : at);
-      }
-      Value tap = window;
-      bool identity =
-          width == lanes && llvm::equal(lanesOf, llvm::seq<int64_t>(0, lanes));
-      if (!identity) {
-        Value zeros = arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(f32Vector(width), 0.0f));
-        tap = vector::ShuffleOp::create(b, loc, window, zeros, lanesOf);
+      // A tap left of the row (in a wide padding) adds nothing.
+      if (col + (lanes - 1) * w.stride < 0)
+        continue;
+      Value tap;
+      if (w.stride > 1 && (lanes - 1) * w.stride < 2 * lanes) {
+        // A strided tap's lanes span two registers: one two-register
+        // shuffle (a wider shuffle became several per tap on x86).
+        tap = stridedTap(loops, row, col, std::max<int64_t>(first, 0), pieces);
+      } else {
+        // A unit-stride tap is read where it starts (a register), shifted
+        // by zeros left of the row; a wider stride reads its span and
+        // shuffles its lanes out.
+        int64_t start = std::max<int64_t>(col, 0);
+        int64_t width =
+            llvm::alignTo(col + (lanes - 1) * w.stride - start + 1, lanes);
+        tap = readImage(loops, row, start, width);
+        SmallVector<int64_t> lanesOf;
+        for (int64_t i = 0; i < lanes; ++i) {
+          int64_t at = col + i * w.stride - start;
+          lanesOf.push_back(at < 0 ? width : at);
+        }
+        if (width != lanes ||
+            !llvm::equal(lanesOf, llvm::seq<int64_t>(0, lanes))) {
+          Value zeros = arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(f32Vector(width), 0.0f));
+          tap = vector::ShuffleOp::create(b, loc, tap, zeros, lanesOf);
+        }
       }
       int64_t t = ky * tapCols + kx;
       Value &sum = sums[(t % sets) * chunks + j];

@@ -1164,22 +1164,26 @@ func.func @depthwise_nchw(%x: tensor<1x4x1x6x8xf32>, %w: tensor<4x1x1x3x3xf32>) 
 // -----
 
 // A stride-2 one (bf16 operands, an initial value that is no fill): each
-// window row reads one window of 8 columns (extended to f32 once) and
-// shuffles each tap's 4 lanes out of it (even columns, odd ones, odd ones
-// shifted right by the left padding). The first set of partial sums
-// starts at the initial value.
+// window row reads two registers of 4 columns (extended to f32 once), and
+// each tap's 4 lanes are one two-register shuffle of them (odd columns
+// with lane 0 zeroed for the left padding, even columns, odd columns).
+// The first set of partial sums starts at the initial value.
 // CHECK-LABEL: func.func @depthwise_nchw_strided(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x4x1x8x8xbf16>
+// CHECK: %[[KEEP:.+]] = arith.constant dense<[false, true, true, true]> : vector<4xi1>
 // CHECK: scf.forall (%[[G:.+]]) in (4)
 // CHECK: scf.for %[[OH:.+]] = %c0 to %c4 step %c1 iter_args(%[[PLANE:.+]] = %{{.+}})
 // CHECK:   %[[INIT:.+]] = vector.transfer_read %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0]
 // CHECK:   scf.if
-// CHECK:     %[[R:.+]] = vector.transfer_read %[[X]]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<8xbf16>
-// CHECK:     %[[E:.+]] = arith.extf %[[R]] : vector<8xbf16> to vector<8xf32>
-// CHECK:     %[[T0:.+]] = vector.shuffle %[[E]], %{{.+}} [8, 1, 3, 5]
+// CHECK:     %[[LO:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %{{.+}}, %c0]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<4xbf16>
+// CHECK:     %[[LOF:.+]] = arith.extf %[[LO]] : vector<4xbf16> to vector<4xf32>
+// CHECK:     %[[HI:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %{{.+}}, %c4]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<4xbf16>
+// CHECK:     %[[HIF:.+]] = arith.extf %[[HI]] : vector<4xbf16> to vector<4xf32>
+// CHECK:     %[[ODD:.+]] = vector.shuffle %[[LOF]], %[[HIF]] [0, 1, 3, 5]
+// CHECK:     %[[T0:.+]] = arith.select %[[KEEP]], %[[ODD]], %{{.+}}
 // CHECK:     vector.fma %[[T0]], %{{.+}}, %[[INIT]] : vector<4xf32>
-// CHECK:     vector.shuffle %[[E]], %{{.+}} [0, 2, 4, 6]
-// CHECK:     vector.shuffle %[[E]], %{{.+}} [1, 3, 5, 7]
+// CHECK:     vector.shuffle %[[LOF]], %[[HIF]] [0, 2, 4, 6]
+// CHECK:     vector.shuffle %[[LOF]], %[[HIF]] [1, 3, 5, 7]
 // CHECK:   } else {
 // CHECK:     scf.yield %[[INIT]],
 // CHECK:   vector.transfer_write {{.+}} : vector<4xf32>, tensor<1x1x1x4x4xf32>
