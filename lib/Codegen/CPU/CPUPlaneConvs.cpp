@@ -219,20 +219,43 @@ private:
   VectorType f32Vector(int64_t n) { return VectorType::get({n}, f32); }
   /// `n` lanes of the image row `row` from column `start` on (zero past
   /// the row's end), in f32.
-  Value readImage(ArrayRef<Value> loops, Value row, int64_t start, int64_t n);
+  Value readImage(Value row, int64_t start, int64_t n);
   /// The lanes of a strided tap whose first lane reads column `col` of
   /// image row `row` (columns col + i*stride; lanes left of the row are
   /// zero), shuffled out of two registers of the row: those from column
   /// `shared` on, when they cover the tap, else two from its first column.
   /// The registers read are kept in `pieces`, by first column.
-  Value stridedTap(ArrayRef<Value> loops, Value row, int64_t col,
-                   int64_t shared, DenseMap<int64_t, Value> &pieces);
-  /// The partial sums of one row of the plane (`sets` sets of one vector
-  /// per register of the row) with the window row `ky` (image row `row`)
-  /// added, tap t to set t % `sets`.
-  SmallVector<Value> addWindowRow(ArrayRef<Value> loops, Value row,
-                                  ArrayRef<Value> weights, int64_t ky,
-                                  int64_t sets, SmallVector<Value> sums);
+  Value stridedTap(Value row, int64_t col, int64_t shared,
+                   DenseMap<int64_t, Value> &pieces);
+  /// Whether the tap of window column `kx` for register `j` of an output
+  /// row reads the image: a tap left of the row (in a wide padding) adds
+  /// nothing, in every row.
+  bool tapPresent(int64_t j, int64_t kx) {
+    const Window &w = conv.cols;
+    return j * lanes * w.stride + w.offset + kx * w.dilation +
+               (lanes - 1) * w.stride >=
+           0;
+  }
+  /// The taps of image row `row` for every register of an output row and
+  /// every window column (index j * tapCols + kx); null for the taps left
+  /// of the row, which add nothing.
+  SmallVector<Value> rowTaps(Value row);
+  /// `sums` with the taps of window row `ky` multiplied and added.
+  void addTaps(ArrayRef<Value> taps, int64_t ky, SmallVector<Value> &sums);
+  /// The partial sums of output row `oh` before any tap: the initial
+  /// values (read from `plane` unless a fill's), then zeros.
+  SmallVector<Value> initialSums(Value oh, Value plane);
+  /// `plane` with output row `oh` written: the sum of the sets of `sums`.
+  Value writeRow(Value oh, Value plane, ArrayRef<Value> sums);
+  /// `plane` with output rows [from, to) computed, each window row inside
+  /// an scf.if on whether its image row is inside the image.
+  Value checkedRows(Value plane, int64_t from, int64_t to);
+  /// `plane` with output rows [from, to) computed, whose image rows are
+  /// all inside the image; the taps of the image rows the next output row
+  /// reads again are carried to it.
+  Value interiorRows(Value plane, int64_t from, int64_t to);
+  /// The image row of output row `oh` and window row `ky`.
+  Value imageRow(Value oh, int64_t ky);
 
   RewriterBase &b;
   PlaneConv conv;
@@ -241,10 +264,15 @@ private:
   unsigned outRank;
   int64_t outRows, outCols, inRows, inCols, tapRows, tapCols;
   Type f32;
+  // Set by build: the plane's loops, the broadcast weights (index
+  // ky * tapCols + kx), the fill's splat (or null), the registers of an
+  // output row, and the sets of partial sums.
+  SmallVector<Value> loops, weights;
+  Value splat;
+  int64_t chunks = 1, sets = 1;
 };
 
-Value PlaneBuilder::readImage(ArrayRef<Value> loops, Value row, int64_t start,
-                              int64_t n) {
+Value PlaneBuilder::readImage(Value row, int64_t start, int64_t n) {
   SmallVector<Value> indices;
   AffineMap map = conv.op.getMatchingIndexingMap(conv.image);
   for (AffineExpr e : map.getResults().drop_back(2))
@@ -261,8 +289,7 @@ Value PlaneBuilder::readImage(ArrayRef<Value> loops, Value row, int64_t start,
   return v;
 }
 
-Value PlaneBuilder::stridedTap(ArrayRef<Value> loops, Value row, int64_t col,
-                               int64_t shared,
+Value PlaneBuilder::stridedTap(Value row, int64_t col, int64_t shared,
                                DenseMap<int64_t, Value> &pieces) {
   int64_t stride = conv.cols.stride;
   // Lane i reads column col + i*stride; lanes left of the row are zero.
@@ -274,7 +301,7 @@ Value PlaneBuilder::stridedTap(ArrayRef<Value> loops, Value row, int64_t col,
   auto piece = [&](int64_t start) {
     Value &v = pieces[start];
     if (!v)
-      v = readImage(loops, row, start, lanes);
+      v = readImage(row, start, lanes);
     return v;
   };
   Value first = piece(base);
@@ -296,57 +323,216 @@ Value PlaneBuilder::stridedTap(ArrayRef<Value> loops, Value row, int64_t col,
   return arith::SelectOp::create(b, loc, mask, tap, zeros);
 }
 
-SmallVector<Value> PlaneBuilder::addWindowRow(ArrayRef<Value> loops, Value row,
-                                              ArrayRef<Value> weights,
-                                              int64_t ky, int64_t sets,
-                                              SmallVector<Value> sums) {
+SmallVector<Value> PlaneBuilder::rowTaps(Value row) {
   const Window &w = conv.cols;
-  int64_t chunks = sums.size() / sets;
+  SmallVector<Value> taps;
   // Registers of this image row, by first column (stridedTap).
   DenseMap<int64_t, Value> pieces;
   for (int64_t j = 0; j < chunks; ++j) {
-    int64_t first = int64_t(j) * lanes * w.stride + w.offset;
+    int64_t first = j * lanes * w.stride + w.offset;
     for (int64_t kx = 0; kx < tapCols; ++kx) {
       int64_t col = first + kx * w.dilation;
-      // A tap left of the row (in a wide padding) adds nothing.
-      if (col + (lanes - 1) * w.stride < 0)
+      Value &tap = taps.emplace_back();
+      if (!tapPresent(j, kx))
         continue;
-      Value tap;
       if (w.stride > 1 && (lanes - 1) * w.stride < 2 * lanes) {
         // A strided tap's lanes span two registers: one two-register
         // shuffle (a wider shuffle became several per tap on x86).
-        tap = stridedTap(loops, row, col, std::max<int64_t>(first, 0), pieces);
-      } else {
-        // A unit-stride tap is read where it starts (a register), shifted
-        // by zeros left of the row; a wider stride reads its span and
-        // shuffles its lanes out.
-        int64_t start = std::max<int64_t>(col, 0);
-        int64_t width =
-            llvm::alignTo(col + (lanes - 1) * w.stride - start + 1, lanes);
-        tap = readImage(loops, row, start, width);
-        SmallVector<int64_t> lanesOf;
-        for (int64_t i = 0; i < lanes; ++i) {
-          int64_t at = col + i * w.stride - start;
-          lanesOf.push_back(at < 0 ? width : at);
-        }
-        if (width != lanes ||
-            !llvm::equal(lanesOf, llvm::seq<int64_t>(0, lanes))) {
-          Value zeros = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(f32Vector(width), 0.0f));
-          tap = vector::ShuffleOp::create(b, loc, tap, zeros, lanesOf);
-        }
+        tap = stridedTap(row, col, std::max<int64_t>(first, 0), pieces);
+        continue;
       }
+      // A unit-stride tap is read where it starts (a register), shifted
+      // by zeros left of the row; a wider stride reads its span and
+      // shuffles its lanes out.
+      int64_t start = std::max<int64_t>(col, 0);
+      int64_t width =
+          llvm::alignTo(col + (lanes - 1) * w.stride - start + 1, lanes);
+      tap = readImage(row, start, width);
+      SmallVector<int64_t> lanesOf;
+      for (int64_t i = 0; i < lanes; ++i) {
+        int64_t at = col + i * w.stride - start;
+        lanesOf.push_back(at < 0 ? width : at);
+      }
+      if (width != lanes ||
+          !llvm::equal(lanesOf, llvm::seq<int64_t>(0, lanes))) {
+        Value zeros = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(f32Vector(width), 0.0f));
+        tap = vector::ShuffleOp::create(b, loc, tap, zeros, lanesOf);
+      }
+    }
+  }
+  return taps;
+}
+
+void PlaneBuilder::addTaps(ArrayRef<Value> taps, int64_t ky,
+                           SmallVector<Value> &sums) {
+  for (int64_t j = 0; j < chunks; ++j)
+    for (int64_t kx = 0; kx < tapCols; ++kx) {
+      Value tap = taps[j * tapCols + kx];
+      if (!tap)
+        continue;
       int64_t t = ky * tapCols + kx;
       Value &sum = sums[(t % sets) * chunks + j];
       sum = vector::FMAOp::create(b, loc, tap, weights[t], sum);
     }
+}
+
+SmallVector<Value> PlaneBuilder::initialSums(Value oh, Value plane) {
+  SmallVector<Value> sums;
+  for (int64_t j = 0; j < chunks; ++j) {
+    if (splat) {
+      sums.push_back(splat);
+      continue;
+    }
+    SmallVector<Value> indices(outRank - 2, index(0));
+    indices.append({oh, index(j * lanes)});
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    sums.push_back(vector::TransferReadOp::create(
+        b, loc, f32Vector(lanes), plane, indices, zero,
+        ArrayRef<bool>{(j + 1) * lanes <= outCols}));
   }
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
+  for (int64_t p = 1; p < sets; ++p)
+    sums.append(chunks, zeros);
   return sums;
 }
 
-Value PlaneBuilder::build(Value plane, ArrayRef<Value> loops, Value init) {
+Value PlaneBuilder::writeRow(Value oh, Value plane, ArrayRef<Value> sums) {
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value sum = sums[j];
+    for (int64_t p = 1; p < sets; ++p)
+      sum = arith::AddFOp::create(b, loc, sum, sums[p * chunks + j]);
+    SmallVector<Value> indices(outRank - 2, index(0));
+    indices.append({oh, index(j * lanes)});
+    plane = vector::TransferWriteOp::create(
+                b, loc, sum, plane, indices,
+                ArrayRef<bool>{(j + 1) * lanes <= outCols})
+                .getResult();
+  }
+  return plane;
+}
+
+Value PlaneBuilder::imageRow(Value oh, int64_t ky) {
+  const Window &w = conv.rows;
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, oh, index(w.stride)),
+      index(ky * w.dilation + w.offset));
+}
+
+/// The output rows [lo, hi) whose image row for window row `ky` is inside
+/// the image (rows of `inRows`, window `w`, `outRows` output rows).
+static std::pair<int64_t, int64_t> rowsInside(const Window &w, int64_t ky,
+                                              int64_t inRows, int64_t outRows) {
+  int64_t base = ky * w.dilation + w.offset;
+  int64_t lo =
+      std::clamp<int64_t>(llvm::divideCeilSigned(-base, w.stride), 0, outRows);
+  int64_t hi = std::clamp<int64_t>(
+      llvm::divideFloorSigned(inRows - 1 - base, w.stride) + 1, lo, outRows);
+  return {lo, hi};
+}
+
+Value PlaneBuilder::checkedRows(Value plane, int64_t from, int64_t to) {
+  if (from >= to)
+    return plane;
+  auto rowLoop = scf::ForOp::create(b, loc, index(from), index(to), index(1),
+                                    ValueRange{plane});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  Value oh = rowLoop.getInductionVar();
+  Value rowPlane = rowLoop.getRegionIterArgs()[0];
+  SmallVector<Value> sums = initialSums(oh, rowPlane);
+  for (int64_t ky = 0; ky < tapRows; ++ky) {
+    // Image row oh*stride + ky*dilation + offset is inside the image for
+    // oh in [lo, hi).
+    auto [lo, hi] = rowsInside(conv.rows, ky, inRows, outRows);
+    lo = std::max(lo, from);
+    hi = std::min(hi, to);
+    if (lo >= hi)
+      continue;
+    Value cond;
+    auto both = [&](Value c) {
+      cond = cond ? arith::AndIOp::create(b, loc, cond, c).getResult() : c;
+    };
+    if (lo > from)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, oh,
+                                 index(lo)));
+    if (hi < to)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, oh,
+                                 index(hi)));
+    if (!cond) {
+      addTaps(rowTaps(imageRow(oh, ky)), ky, sums);
+      continue;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(sums)), cond,
+                                  /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> added = sums;
+    addTaps(rowTaps(imageRow(oh, ky)), ky, added);
+    scf::YieldOp::create(b, loc, added);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, sums);
+    b.setInsertionPointAfter(ifOp);
+    sums = SmallVector<Value>(ifOp.getResults());
+  }
+  scf::YieldOp::create(b, loc, writeRow(oh, rowPlane, sums));
+  return rowLoop.getResult(0);
+}
+
+Value PlaneBuilder::interiorRows(Value plane, int64_t from, int64_t to) {
+  if (from >= to)
+    return plane;
+  // Output row oh+1 reads the image rows of window rows shift.. of row oh
+  // as its window rows 0..: their taps are carried to the next iteration
+  // (up to 12 registers).
+  const Window &w = conv.rows;
+  int64_t shift = w.stride % w.dilation == 0 ? w.stride / w.dilation : tapRows;
+  int64_t carried = std::max<int64_t>(tapRows - shift, 0);
+  SmallVector<bool> present;
+  for (int64_t j = 0; j < chunks; ++j)
+    for (int64_t kx = 0; kx < tapCols; ++kx)
+      present.push_back(tapPresent(j, kx));
+  int64_t perRow = llvm::count(present, true);
+  if (carried * perRow > 12)
+    carried = 0;
+  SmallVector<Value> inits = {plane};
+  for (int64_t ky = 0; ky < carried; ++ky)
+    for (Value tap : rowTaps(imageRow(index(from), ky)))
+      if (tap)
+        inits.push_back(tap);
+  auto rowLoop =
+      scf::ForOp::create(b, loc, index(from), index(to), index(1), inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  Value oh = rowLoop.getInductionVar();
+  ValueRange args = rowLoop.getRegionIterArgs();
+  SmallVector<Value> sums = initialSums(oh, args[0]);
+  SmallVector<Value> next;
+  for (int64_t ky = 0; ky < tapRows; ++ky) {
+    SmallVector<Value> taps;
+    if (ky < carried) {
+      ValueRange row = args.drop_front(1 + ky * perRow).take_front(perRow);
+      auto it = row.begin();
+      for (bool p : present)
+        taps.push_back(p ? *it++ : Value());
+    } else {
+      taps = rowTaps(imageRow(oh, ky));
+    }
+    addTaps(taps, ky, sums);
+    if (ky >= shift && ky < shift + carried)
+      for (Value tap : taps)
+        if (tap)
+          next.push_back(tap);
+  }
+  SmallVector<Value> yields = {writeRow(oh, args[0], sums)};
+  yields.append(next);
+  scf::YieldOp::create(b, loc, yields);
+  return rowLoop.getResult(0);
+}
+
+Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
+  loops.assign(planeLoops.begin(), planeLoops.end());
   // The taps' weights, broadcast.
-  SmallVector<Value> weights;
   AffineMap filterMap = conv.op.getMatchingIndexingMap(conv.filter);
   for (int64_t ky = 0; ky < tapRows; ++ky)
     for (int64_t kx = 0; kx < tapCols; ++kx) {
@@ -364,91 +550,29 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> loops, Value init) {
       weights.push_back(
           vector::BroadcastOp::create(b, loc, f32Vector(lanes), weight));
     }
-  Value splat =
-      init ? vector::BroadcastOp::create(b, loc, f32Vector(lanes), init)
-           : Value();
-  auto rowLoop = scf::ForOp::create(b, loc, index(0), index(outRows), index(1),
-                                    ValueRange{plane});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(rowLoop.getBody());
-  Value oh = rowLoop.getInductionVar();
-  Value rowPlane = rowLoop.getRegionIterArgs()[0];
-  int64_t chunks = llvm::divideCeil(outCols, lanes);
-  auto rowIndices = [&](int64_t j) {
-    SmallVector<Value> indices(outRank - 2, index(0));
-    indices.append({oh, index(j * lanes)});
-    return indices;
-  };
-  auto inRow = [&](int64_t j) { return (j + 1) * lanes <= outCols; };
-  SmallVector<Value> accs;
-  for (int64_t j = 0; j < chunks; ++j)
-    accs.push_back(
-        splat ? splat
-              : vector::TransferReadOp::create(
-                    b, loc, f32Vector(lanes), rowPlane, rowIndices(j),
-                    arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)),
-                    ArrayRef<bool>{inRow(j)}));
+  if (init)
+    splat = vector::BroadcastOp::create(b, loc, f32Vector(lanes), init);
+  chunks = llvm::divideCeil(outCols, lanes);
   // The taps add to `sets` sets of partial sums (the first set starts at
   // the initial values), tap t to set t % sets, so that a row of few
   // registers still has about 8 independent chains of multiply-adds; the
   // sets are summed at the end. With one set, the 7x7x960 layer's rows
   // were chains of 9 dependent multiply-adds: 0.055 ms against 0.014 ms
   // with 3 sets (more sets were slower again).
-  int64_t sets = std::clamp<int64_t>(8 / chunks, 1, 3);
-  Value zeros = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
-  SmallVector<Value> sums = accs;
-  for (int64_t p = 1; p < sets; ++p)
-    sums.append(chunks, zeros);
-  const Window &w = conv.rows;
+  sets = std::clamp<int64_t>(8 / chunks, 1, 3);
+  // The output rows whose window rows are all inside the image need no
+  // checks; the rows above and below them do.
+  int64_t lo = 0, hi = outRows;
   for (int64_t ky = 0; ky < tapRows; ++ky) {
-    // Image row oh*stride + ky*dilation + offset is inside the image for
-    // oh in [lo, hi).
-    int64_t base = ky * w.dilation + w.offset;
-    int64_t lo = std::clamp<int64_t>(llvm::divideCeilSigned(-base, w.stride), 0,
-                                     outRows);
-    int64_t hi = std::clamp<int64_t>(
-        llvm::divideFloorSigned(inRows - 1 - base, w.stride) + 1, lo, outRows);
-    if (lo >= hi)
-      continue;
-    Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, oh, index(w.stride)),
-        index(base));
-    Value cond;
-    auto both = [&](Value c) {
-      cond = cond ? arith::AndIOp::create(b, loc, cond, c).getResult() : c;
-    };
-    if (lo > 0)
-      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, oh,
-                                 index(lo)));
-    if (hi < outRows)
-      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, oh,
-                                 index(hi)));
-    if (!cond) {
-      sums = addWindowRow(loops, row, weights, ky, sets, sums);
-      continue;
-    }
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(sums)), cond,
-                                  /*withElseRegion=*/true);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(b, loc,
-                         addWindowRow(loops, row, weights, ky, sets, sums));
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, loc, sums);
-    b.setInsertionPointAfter(ifOp);
-    sums = SmallVector<Value>(ifOp.getResults());
+    auto [first, last] = rowsInside(conv.rows, ky, inRows, outRows);
+    lo = std::max(lo, first);
+    hi = std::min(hi, last);
   }
-  for (int64_t j = 0; j < chunks; ++j) {
-    Value sum = sums[j];
-    for (int64_t p = 1; p < sets; ++p)
-      sum = arith::AddFOp::create(b, loc, sum, sums[p * chunks + j]);
-    rowPlane =
-        vector::TransferWriteOp::create(b, loc, sum, rowPlane, rowIndices(j),
-                                        ArrayRef<bool>{inRow(j)})
-            .getResult();
-  }
-  scf::YieldOp::create(b, loc, rowPlane);
-  return rowLoop.getResult(0);
+  if (lo >= hi)
+    return checkedRows(plane, 0, outRows);
+  plane = checkedRows(plane, 0, lo);
+  plane = interiorRows(plane, lo, hi);
+  return checkedRows(plane, hi, outRows);
 }
 
 } // namespace

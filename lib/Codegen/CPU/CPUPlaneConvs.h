@@ -33,10 +33,11 @@ namespace mlir::boo {
 ///    made the initial value, else at the initial value;
 ///  - each window row inside the image adds its taps: a tap's lanes are
 ///    read from the image row at the tap's column (zero past the row's
-///    end); a strided row reads one window of columns per window row and
-///    takes each tap's lanes from it with a shuffle; columns before the
-///    row's start (the left padding) are shifted in as zeros. Window rows
-///    outside the image (the top and bottom padding) are skipped;
+///    end); a stride-2 tap is one shuffle of two registers of the row;
+///    columns before the row's start (the left padding) are zero lanes.
+///    Window rows outside the image (the top and bottom padding) are
+///    skipped, in loops of their own over the border rows; the interior
+///    rows carry the taps of the image rows the next row reads again;
 ///  - the row is written back, its tail masked.
 /// The image's padded copy and the transposes are gone. Returns whether it
 /// applied.

@@ -1096,11 +1096,14 @@ func.func @conv_bwd_data_packed(%dy: tensor<1x16x4x4xf32>, %w: tensor<16x256x3x3
 // A channels-first depthwise convolution (groups expanded, the image
 // zero-padded, a zero fill as the initial value, as boo-convert-to-linalg
 // emits it) is computed plane by plane: one forall iteration per output
-// plane, one scf.for iteration per output row, the row in one vector of 8
-// lanes. The image is read unpadded: window rows outside it are skipped
-// (scf.if), the left padding is a zero shifted into lane 0, the right one
-// a masked read (no in_bounds). The taps add to 3 sets of partial sums
-// (tap t to set t % 3), summed before the row is written. No pad, fill or
+// plane, the rows of the plane one at a time, each in one vector of 8
+// lanes. The image is read unpadded: the first and last output rows (whose
+// top or bottom window row is padding) skip that window row; the left
+// padding is a zero shifted into lane 0, the right one a masked read (no
+// in_bounds). The interior rows are one scf.for that carries the taps of
+// the two image rows the next row reads again (6 registers) and reads one
+// new image row per iteration. The taps add to 3 sets of partial sums (tap
+// t to set t % 3), summed before the row is written. No pad, fill or
 // transpose is left.
 // CHECK-LABEL: func.func @depthwise_nchw(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x4x1x6x8xf32>, %[[W:[a-z0-9]+]]: tensor<4x1x1x3x3xf32>
@@ -1112,25 +1115,33 @@ func.func @conv_bwd_data_packed(%dy: tensor<1x16x4x4xf32>, %w: tensor<16x256x3x3
 // CHECK: %[[W00:.+]] = vector.broadcast
 // CHECK: %[[W01:.+]] = vector.broadcast
 // CHECK: %[[W02:.+]] = vector.broadcast
-// CHECK: scf.for %[[OH:.+]] = %c0 to %c6 step %c1
-// CHECK:   %[[UP:.+]] = arith.addi %[[OH]], %c-1
-// CHECK:   %[[INSIDE:.+]] = arith.cmpi sge, %[[OH]], %c1
-// CHECK:   %[[TOP:.+]]:3 = scf.if %[[INSIDE]]
-// CHECK:     %[[R:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[UP]], %c0], %{{.+}} {in_bounds = [true]}
-// CHECK:     %[[LEFT:.+]] = vector.shuffle %[[R]], %[[ZERO]] [8, 0, 1, 2, 3, 4, 5, 6]
-// CHECK:     %[[S0:.+]] = vector.fma %[[LEFT]], %[[W00]], %[[ZERO]]
-// CHECK:     %[[S1:.+]] = vector.fma %[[R]], %[[W01]], %[[ZERO]]
-// CHECK:     %[[RIGHT:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[UP]], %c1], %{{[a-z0-9_]+}} :
-// CHECK:     %[[S2:.+]] = vector.fma %[[RIGHT]], %[[W02]], %[[ZERO]]
-// CHECK:     scf.yield %[[S0]], %[[S1]], %[[S2]]
-// CHECK:   } else {
-// CHECK:     scf.yield %[[ZERO]], %[[ZERO]], %[[ZERO]]
-// CHECK:   vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[OH]], %c0]
-// CHECK:   arith.cmpi slt, %[[OH]], %c5
-// CHECK:   %[[BOTTOM:.+]]:3 = scf.if
-// CHECK:   %[[SUM:.+]] = arith.addf %[[BOTTOM]]#0, %[[BOTTOM]]#1
-// CHECK:   %[[ROW:.+]] = arith.addf %[[SUM]], %[[BOTTOM]]#2
-// CHECK:   vector.transfer_write %[[ROW]], %{{.+}}[%c0, %c0, %c0, %[[OH]], %c0] {in_bounds = [true]}
+// CHECK: %[[W10:.+]] = vector.broadcast
+// Output row 0: image rows 0 and 1 (window rows 1 and 2).
+// CHECK: %[[R0:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c0, %c0], %{{.+}} {in_bounds = [true]}
+// CHECK: %[[R0L:.+]] = vector.shuffle %[[R0]], %[[ZERO]] [8, 0, 1, 2, 3, 4, 5, 6]
+// CHECK: %[[R0R:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c0, %c1], %{{[a-z0-9_]+}} :
+// CHECK: vector.fma %[[R0L]], %[[W10]], %[[ZERO]]
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c1, %c0]
+// CHECK: %[[FIRST:.+]] = vector.transfer_write %{{.+}}[%c0, %c0, %c0, %c0, %c0] {in_bounds = [true]}
+// Rows 1-4: the taps of image rows oh-1 and oh come from the last
+// iteration.
+// CHECK: scf.for %[[OH:.+]] = %c1 to %c5 step %c1 iter_args(%[[PLANE:.+]] = %[[FIRST]], %[[T0:.+]] = %{{.+}}, %[[T1:.+]] = %{{.+}}, %[[T2:.+]] = %{{.+}}, %[[T3:.+]] = %{{.+}}, %[[T4:.+]] = %{{.+}}, %[[T5:.+]] = %{{.+}})
+// CHECK:   %[[S0:.+]] = vector.fma %[[T0]], %[[W00]], %[[ZERO]]
+// CHECK:   %[[S1:.+]] = vector.fma %[[T1]], %[[W01]], %[[ZERO]]
+// CHECK:   %[[S2:.+]] = vector.fma %[[T2]], %[[W02]], %[[ZERO]]
+// CHECK:   vector.fma %[[T3]], %[[W10]], %[[S0]]
+// CHECK:   %[[DOWN:.+]] = arith.addi %[[OH]], %c1
+// CHECK:   %[[N0:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[DOWN]], %c0]
+// CHECK:   %[[N0L:.+]] = vector.shuffle %[[N0]], %[[ZERO]] [8, 0, 1, 2, 3, 4, 5, 6]
+// CHECK:   %[[N0R:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[DOWN]], %c1]
+// CHECK:   %[[SUM:.+]] = arith.addf
+// CHECK:   %[[ROW:.+]] = arith.addf %[[SUM]],
+// CHECK:   %[[WRITTEN:.+]] = vector.transfer_write %[[ROW]], %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0] {in_bounds = [true]}
+// CHECK:   scf.yield %[[WRITTEN]], %[[T3]], %[[T4]], %[[T5]], %[[N0L]], %[[N0]], %[[N0R]]
+// Output row 5: image rows 4 and 5 (window rows 0 and 1).
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c4, %c0]
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c5, %c0]
+// CHECK: vector.transfer_write %{{.+}}[%c0, %c0, %c0, %c5, %c0] {in_bounds = [true]}
 // CHECK: tensor.parallel_insert_slice
 // CHECK-NOT: vector.transpose
 // NOPLANE-LABEL: func.func @depthwise_nchw(
@@ -1167,26 +1178,38 @@ func.func @depthwise_nchw(%x: tensor<1x4x1x6x8xf32>, %w: tensor<4x1x1x3x3xf32>) 
 // window row reads two registers of 4 columns (extended to f32 once), and
 // each tap's 4 lanes are one two-register shuffle of them (odd columns
 // with lane 0 zeroed for the left padding, even columns, odd columns).
-// The first set of partial sums starts at the initial value.
+// The first set of partial sums starts at the initial value. Output row 0
+// skips the padding row; rows 1-3 carry the taps of image row 2*oh + 1 to
+// the next row, whose window row 0 it is.
 // CHECK-LABEL: func.func @depthwise_nchw_strided(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x4x1x8x8xbf16>
 // CHECK: %[[KEEP:.+]] = arith.constant dense<[false, true, true, true]> : vector<4xi1>
 // CHECK: scf.forall (%[[G:.+]]) in (4)
-// CHECK: scf.for %[[OH:.+]] = %c0 to %c4 step %c1 iter_args(%[[PLANE:.+]] = %{{.+}})
+// CHECK: %[[SLICE:.+]] = tensor.extract_slice
+// CHECK: %[[INIT0:.+]] = vector.transfer_read %[[SLICE]][%c0, %c0, %c0, %c0, %c0]
+// CHECK: %[[LO:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c0, %c0]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<4xbf16>
+// CHECK: %[[LOF:.+]] = arith.extf %[[LO]] : vector<4xbf16> to vector<4xf32>
+// CHECK: %[[HI:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c0, %c4]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<4xbf16>
+// CHECK: %[[HIF:.+]] = arith.extf %[[HI]] : vector<4xbf16> to vector<4xf32>
+// CHECK: %[[ODD:.+]] = vector.shuffle %[[LOF]], %[[HIF]] [0, 1, 3, 5]
+// CHECK: %[[T0:.+]] = arith.select %[[KEEP]], %[[ODD]], %{{.+}}
+// CHECK: vector.shuffle %[[LOF]], %[[HIF]] [0, 2, 4, 6]
+// CHECK: vector.shuffle %[[LOF]], %[[HIF]] [1, 3, 5, 7]
+// CHECK: vector.fma %[[T0]], %{{.+}}, %[[INIT0]] : vector<4xf32>
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c1, %c0]
+// CHECK: scf.for %[[OH:.+]] = %c1 to %c4 step %c1 iter_args(%[[PLANE:.+]] = %{{.+}}, %[[C0:.+]] = %{{.+}}, %[[C1:.+]] = %{{.+}}, %[[C2:.+]] = %{{.+}})
 // CHECK:   %[[INIT:.+]] = vector.transfer_read %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0]
-// CHECK:   scf.if
-// CHECK:     %[[LO:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %{{.+}}, %c0]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<4xbf16>
-// CHECK:     %[[LOF:.+]] = arith.extf %[[LO]] : vector<4xbf16> to vector<4xf32>
-// CHECK:     %[[HI:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %{{.+}}, %c4]{{.+}} : tensor<1x4x1x8x8xbf16>, vector<4xbf16>
-// CHECK:     %[[HIF:.+]] = arith.extf %[[HI]] : vector<4xbf16> to vector<4xf32>
-// CHECK:     %[[ODD:.+]] = vector.shuffle %[[LOF]], %[[HIF]] [0, 1, 3, 5]
-// CHECK:     %[[T0:.+]] = arith.select %[[KEEP]], %[[ODD]], %{{.+}}
-// CHECK:     vector.fma %[[T0]], %{{.+}}, %[[INIT]] : vector<4xf32>
-// CHECK:     vector.shuffle %[[LOF]], %[[HIF]] [0, 2, 4, 6]
-// CHECK:     vector.shuffle %[[LOF]], %[[HIF]] [1, 3, 5, 7]
-// CHECK:   } else {
-// CHECK:     scf.yield %[[INIT]],
-// CHECK:   vector.transfer_write {{.+}} : vector<4xf32>, tensor<1x1x1x4x4xf32>
+// CHECK:   vector.fma %[[C0]], %{{.+}}, %[[INIT]] : vector<4xf32>
+// CHECK:   %[[MID:.+]] = arith.muli %[[OH]], %c2
+// CHECK:   vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[MID]], %c0]
+// CHECK:   %[[BELOW:.+]] = arith.addi %[[MID]], %c1
+// CHECK:   vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[BELOW]], %c0]
+// CHECK:   %[[S:.+]] = vector.shuffle
+// CHECK:   %[[N0:.+]] = arith.select %[[KEEP]], %[[S]]
+// CHECK:   %[[N1:.+]] = vector.shuffle {{.+}} [0, 2, 4, 6]
+// CHECK:   %[[N2:.+]] = vector.shuffle {{.+}} [1, 3, 5, 7]
+// CHECK:   %[[W:.+]] = vector.transfer_write {{.+}} : vector<4xf32>, tensor<1x1x1x4x4xf32>
+// CHECK:   scf.yield %[[W]], %[[N0]], %[[N1]], %[[N2]]
 
 #dws_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh * 2 + kh, ow * 2 + kw)>
 #dws_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
