@@ -253,6 +253,33 @@ bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
   return p.validate(error);
 }
 
+/// A channels-last 2-D depthwise problem, which the CPU schedule computes
+/// row by row when its output rows have at most 16 positions and its
+/// channels are whole registers (convolveDepthwiseRows): channels of
+/// 8-48 (now and then not a multiple of 8, which takes the general
+/// schedule), rows of 1 to 17, filters of 1 to 5 taps, strides up to 3,
+/// dilation, asymmetric padding, every filter layout; the batch of 1 or 2.
+bool randomDepthwiseRowsProblem(CaseRng &rng, ConvProblem &p) {
+  p = ConvProblem::withDefaults(2);
+  p.batch = rng.range(1, 2);
+  p.groups = rng.coin(0.85) ? 8 * rng.range(1, 6) : rng.range(1, 20);
+  p.inChannels = p.groups;
+  p.outChannels = p.groups;
+  p.inSpatial = {rng.range(1, 12), rng.range(1, 17)};
+  for (int d = 0; d < 2; ++d) {
+    p.filterSpatial[d] = std::min(p.inSpatial[d] + 2, rng.range(1, 5));
+    p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2, 3});
+    p.dilations[d] = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+    p.padLow[d] = rng.range(0, 2);
+    p.padHigh[d] = rng.coin(0.7) ? p.padLow[d] : rng.range(0, 2);
+  }
+  p.inputLayout = "NHWC";
+  p.outputLayout = "NHWC";
+  p.filterLayout = randomFilterLayout(rng, 2);
+  std::string error;
+  return p.validate(error);
+}
+
 /// Draws the problem of a case.
 using ProblemDraw = bool (*)(CaseRng &, ConvProblem &);
 bool randomRegularConvProblem(CaseRng &rng, ConvProblem &p) {
@@ -624,6 +651,13 @@ TEST(ConvSweep, PlaneConvs) {
     default:
       return makeBackwardWeight(rng, c, randomPlaneConvProblem);
     }
+  });
+}
+
+TEST(ConvSweep, DepthwiseRows) {
+  runSweep("ConvSweep.DepthwiseRows", 60, [](CaseRng &rng, Case &c) {
+    return rng.coin(0.8) ? makeForward(rng, c, randomDepthwiseRowsProblem)
+                         : makeBackwardData(rng, c, randomDepthwiseRowsProblem);
   });
 }
 

@@ -59,6 +59,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     // An operand copy larger than the L2 cache is packed per block, where
     // its tiles read it.
     tileOptions.planeConvs = options.planeConvs;
+    tileOptions.depthwiseRows = options.depthwiseRows;
     tileOptions.packMinBytes = options.packMinBytes;
     if (options.packMinBytes < 0)
       tileOptions.packMinBytes = 0;

@@ -26,12 +26,7 @@ namespace {
 /// The most taps (window positions) a plane convolution's window may have.
 constexpr int64_t kMaxTaps = 64;
 
-/// A window `stride*o + dilation*k + offset` of a parallel loop `o` and a
-/// reduction loop `k`.
-struct Window {
-  unsigned out = 0, tap = 0;
-  int64_t stride = 1, dilation = 1, offset = 0;
-};
+using Window = boo::ConvWindow;
 
 /// The parts of a plane convolution (convolvePlanes).
 struct PlaneConv {
@@ -43,57 +38,11 @@ struct PlaneConv {
   Value source;
 };
 
-/// `e` as a Window, if it is one.
-std::optional<Window> matchWindow(linalg::GenericOp op, AffineExpr e) {
-  FailureOr<boo::LinearExpr> linear = boo::decomposeLinear(e);
-  if (failed(linear) || linear->terms.size() != 2)
-    return std::nullopt;
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  for (auto [o, k] : {std::pair(0, 1), std::pair(1, 0)}) {
-    auto [out, stride] = linear->terms[o];
-    auto [tap, dilation] = linear->terms[k];
-    if (iters[out] == utils::IteratorType::parallel &&
-        iters[tap] == utils::IteratorType::reduction)
-      return Window{out, tap, stride, dilation, linear->constant};
-  }
-  return std::nullopt;
-}
-
-/// Whether `op`'s body is `out + a * b` in f32, `a` and `b` its two inputs
-/// (each f32, or f16/bf16 extended to f32).
-bool isMultiplyAdd(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() > 5)
-    return false;
-  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add || !add.getType().isF32())
-    return false;
-  Value out = body.getArgument(2);
-  Value product = add.getLhs() == out   ? add.getRhs()
-                  : add.getRhs() == out ? add.getLhs()
-                                        : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  auto inputOf = [&](Value v) -> int {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      v = ext.getIn();
-    auto arg = dyn_cast<BlockArgument>(v);
-    Type type = v.getType();
-    if (!arg || arg.getOwner() != &body ||
-        !(type.isF32() || type.isF16() || type.isBF16()))
-      return -1;
-    return arg.getArgNumber();
-  };
-  int a = inputOf(mul.getLhs()), b = inputOf(mul.getRhs());
-  return (a == 0 && b == 1) || (a == 1 && b == 0);
-}
-
 /// The image operand of `op` and its windows, if `op` is a plane
 /// convolution whose output rows have at least `minRow` elements.
 std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureTensorSemantics() || !isMultiplyAdd(op))
+      !op.hasPureTensorSemantics() || !boo::isMultiplyAddBody(op))
     return std::nullopt;
   auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -110,8 +59,8 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
     unsigned n = map.getNumResults();
     if (n < 2)
       continue;
-    std::optional<Window> rows = matchWindow(op, map.getResult(n - 2));
-    std::optional<Window> cols = matchWindow(op, map.getResult(n - 1));
+    std::optional<Window> rows = boo::matchConvWindow(op, map.getResult(n - 2));
+    std::optional<Window> cols = boo::matchConvWindow(op, map.getResult(n - 1));
     if (rows && cols && rows->out == outMap.getDimPosition(rank - 2) &&
         cols->out == outMap.getDimPosition(rank - 1) && rows->tap != cols->tap)
       conv = {op, in, nullptr, *rows, *cols, in->get()};
@@ -170,25 +119,6 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
   if (!sourceType.hasStaticShape())
     return std::nullopt;
   return conv;
-}
-
-/// The value a fill `init` is filled with, at the rewriter's insertion
-/// point, or null when `init` is no fill.
-Value fillValue(RewriterBase &rewriter, Value init) {
-  auto fill = init.getDefiningOp<linalg::GenericOp>();
-  if (!fill || !boo::isFill(fill))
-    return Value();
-  Block &body = fill.getRegion().front();
-  Value v = body.getTerminator()->getOperand(0);
-  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body)
-    return arg.getArgNumber() < fill.getNumDpsInputs()
-               ? fill.getDpsInputs()[arg.getArgNumber()]
-               : Value();
-  if (!fill.getRegion().isAncestor(v.getParentRegion()))
-    return v;
-  if (matchPattern(v, m_Constant()))
-    return rewriter.clone(*v.getDefiningOp())->getResult(0);
-  return Value();
 }
 
 /// Builds the rows of one output plane (convolvePlanes).
@@ -420,18 +350,6 @@ Value PlaneBuilder::imageRow(Value oh, int64_t ky) {
       index(ky * w.dilation + w.offset));
 }
 
-/// The output rows [lo, hi) whose image row for window row `ky` is inside
-/// the image (rows of `inRows`, window `w`, `outRows` output rows).
-static std::pair<int64_t, int64_t> rowsInside(const Window &w, int64_t ky,
-                                              int64_t inRows, int64_t outRows) {
-  int64_t base = ky * w.dilation + w.offset;
-  int64_t lo =
-      std::clamp<int64_t>(llvm::divideCeilSigned(-base, w.stride), 0, outRows);
-  int64_t hi = std::clamp<int64_t>(
-      llvm::divideFloorSigned(inRows - 1 - base, w.stride) + 1, lo, outRows);
-  return {lo, hi};
-}
-
 Value PlaneBuilder::checkedRows(Value plane, int64_t from, int64_t to) {
   if (from >= to)
     return plane;
@@ -445,7 +363,7 @@ Value PlaneBuilder::checkedRows(Value plane, int64_t from, int64_t to) {
   for (int64_t ky = 0; ky < tapRows; ++ky) {
     // Image row oh*stride + ky*dilation + offset is inside the image for
     // oh in [lo, hi).
-    auto [lo, hi] = rowsInside(conv.rows, ky, inRows, outRows);
+    auto [lo, hi] = boo::windowRowsInside(conv.rows, ky, inRows, outRows);
     lo = std::max(lo, from);
     hi = std::min(hi, to);
     if (lo >= hi)
@@ -564,7 +482,7 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
   // checks; the rows above and below them do.
   int64_t lo = 0, hi = outRows;
   for (int64_t ky = 0; ky < tapRows; ++ky) {
-    auto [first, last] = rowsInside(conv.rows, ky, inRows, outRows);
+    auto [first, last] = boo::windowRowsInside(conv.rows, ky, inRows, outRows);
     lo = std::max(lo, first);
     hi = std::min(hi, last);
   }
@@ -577,6 +495,79 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
 
 } // namespace
 
+std::optional<boo::ConvWindow> mlir::boo::matchConvWindow(linalg::GenericOp op,
+                                                          AffineExpr e) {
+  FailureOr<boo::LinearExpr> linear = decomposeLinear(e);
+  if (failed(linear) || linear->terms.size() != 2)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (auto [o, k] : {std::pair(0, 1), std::pair(1, 0)}) {
+    auto [out, stride] = linear->terms[o];
+    auto [tap, dilation] = linear->terms[k];
+    if (iters[out] == utils::IteratorType::parallel &&
+        iters[tap] == utils::IteratorType::reduction)
+      return ConvWindow{out, tap, stride, dilation, linear->constant};
+  }
+  return std::nullopt;
+}
+
+bool mlir::boo::isMultiplyAddBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() > 5)
+    return false;
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || !add.getType().isF32())
+    return false;
+  Value out = body.getArgument(2);
+  Value product = add.getLhs() == out   ? add.getRhs()
+                  : add.getRhs() == out ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  auto inputOf = [&](Value v) -> int {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    auto arg = dyn_cast<BlockArgument>(v);
+    Type type = v.getType();
+    if (!arg || arg.getOwner() != &body ||
+        !(type.isF32() || type.isF16() || type.isBF16()))
+      return -1;
+    return arg.getArgNumber();
+  };
+  int a = inputOf(mul.getLhs()), b = inputOf(mul.getRhs());
+  return (a == 0 && b == 1) || (a == 1 && b == 0);
+}
+
+Value mlir::boo::fillValueOf(RewriterBase &rewriter, Value init) {
+  auto fill = init.getDefiningOp<linalg::GenericOp>();
+  if (!fill || !isFill(fill))
+    return Value();
+  Block &body = fill.getRegion().front();
+  Value v = body.getTerminator()->getOperand(0);
+  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body)
+    return arg.getArgNumber() < fill.getNumDpsInputs()
+               ? fill.getDpsInputs()[arg.getArgNumber()]
+               : Value();
+  if (!fill.getRegion().isAncestor(v.getParentRegion()))
+    return v;
+  if (matchPattern(v, m_Constant()))
+    return rewriter.clone(*v.getDefiningOp())->getResult(0);
+  return Value();
+}
+
+std::pair<int64_t, int64_t> mlir::boo::windowRowsInside(const ConvWindow &w,
+                                                        int64_t ky,
+                                                        int64_t inRows,
+                                                        int64_t outRows) {
+  int64_t base = ky * w.dilation + w.offset;
+  int64_t lo =
+      std::clamp<int64_t>(llvm::divideCeilSigned(-base, w.stride), 0, outRows);
+  int64_t hi = std::clamp<int64_t>(
+      llvm::divideFloorSigned(inRows - 1 - base, w.stride) + 1, lo, outRows);
+  return {lo, hi};
+}
+
 bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
                                int64_t vectorWidth) {
   std::optional<PlaneConv> conv = matchPlaneConv(op, vectorWidth / 4);
@@ -588,7 +579,7 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value init = op.getDpsInits()[0];
-  Value fill = fillValue(rewriter, init);
+  Value fill = boo::fillValueOf(rewriter, init);
   Value dest =
       fill ? init.getDefiningOp<linalg::GenericOp>().getDpsInits()[0] : init;
   // One iteration per output plane.

@@ -44,6 +44,44 @@ namespace mlir::boo {
 bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
                     int64_t vectorWidth);
 
+/// Computes the rows of a channels-last depthwise convolution directly
+/// (CPUDepthwiseRows.cpp): one `scf.forall` iteration per register of
+/// channels (and batch), in it one `scf.for` iteration per output row, the
+/// whole row's positions in registers (rows of at most 16 positions). Each
+/// image row's vectors are read once and added to every position whose
+/// window they are in; window rows outside the image are skipped and
+/// window columns outside it left out, so there is no padded copy and no
+/// peeled border. The image, output and filter have the channel loop
+/// innermost (a unit dim after it aside) in the image and output, a
+/// multiple of `vectorWidth` channels, and the window's columns before the
+/// channels. Returns whether it applied.
+bool convolveDepthwiseRows(RewriterBase &rewriter, linalg::GenericOp op,
+                           int64_t vectorWidth);
+
+/// A window `stride*o + dilation*k + offset` of a convolution's input: a
+/// parallel loop `o` (an output row or column) and a reduction loop `k` (a
+/// filter tap).
+struct ConvWindow {
+  unsigned out = 0, tap = 0;
+  int64_t stride = 1, dilation = 1, offset = 0;
+};
+
+/// `e` as a ConvWindow of `op`'s loops, if it is one.
+std::optional<ConvWindow> matchConvWindow(linalg::GenericOp op, AffineExpr e);
+
+/// Whether `op`'s body is `out + a * b` in f32, `a` and `b` its two inputs
+/// (each f32, or f16/bf16 extended to f32).
+bool isMultiplyAddBody(linalg::GenericOp op);
+
+/// The value a fill `init` is filled with, at the rewriter's insertion
+/// point, or null when `init` is no fill.
+Value fillValueOf(RewriterBase &rewriter, Value init);
+
+/// The output rows [lo, hi) whose image row for window row `ky` is inside
+/// the image (`inRows` rows, `outRows` output rows).
+std::pair<int64_t, int64_t> windowRowsInside(const ConvWindow &w, int64_t ky,
+                                             int64_t inRows, int64_t outRows);
+
 } // namespace mlir::boo
 
 #endif // BOO_LIB_CODEGEN_CPU_CPUPLANECONVS_H

@@ -509,15 +509,17 @@ struct BooCPUTileAndVectorizePass
       tileRowChains(rewriter, func, rowChainBytes, streamMinBytes,
                     chainForalls);
       // Channels-first depthwise convolutions are computed in their own
-      // layout, plane by plane.
+      // layout, plane by plane; channels-last ones with short rows, row by
+      // row.
       SmallVector<linalg::GenericOp> convs, pieces;
-      if (planeConvs)
-        func.walk([&](linalg::GenericOp op) {
-          if (op.getNumReductionLoops() > 0)
-            convs.push_back(op);
-        });
+      func.walk([&](linalg::GenericOp op) {
+        if (op.getNumReductionLoops() > 0)
+          convs.push_back(op);
+      });
       for (linalg::GenericOp op : convs)
-        (void)convolvePlanes(rewriter, op, vectorWidth);
+        if (!(planeConvs && convolvePlanes(rewriter, op, vectorWidth)) &&
+            depthwiseRows)
+          (void)convolveDepthwiseRows(rewriter, op, vectorWidth);
       convs.clear();
       // Convolutions with small filters read their input unpadded, but
       // at the borders (the pieces are collected again below).

@@ -1,10 +1,14 @@
-// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s
+// The general schedule's checks (CHECK, CHAIN, PEEL, PACK) turn off
+// depthwise-rows, which would take the channels-last depthwise cases; the
+// DWROWS run checks it at the default options.
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="depthwise-rows=false" -canonicalize -cse | FileCheck %s
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="vectorize=false" | FileCheck %s --check-prefix=NOVEC
-// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="row-chain-bytes=1024" -canonicalize -cse | FileCheck %s --check-prefix=CHAIN
-// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=0" -canonicalize -cse | FileCheck %s --check-prefix=PEEL
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="row-chain-bytes=1024 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=CHAIN
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=0 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=PEEL
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="stream-min-bytes=3000" | FileCheck %s --check-prefix=STREAM
-// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="pack-min-bytes=16384" -canonicalize -cse | FileCheck %s --check-prefix=PACK
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="pack-min-bytes=16384 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=PACK
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="plane-convs=false" -canonicalize -cse | FileCheck %s --check-prefix=NOPLANE
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s --check-prefix=DWROWS
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -602,6 +606,41 @@ func.func @row_sum_3d(%x: tensor<4x4x8x8xf32>, %init: tensor<4xf32>) -> tensor<4
 // its padded copy.
 // CHECK-LABEL: func.func @depthwise_padded
 // CHECK:         tensor.empty() : tensor<1x10x10x32xf32>
+// At the default options, depthwise-rows computes it row by row: one
+// forall iteration per register of 8 channels (4), slices of the output,
+// the unpadded image and the filter for those channels, the 9 weight
+// vectors read once, then one scf.for iteration per output row with its 8
+// positions in registers. Window row 0 is skipped in output row 0 (an
+// scf.if); in it, position 0 has no column -1: its first multiply-add is
+// column 0 times the middle weight, then column 1 times the right one.
+// No pad, fill, peeled piece or transpose is left.
+// DWROWS-LABEL: func.func @depthwise_padded(
+// DWROWS-SAME: %[[X:[a-z0-9]+]]: tensor<1x8x8x32xf32>, %[[W:[a-z0-9]+]]: tensor<3x3x32xf32>
+// DWROWS-NOT: tensor.pad
+// DWROWS-NOT: linalg.generic
+// DWROWS: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// DWROWS: scf.forall (%[[R:.+]]) in (4)
+// DWROWS: %[[C0:.+]] = arith.muli %[[R]], %c8
+// DWROWS: %[[OUT:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, %[[C0]]] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x32xf32> to tensor<1x8x8x8xf32>
+// DWROWS: %[[IMG:.+]] = tensor.extract_slice %[[X]][0, 0, 0, %[[C0]]] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x32xf32> to tensor<1x8x8x8xf32>
+// DWROWS: %[[FIL:.+]] = tensor.extract_slice %[[W]][0, 0, %[[C0]]] [3, 3, 8] [1, 1, 1] : tensor<3x3x32xf32> to tensor<3x3x8xf32>
+// DWROWS: vector.transfer_read %[[FIL]][%c0, %c0, %c0]
+// DWROWS: %[[W01:.+]] = vector.transfer_read %[[FIL]][%c0, %c1, %c0]
+// DWROWS: %[[W02:.+]] = vector.transfer_read %[[FIL]][%c0, %c2, %c0]
+// DWROWS: scf.for %[[OH:.+]] = %c0 to %c8 step %c1 iter_args(%[[PLANE:.+]] = %[[OUT]])
+// DWROWS:   %[[UP:.+]] = arith.addi %[[OH]], %c-1
+// DWROWS:   %[[INSIDE:.+]] = arith.cmpi sge, %[[OH]], %c1
+// DWROWS:   scf.if %[[INSIDE]] -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// DWROWS:     %[[COL0:.+]] = vector.transfer_read %[[IMG]][%c0, %[[UP]], %c0, %c0]
+// DWROWS:     %[[P0:.+]] = vector.fma %[[COL0]], %[[W01]], %[[ZERO]]
+// DWROWS:     %[[COL1:.+]] = vector.transfer_read %[[IMG]][%c0, %[[UP]], %c1, %c0]
+// DWROWS:     vector.fma %[[COL1]], %[[W02]], %[[P0]]
+// DWROWS:   } else {
+// DWROWS:     scf.yield %[[ZERO]], %[[ZERO]]
+// DWROWS:   vector.transfer_write %{{.+}}, %{{.+}}[%c0, %[[OH]], %c7, %c0] {in_bounds = [true]} : vector<8xf32>, tensor<1x8x8x8xf32>
+// DWROWS: tensor.parallel_insert_slice
+// DWROWS-NOT: vector.transpose
+// DWROWS: return
 func.func @depthwise_padded(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x8x8x32xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {

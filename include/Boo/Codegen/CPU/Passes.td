@@ -38,7 +38,11 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     iteration per output plane, one `scf.for` iteration per output row,
     vectorized along the row, reading the image unpadded (window rows
     outside it skipped, columns outside it zero lanes), with no transposed
-    copies.
+    copies. A channels-last one with short output rows (at most 16
+    positions) is computed directly (`depthwise-rows`): one `scf.forall`
+    iteration per register of channels, one `scf.for` iteration per output
+    row with the row's positions in registers, each image column read once
+    per window row, window rows and columns outside the image skipped.
 
     Row reductions (a layer norm's statistics) come first. Each chain of
     generics that reads them, with the element-wise result that closes it,
@@ -80,6 +84,11 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "convolutions) in their own layout, one output row at a time, "
               "vectorized along the row, instead of repacking them to "
               "channels-last">,
+       Option<"depthwiseRows", "depthwise-rows", "bool", /*default=*/"true",
+              "Compute channels-last depthwise convolutions with output rows "
+              "of at most 16 positions directly, one output row at a time, "
+              "vectorized along the channels, without padded copies or "
+              "peeled borders">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "

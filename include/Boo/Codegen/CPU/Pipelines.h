@@ -56,6 +56,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(boo-cpu-tile-and-vectorize's plane-convs); false: "
                      "repack them to channels-last"),
       llvm::cl::init(true)};
+  Option<bool> depthwiseRows{
+      *this, "depthwise-rows",
+      llvm::cl::desc("Compute channels-last depthwise convolutions with "
+                     "short output rows directly, one row at a time "
+                     "(boo-cpu-tile-and-vectorize's depthwise-rows); false: "
+                     "the general schedule"),
+      llvm::cl::init(true)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Outline each top-level scf.forall into a body called "

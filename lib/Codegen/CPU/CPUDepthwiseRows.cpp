@@ -1,0 +1,451 @@
+//===- CPUDepthwiseRows.cpp - Channels-last depthwise rows ----------------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A channels-last depthwise convolution computed one output row at a time,
+// vectorized along its channels (see convolveDepthwiseRows in
+// CPUPlaneConvs.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUPlaneConvs.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The most output positions of a row kept in registers.
+constexpr int64_t kMaxRow = 16;
+/// The most taps (window positions) a depthwise filter may have.
+constexpr int64_t kMaxTaps = 64;
+
+/// The parts of a channels-last depthwise convolution.
+struct DepthwiseRows {
+  linalg::GenericOp op;
+  OpOperand *image = nullptr, *filter = nullptr;
+  /// The image's row and column windows; their offsets are into `source`,
+  /// the image without its zero padding.
+  boo::ConvWindow rows, cols;
+  /// The channel loop (the vector loop).
+  unsigned channel = 0;
+  Value source;
+};
+
+/// Where the rows, columns and channels of a slice of an operand are (its
+/// other dims have size 1 in the slice).
+struct Access {
+  unsigned rank = 0, row = 0, col = 0, channel = 0;
+};
+
+/// The position of the result of `map` that is the plain loop `d`.
+std::optional<unsigned> positionOf(AffineMap map, unsigned d) {
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(e); dim && dim.getPosition() == d)
+      return i;
+  return std::nullopt;
+}
+
+/// The image of `conv.op` (an input with two windows, rows before columns,
+/// and the channel loop as a later plain result, the results after it of
+/// extent 1), or false.
+bool matchImage(DepthwiseRows &conv, AffineMap outMap) {
+  linalg::GenericOp op = conv.op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    SmallVector<unsigned> windows;
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (!isa<AffineDimExpr>(e))
+        windows.push_back(i);
+    std::optional<unsigned> channel = positionOf(map, conv.channel);
+    if (windows.size() != 2 || !channel || *channel < windows[1])
+      continue;
+    auto rows = boo::matchConvWindow(op, map.getResult(windows[0]));
+    auto cols = boo::matchConvWindow(op, map.getResult(windows[1]));
+    if (!rows || !cols || rows->tap == cols->tap ||
+        !positionOf(outMap, rows->out) || !positionOf(outMap, cols->out) ||
+        *positionOf(outMap, rows->out) > *positionOf(outMap, cols->out))
+      continue;
+    auto shape = cast<RankedTensorType>(in->get().getType()).getShape();
+    if (llvm::any_of(shape.drop_front(*channel + 1),
+                     [](int64_t size) { return size != 1; }))
+      continue;
+    conv.image = in;
+    conv.rows = *rows;
+    conv.cols = *cols;
+    return true;
+  }
+  return false;
+}
+
+/// Whether every loop of `conv.op` but the windows' and the channel's is
+/// an outer parallel loop or a reduction of extent 1, the filter reads the
+/// channel and the taps, and the window is a filter (no larger than the
+/// output rows).
+bool matchOtherLoops(const DepthwiseRows &conv) {
+  linalg::GenericOp op = conv.op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<unsigned> window = {conv.rows.out, conv.cols.out, conv.rows.tap,
+                                  conv.cols.tap};
+  for (auto [d, iter] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (iter == utils::IteratorType::reduction && ranges[d] != 1 &&
+        !llvm::is_contained(window, d))
+      return false;
+  AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
+  for (AffineExpr e : imageMap.getResults())
+    if (auto dim = dyn_cast<AffineDimExpr>(e);
+        dim && llvm::is_contained(window, dim.getPosition()))
+      return false;
+  AffineMap filterMap = op.getMatchingIndexingMap(conv.filter);
+  int64_t tapRows = ranges[conv.rows.tap], tapCols = ranges[conv.cols.tap];
+  return filterMap.isProjectedPermutation() &&
+         filterMap.isFunctionOfDim(conv.channel) &&
+         filterMap.isFunctionOfDim(conv.rows.tap) &&
+         filterMap.isFunctionOfDim(conv.cols.tap) &&
+         !filterMap.isFunctionOfDim(conv.rows.out) &&
+         !filterMap.isFunctionOfDim(conv.cols.out) &&
+         tapRows * tapCols <= kMaxTaps && tapRows <= ranges[conv.rows.out] &&
+         tapCols <= ranges[conv.cols.out];
+}
+
+/// `op` as a channels-last depthwise convolution whose channels are a
+/// multiple of `lanes` and whose output rows have at most kMaxRow
+/// positions, if it is one.
+std::optional<DepthwiseRows> matchDepthwiseRows(linalg::GenericOp op,
+                                                int64_t lanes) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() || !boo::isMultiplyAddBody(op))
+    return std::nullopt;
+  auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outType || !outType.hasStaticShape() ||
+      !outMap.isProjectedPermutation() ||
+      outMap.getNumResults() != op.getNumParallelLoops())
+    return std::nullopt;
+  // The channel loop: the output's innermost dim of extent > 1.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  DepthwiseRows conv;
+  conv.op = op;
+  int pos = outMap.getNumResults() - 1;
+  while (pos >= 0 && ranges[outMap.getDimPosition(pos)] == 1)
+    --pos;
+  if (pos < 0)
+    return std::nullopt;
+  conv.channel = outMap.getDimPosition(pos);
+  if (ranges[conv.channel] % lanes != 0 || !matchImage(conv, outMap) ||
+      *positionOf(outMap, conv.cols.out) > unsigned(pos) ||
+      ranges[conv.cols.out] > kMaxRow)
+    return std::nullopt;
+  conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
+  if (!matchOtherLoops(conv))
+    return std::nullopt;
+  conv.source = conv.image->get();
+  // A zero-padded image is read unpadded.
+  AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
+  auto pad = conv.source.getDefiningOp<tensor::PadOp>();
+  if (pad && pad.getConstantPaddingValue() &&
+      matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) &&
+      !ShapedType::isDynamicShape(pad.getStaticLow()) &&
+      !ShapedType::isDynamicShape(pad.getStaticHigh())) {
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    bool windowsOnly = true;
+    for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
+      if (isa<AffineDimExpr>(e) && (low[i] != 0 || high[i] != 0))
+        windowsOnly = false;
+    if (windowsOnly) {
+      SmallVector<unsigned> windows;
+      for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
+        if (!isa<AffineDimExpr>(e))
+          windows.push_back(i);
+      conv.source = pad.getSource();
+      conv.rows.offset -= low[windows[0]];
+      conv.cols.offset -= low[windows[1]];
+    }
+  }
+  if (!cast<RankedTensorType>(conv.source.getType()).hasStaticShape())
+    return std::nullopt;
+  return conv;
+}
+
+/// Builds the rows of one register of channels (convolveDepthwiseRows).
+class RowsBuilder {
+public:
+  RowsBuilder(RewriterBase &b, DepthwiseRows conv, int64_t lanes,
+              ArrayRef<Value> loops, Access outAccess, Access imageAccess,
+              Access filterAccess)
+      : b(b), conv(conv), loc(conv.op.getLoc()), lanes(lanes),
+        loops(loops.begin(), loops.end()), outAccess(outAccess),
+        imageAccess(imageAccess), filterAccess(filterAccess) {
+    SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
+    outRows = ranges[conv.rows.out];
+    outCols = ranges[conv.cols.out];
+    tapRows = ranges[conv.rows.tap];
+    tapCols = ranges[conv.cols.tap];
+    f32 = b.getF32Type();
+  }
+
+  /// A slice of `value` (read by `map`) at the loops' values: whole along
+  /// the loops in `whole` and the results that are no plain loop
+  /// (windows), `lanes` channels, 1 for the others.
+  Value slice(Value value, AffineMap map, ArrayRef<unsigned> whole,
+              SmallVectorImpl<OpFoldResult> &offsets,
+              SmallVectorImpl<OpFoldResult> &sizes);
+  /// The rows of the output slice `plane` (OH x OW x lanes) computed from
+  /// the image slice `image` (H x W x lanes) and the weights.
+  Value build(Value plane, Value image, Value filter, Value init);
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  VectorType f32Vector() { return VectorType::get({lanes}, f32); }
+  /// The weight vectors of every tap (index ky * tapCols + kx), from the
+  /// filter slice.
+  SmallVector<Value> weights(Value filter);
+  /// Full indices into a slice of access `a`: `row` and `col` at its rows
+  /// and columns, 0 elsewhere.
+  SmallVector<Value> indices(const Access &a, Value row, Value col);
+  /// The map of a slice of access `a` to its channels.
+  AffineMap channelMap(const Access &a);
+  /// The `lanes` channels at (`row`, `col`) of a slice of access `a`, in
+  /// f32.
+  Value read(Value slice, const Access &a, Value row, Value col);
+  /// `accs` with window row `ky` (image row `row`) added.
+  void addWindowRow(Value image, Value row, int64_t ky, ArrayRef<Value> taps,
+                    SmallVector<Value> &accs);
+
+  RewriterBase &b;
+  DepthwiseRows conv;
+  Location loc;
+  int64_t lanes;
+  SmallVector<Value> loops;
+  Access outAccess, imageAccess, filterAccess;
+  int64_t outRows, outCols, tapRows, tapCols;
+  Type f32;
+};
+
+Value RowsBuilder::slice(Value value, AffineMap map, ArrayRef<unsigned> whole,
+                         SmallVectorImpl<OpFoldResult> &offsets,
+                         SmallVectorImpl<OpFoldResult> &sizes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    bool all = !dim || llvm::is_contained(whole, dim.getPosition());
+    bool channel = dim && dim.getPosition() == conv.channel;
+    offsets.push_back(all ? OpFoldResult(b.getIndexAttr(0))
+                          : OpFoldResult(loops[dim.getPosition()]));
+    shape.push_back(all ? type.getDimSize(i) : channel ? lanes : 1);
+    sizes.push_back(b.getIndexAttr(shape.back()));
+  }
+  // Full rank: a rank-reduced slice that keeps unit dims (a row of one
+  // position) is ambiguous, and the canonicalizer crashed on one.
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  auto sliceType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, value, offsets,
+                                        sizes, strides);
+}
+
+SmallVector<Value> RowsBuilder::indices(const Access &a, Value row, Value col) {
+  SmallVector<Value> result(a.rank, index(0));
+  result[a.row] = row;
+  result[a.col] = col;
+  return result;
+}
+
+AffineMap RowsBuilder::channelMap(const Access &a) {
+  return AffineMap::get(a.rank, 0, b.getAffineDimExpr(a.channel),
+                        b.getContext());
+}
+
+Value RowsBuilder::read(Value slice, const Access &a, Value row, Value col) {
+  Type type = cast<RankedTensorType>(slice.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  Value v = vector::TransferReadOp::create(
+      b, loc, VectorType::get({lanes}, type), slice, indices(a, row, col), zero,
+      channelMap(a), ArrayRef<bool>{true});
+  if (!type.isF32())
+    v = arith::ExtFOp::create(b, loc, f32Vector(), v);
+  return v;
+}
+
+SmallVector<Value> RowsBuilder::weights(Value filter) {
+  SmallVector<Value> result;
+  for (int64_t ky = 0; ky < tapRows; ++ky)
+    for (int64_t kx = 0; kx < tapCols; ++kx)
+      result.push_back(read(filter, filterAccess, index(ky), index(kx)));
+  return result;
+}
+
+void RowsBuilder::addWindowRow(Value image, Value row, int64_t ky,
+                               ArrayRef<Value> taps, SmallVector<Value> &accs) {
+  const boo::ConvWindow &w = conv.cols;
+  int64_t inCols =
+      cast<RankedTensorType>(image.getType()).getDimSize(imageAccess.col);
+  // Each column is read once, and added to every output position whose
+  // window has it; columns outside the image (the padding) are left out.
+  DenseMap<int64_t, Value> columns;
+  for (int64_t ow = 0; ow < outCols; ++ow)
+    for (int64_t kx = 0; kx < tapCols; ++kx) {
+      int64_t col = ow * w.stride + kx * w.dilation + w.offset;
+      if (col < 0 || col >= inCols)
+        continue;
+      Value &v = columns[col];
+      if (!v)
+        v = read(image, imageAccess, row, index(col));
+      accs[ow] =
+          vector::FMAOp::create(b, loc, v, taps[ky * tapCols + kx], accs[ow]);
+    }
+}
+
+Value RowsBuilder::build(Value plane, Value image, Value filter, Value init) {
+  SmallVector<Value> taps = weights(filter);
+  Value splat =
+      init ? vector::BroadcastOp::create(b, loc, f32Vector(), init) : Value();
+  auto rowLoop = scf::ForOp::create(b, loc, index(0), index(outRows), index(1),
+                                    ValueRange{plane});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  Value oh = rowLoop.getInductionVar();
+  Value rowPlane = rowLoop.getRegionIterArgs()[0];
+  SmallVector<Value> accs;
+  for (int64_t ow = 0; ow < outCols; ++ow)
+    accs.push_back(splat ? splat : read(rowPlane, outAccess, oh, index(ow)));
+  int64_t inRows =
+      cast<RankedTensorType>(image.getType()).getDimSize(imageAccess.row);
+  const boo::ConvWindow &w = conv.rows;
+  for (int64_t ky = 0; ky < tapRows; ++ky) {
+    auto [lo, hi] = boo::windowRowsInside(w, ky, inRows, outRows);
+    if (lo >= hi)
+      continue;
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, oh, index(w.stride)),
+        index(ky * w.dilation + w.offset));
+    if (lo == 0 && hi == outRows) {
+      addWindowRow(image, row, ky, taps, accs);
+      continue;
+    }
+    // Window rows outside the image (the top and bottom padding) are
+    // skipped.
+    Value cond;
+    auto both = [&](Value c) {
+      cond = cond ? arith::AndIOp::create(b, loc, cond, c).getResult() : c;
+    };
+    if (lo > 0)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, oh,
+                                 index(lo)));
+    if (hi < outRows)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, oh,
+                                 index(hi)));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(accs)), cond,
+                                  /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> added = accs;
+    addWindowRow(image, row, ky, taps, added);
+    scf::YieldOp::create(b, loc, added);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, accs);
+    b.setInsertionPointAfter(ifOp);
+    accs = SmallVector<Value>(ifOp.getResults());
+  }
+  for (int64_t ow = 0; ow < outCols; ++ow)
+    rowPlane =
+        vector::TransferWriteOp::create(
+            b, loc, accs[ow], rowPlane, indices(outAccess, oh, index(ow)),
+            channelMap(outAccess), ArrayRef<bool>{true})
+            .getResult();
+  scf::YieldOp::create(b, loc, rowPlane);
+  return rowLoop.getResult(0);
+}
+
+} // namespace
+
+bool mlir::boo::convolveDepthwiseRows(RewriterBase &rewriter,
+                                      linalg::GenericOp op,
+                                      int64_t vectorWidth) {
+  std::optional<DepthwiseRows> conv = matchDepthwiseRows(op, vectorWidth);
+  if (!conv)
+    return false;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value init = op.getDpsInits()[0];
+  Value fill = fillValueOf(rewriter, init);
+  Value dest =
+      fill ? init.getDefiningOp<linalg::GenericOp>().getDpsInits()[0] : init;
+  // One iteration per register of channels and per value of the other
+  // outer loops.
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<OpFoldResult> ubs;
+  SmallVector<unsigned> outer;
+  for (unsigned i = 0; i < outMap.getNumResults(); ++i) {
+    unsigned d = outMap.getDimPosition(i);
+    if (d == conv->rows.out || d == conv->cols.out)
+      continue;
+    outer.push_back(d);
+    ubs.push_back(rewriter.getIndexAttr(
+        d == conv->channel ? ranges[d] / vectorWidth : ranges[d]));
+  }
+  auto forall =
+      scf::ForallOp::create(rewriter, loc, ubs, ValueRange{dest}, std::nullopt);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  SmallVector<Value> loops(op.getNumLoops(), zero);
+  for (auto [d, iv] : llvm::zip(outer, forall.getInductionVars()))
+    loops[d] = d == conv->channel
+                   ? arith::MulIOp::create(rewriter, loc, iv,
+                                           arith::ConstantIndexOp::create(
+                                               rewriter, loc, vectorWidth))
+                         .getResult()
+                   : iv;
+  auto positionIn = [&](OpOperand *operand, unsigned d) {
+    return *positionOf(op.getMatchingIndexingMap(operand), d);
+  };
+  unsigned outRank = outMap.getNumResults();
+  Access outAccess{outRank, *positionOf(outMap, conv->rows.out),
+                   *positionOf(outMap, conv->cols.out),
+                   *positionOf(outMap, conv->channel)};
+  AffineMap imageMap = op.getMatchingIndexingMap(conv->image);
+  SmallVector<unsigned> windows;
+  for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
+    if (!isa<AffineDimExpr>(e))
+      windows.push_back(i);
+  Access imageAccess{imageMap.getNumResults(), windows[0], windows[1],
+                     positionIn(conv->image, conv->channel)};
+  Access filterAccess{op.getMatchingIndexingMap(conv->filter).getNumResults(),
+                      positionIn(conv->filter, conv->rows.tap),
+                      positionIn(conv->filter, conv->cols.tap),
+                      positionIn(conv->filter, conv->channel)};
+  RowsBuilder builder(rewriter, *conv, vectorWidth, loops, outAccess,
+                      imageAccess, filterAccess);
+  SmallVector<OpFoldResult> outOffsets, outSizes, offsets, sizes;
+  SmallVector<unsigned> window = {conv->rows.out, conv->cols.out};
+  SmallVector<unsigned> taps = {conv->rows.tap, conv->cols.tap};
+  Value shared = forall.getRegionIterArgs()[0];
+  Value plane = builder.slice(shared, outMap, window, outOffsets, outSizes);
+  Value image = builder.slice(
+      conv->source, op.getMatchingIndexingMap(conv->image), {}, offsets, sizes);
+  offsets.clear();
+  sizes.clear();
+  Value filter = builder.slice(conv->filter->get(),
+                               op.getMatchingIndexingMap(conv->filter), taps,
+                               offsets, sizes);
+  Value result = builder.build(plane, image, filter, fill);
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  SmallVector<OpFoldResult> strides(outOffsets.size(),
+                                    rewriter.getIndexAttr(1));
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared,
+                                        outOffsets, outSizes, strides);
+  Operation *padded = conv->image->get().getDefiningOp();
+  rewriter.replaceOp(op, forall.getResults());
+  if (auto pad = dyn_cast_or_null<tensor::PadOp>(padded);
+      pad && pad->use_empty())
+    rewriter.eraseOp(pad);
+  return true;
+}
