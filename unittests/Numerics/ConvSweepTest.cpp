@@ -227,18 +227,21 @@ bool randomPackedInputProblem(CaseRng &rng, ConvProblem &p) {
   return p.validate(error);
 }
 
-/// A channels-first 2-D depthwise problem (one input channel per group,
-/// one or two output channels per group), which the CPU schedule computes
-/// plane by plane (convolvePlanes): rows of 4 to 40 (less than a register,
-/// whole registers and a tail), filters of 1 to 5 taps, strides up to 3,
-/// dilation, asymmetric padding, every filter layout.
-bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
+/// A 2-D depthwise problem in `layout` (input and output): `groups` groups
+/// of one input channel and `multiplier` output channels, a batch of 1 or
+/// 2, images of 1 to 12 rows and `minWidth` to `maxWidth` columns, filters
+/// of 1 to 5 taps, strides up to 3, dilation, asymmetric padding, every
+/// filter layout.
+bool randomDepthwiseProblem(CaseRng &rng, ConvProblem &p,
+                            const std::string &layout, int64_t groups,
+                            int64_t multiplier, int64_t minWidth,
+                            int64_t maxWidth) {
   p = ConvProblem::withDefaults(2);
   p.batch = rng.range(1, 2);
-  p.groups = rng.range(1, 12);
-  p.inChannels = p.groups;
-  p.outChannels = p.groups * rng.pick(std::vector<int64_t>{1, 1, 2});
-  p.inSpatial = {rng.range(1, 12), rng.range(4, 40)};
+  p.groups = groups;
+  p.inChannels = groups;
+  p.outChannels = groups * multiplier;
+  p.inSpatial = {rng.range(1, 12), rng.range(minWidth, maxWidth)};
   for (int d = 0; d < 2; ++d) {
     p.filterSpatial[d] = std::min(p.inSpatial[d] + 2, rng.range(1, 5));
     p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2, 3});
@@ -246,38 +249,31 @@ bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
     p.padLow[d] = rng.range(0, 2);
     p.padHigh[d] = rng.coin(0.7) ? p.padLow[d] : rng.range(0, 2);
   }
-  p.inputLayout = "NCHW";
-  p.outputLayout = "NCHW";
+  p.inputLayout = layout;
+  p.outputLayout = layout;
   p.filterLayout = randomFilterLayout(rng, 2);
   std::string error;
   return p.validate(error);
 }
 
-/// A channels-last 2-D depthwise problem, which the CPU schedule computes
-/// row by row when its output rows have at most 16 positions and its
-/// channels are whole registers (convolveDepthwiseRows): channels of
-/// 8-48 (now and then not a multiple of 8, which takes the general
-/// schedule), rows of 1 to 17, filters of 1 to 5 taps, strides up to 3,
-/// dilation, asymmetric padding, every filter layout; the batch of 1 or 2.
+/// A channels-first depthwise problem, which the CPU schedule computes
+/// plane by plane (convolvePlanes): 1 to 12 groups, one or two output
+/// channels per group, rows of 4 to 40 (less than a register, whole
+/// registers and a tail).
+bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
+  int64_t groups = rng.range(1, 12);
+  int64_t multiplier = rng.pick(std::vector<int64_t>{1, 1, 2});
+  return randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 4, 40);
+}
+
+/// A channels-last depthwise problem, which the CPU schedule computes row
+/// by row when its output rows have at most 16 positions and its channels
+/// are whole registers (convolveDepthwiseRows): 8 to 48 channels (now and
+/// then not a multiple of 8, which takes the general schedule), rows of 1
+/// to 17.
 bool randomDepthwiseRowsProblem(CaseRng &rng, ConvProblem &p) {
-  p = ConvProblem::withDefaults(2);
-  p.batch = rng.range(1, 2);
-  p.groups = rng.coin(0.85) ? 8 * rng.range(1, 6) : rng.range(1, 20);
-  p.inChannels = p.groups;
-  p.outChannels = p.groups;
-  p.inSpatial = {rng.range(1, 12), rng.range(1, 17)};
-  for (int d = 0; d < 2; ++d) {
-    p.filterSpatial[d] = std::min(p.inSpatial[d] + 2, rng.range(1, 5));
-    p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2, 3});
-    p.dilations[d] = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
-    p.padLow[d] = rng.range(0, 2);
-    p.padHigh[d] = rng.coin(0.7) ? p.padLow[d] : rng.range(0, 2);
-  }
-  p.inputLayout = "NHWC";
-  p.outputLayout = "NHWC";
-  p.filterLayout = randomFilterLayout(rng, 2);
-  std::string error;
-  return p.validate(error);
+  int64_t groups = rng.coin(0.85) ? 8 * rng.range(1, 6) : rng.range(1, 20);
+  return randomDepthwiseProblem(rng, p, "NHWC", groups, 1, 1, 17);
 }
 
 /// Draws the problem of a case.

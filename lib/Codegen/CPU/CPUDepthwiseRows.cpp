@@ -16,7 +16,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -147,29 +146,14 @@ std::optional<DepthwiseRows> matchDepthwiseRows(linalg::GenericOp op,
   conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
   if (!matchOtherLoops(conv))
     return std::nullopt;
-  conv.source = conv.image->get();
   // A zero-padded image is read unpadded.
   AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
-  auto pad = conv.source.getDefiningOp<tensor::PadOp>();
-  if (pad && pad.getConstantPaddingValue() &&
-      matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) &&
-      !ShapedType::isDynamicShape(pad.getStaticLow()) &&
-      !ShapedType::isDynamicShape(pad.getStaticHigh())) {
-    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-    bool windowsOnly = true;
-    for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
-      if (isa<AffineDimExpr>(e) && (low[i] != 0 || high[i] != 0))
-        windowsOnly = false;
-    if (windowsOnly) {
-      SmallVector<unsigned> windows;
-      for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
-        if (!isa<AffineDimExpr>(e))
-          windows.push_back(i);
-      conv.source = pad.getSource();
-      conv.rows.offset -= low[windows[0]];
-      conv.cols.offset -= low[windows[1]];
-    }
-  }
+  SmallVector<unsigned> windows;
+  for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
+    if (!isa<AffineDimExpr>(e))
+      windows.push_back(i);
+  conv.source = boo::unpadWindows(conv.image->get(), windows[0], windows[1],
+                                  conv.rows, conv.cols);
   if (!cast<RankedTensorType>(conv.source.getType()).hasStaticShape())
     return std::nullopt;
   return conv;

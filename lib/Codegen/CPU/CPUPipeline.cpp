@@ -56,10 +56,10 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
       tileOptions.streamMinBytes = 0;
     else if (options.streamMinBytes == 0)
       tileOptions.streamMinBytes = getHostLastLevelCacheBytes() / 2;
-    // An operand copy larger than the L2 cache is packed per block, where
-    // its tiles read it.
     tileOptions.planeConvs = options.planeConvs;
     tileOptions.depthwiseRows = options.depthwiseRows;
+    // An operand copy larger than the L2 cache is packed per block, where
+    // its tiles read it.
     tileOptions.packMinBytes = options.packMinBytes;
     if (options.packMinBytes < 0)
       tileOptions.packMinBytes = 0;

@@ -99,22 +99,9 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
       filterMap.isFunctionOfDim(conv.cols.out))
     return std::nullopt;
   // A zero-padded image is read unpadded.
-  auto pad = conv.source.getDefiningOp<tensor::PadOp>();
-  if (pad && pad.getConstantPaddingValue() &&
-      matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) &&
-      !ShapedType::isDynamicShape(pad.getStaticLow()) &&
-      !ShapedType::isDynamicShape(pad.getStaticHigh())) {
-    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-    unsigned n = low.size();
-    bool inner =
-        llvm::all_of(low.drop_back(2), [](int64_t p) { return p == 0; }) &&
-        llvm::all_of(high.drop_back(2), [](int64_t p) { return p == 0; });
-    if (inner) {
-      conv.source = pad.getSource();
-      conv.rows.offset -= low[n - 2];
-      conv.cols.offset -= low[n - 1];
-    }
-  }
+  unsigned n = imageMap.getNumResults();
+  conv.source =
+      boo::unpadWindows(conv.source, n - 2, n - 1, conv.rows, conv.cols);
   auto sourceType = cast<RankedTensorType>(conv.source.getType());
   if (!sourceType.hasStaticShape())
     return std::nullopt;
@@ -566,6 +553,23 @@ std::pair<int64_t, int64_t> mlir::boo::windowRowsInside(const ConvWindow &w,
   int64_t hi = std::clamp<int64_t>(
       llvm::divideFloorSigned(inRows - 1 - base, w.stride) + 1, lo, outRows);
   return {lo, hi};
+}
+
+Value mlir::boo::unpadWindows(Value image, unsigned rowDim, unsigned colDim,
+                              ConvWindow &rows, ConvWindow &cols) {
+  auto pad = image.getDefiningOp<tensor::PadOp>();
+  if (!pad || !pad.getConstantPaddingValue() ||
+      !matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) ||
+      ShapedType::isDynamicShape(pad.getStaticLow()) ||
+      ShapedType::isDynamicShape(pad.getStaticHigh()))
+    return image;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  for (unsigned i = 0; i < low.size(); ++i)
+    if (i != rowDim && i != colDim && (low[i] != 0 || high[i] != 0))
+      return image;
+  rows.offset -= low[rowDim];
+  cols.offset -= low[colDim];
+  return pad.getSource();
 }
 
 bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,

@@ -1,4 +1,5 @@
-//===- CPUPlaneConvs.h - Convolutions computed plane by plane ---*- C++ -*-===//
+//===- CPUPlaneConvs.h - Depthwise convolutions computed directly -*- C++
+//-*-===//
 //
 // Part of the Boo project.
 //
@@ -51,10 +52,11 @@ bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
 /// image row's vectors are read once and added to every position whose
 /// window they are in; window rows outside the image are skipped and
 /// window columns outside it left out, so there is no padded copy and no
-/// peeled border. The image, output and filter have the channel loop
-/// innermost (a unit dim after it aside) in the image and output, a
-/// multiple of `vectorWidth` channels, and the window's columns before the
-/// channels. Returns whether it applied.
+/// peeled border. It applies when the channel loop is the innermost dim
+/// of the image and of the output (unit dims after it aside), with a
+/// multiple of `vectorWidth` channels, the output's rows and columns come
+/// before it, and the body and window are a plane convolution's. Returns
+/// whether it applied.
 bool convolveDepthwiseRows(RewriterBase &rewriter, linalg::GenericOp op,
                            int64_t vectorWidth);
 
@@ -76,6 +78,13 @@ bool isMultiplyAddBody(linalg::GenericOp op);
 /// The value a fill `init` is filled with, at the rewriter's insertion
 /// point, or null when `init` is no fill.
 Value fillValueOf(RewriterBase &rewriter, Value init);
+
+/// The source of `image` when it is a tensor.pad with a constant zero, of
+/// static widths, that pads only its dims `rowDim` and `colDim`, with the
+/// offsets of the windows `rows` and `cols` moved by the low padding (the
+/// image is then read unpadded); else `image`, and the windows unchanged.
+Value unpadWindows(Value image, unsigned rowDim, unsigned colDim,
+                   ConvWindow &rows, ConvWindow &cols);
 
 /// The output rows [lo, hi) whose image row for window row `ky` is inside
 /// the image (`inRows` rows, `outRows` output rows).
