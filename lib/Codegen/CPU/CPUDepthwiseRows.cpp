@@ -33,6 +33,8 @@ struct DepthwiseRows {
   /// The image's row and column windows; their offsets are into `source`,
   /// the image without its zero padding.
   boo::ConvWindow rows, cols;
+  /// The image's dims of the two windows.
+  unsigned rowDim = 0, colDim = 0;
   /// The channel loop (the vector loop).
   unsigned channel = 0;
   Value source;
@@ -80,6 +82,8 @@ bool matchImage(DepthwiseRows &conv, AffineMap outMap) {
     conv.image = in;
     conv.rows = *rows;
     conv.cols = *cols;
+    conv.rowDim = windows[0];
+    conv.colDim = windows[1];
     return true;
   }
   return false;
@@ -147,12 +151,7 @@ std::optional<DepthwiseRows> matchDepthwiseRows(linalg::GenericOp op,
   if (!matchOtherLoops(conv))
     return std::nullopt;
   // A zero-padded image is read unpadded.
-  AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
-  SmallVector<unsigned> windows;
-  for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
-    if (!isa<AffineDimExpr>(e))
-      windows.push_back(i);
-  conv.source = boo::unpadWindows(conv.image->get(), windows[0], windows[1],
+  conv.source = boo::unpadWindows(conv.image->get(), conv.rowDim, conv.colDim,
                                   conv.rows, conv.cols);
   if (!cast<RankedTensorType>(conv.source.getType()).hasStaticShape())
     return std::nullopt;
@@ -182,8 +181,9 @@ public:
   Value slice(Value value, AffineMap map, ArrayRef<unsigned> whole,
               SmallVectorImpl<OpFoldResult> &offsets,
               SmallVectorImpl<OpFoldResult> &sizes);
-  /// The rows of the output slice `plane` (OH x OW x lanes) computed from
-  /// the image slice `image` (H x W x lanes) and the weights.
+  /// The rows of the output slice `plane` computed from the image slice
+  /// `image` and the filter slice `filter` (slice(): all rows and
+  /// columns, `lanes` channels); `init`, when set, is the fill's value.
   Value build(Value plane, Value image, Value filter, Value init);
 
 private:
@@ -396,11 +396,7 @@ bool mlir::boo::convolveDepthwiseRows(RewriterBase &rewriter,
                    *positionOf(outMap, conv->cols.out),
                    *positionOf(outMap, conv->channel)};
   AffineMap imageMap = op.getMatchingIndexingMap(conv->image);
-  SmallVector<unsigned> windows;
-  for (auto [i, e] : llvm::enumerate(imageMap.getResults()))
-    if (!isa<AffineDimExpr>(e))
-      windows.push_back(i);
-  Access imageAccess{imageMap.getNumResults(), windows[0], windows[1],
+  Access imageAccess{imageMap.getNumResults(), conv->rowDim, conv->colDim,
                      positionIn(conv->image, conv->channel)};
   Access filterAccess{op.getMatchingIndexingMap(conv->filter).getNumResults(),
                       positionIn(conv->filter, conv->rows.tap),
@@ -413,8 +409,7 @@ bool mlir::boo::convolveDepthwiseRows(RewriterBase &rewriter,
   SmallVector<unsigned> taps = {conv->rows.tap, conv->cols.tap};
   Value shared = forall.getRegionIterArgs()[0];
   Value plane = builder.slice(shared, outMap, window, outOffsets, outSizes);
-  Value image = builder.slice(
-      conv->source, op.getMatchingIndexingMap(conv->image), {}, offsets, sizes);
+  Value image = builder.slice(conv->source, imageMap, {}, offsets, sizes);
   offsets.clear();
   sizes.clear();
   Value filter = builder.slice(conv->filter->get(),
