@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // A channels-first depthwise convolution computed in its own layout, one
-// output row at a time (see CPUPlaneConvs.h).
+// output row at a time (see CPUPlaneConvs.h), and the matching of windows,
+// bodies, fills and padding that CPUDepthwiseRows.cpp shares.
 //
 //===----------------------------------------------------------------------===//
 
