@@ -23,8 +23,6 @@ namespace {
 
 /// The most output positions of a row kept in registers.
 constexpr int64_t kMaxRow = 16;
-/// The most taps (window positions) a depthwise filter may have.
-constexpr int64_t kMaxTaps = 64;
 
 /// The parts of a channels-last depthwise convolution.
 struct DepthwiseRows {
@@ -89,50 +87,14 @@ bool matchImage(DepthwiseRows &conv, AffineMap outMap) {
   return false;
 }
 
-/// Whether every loop of `conv.op` but the windows' and the channel's is
-/// an outer parallel loop or a reduction of extent 1, the filter reads the
-/// channel and the taps, and the window is a filter (no larger than the
-/// output rows).
-bool matchOtherLoops(const DepthwiseRows &conv) {
-  linalg::GenericOp op = conv.op;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<unsigned> window = {conv.rows.out, conv.cols.out, conv.rows.tap,
-                                  conv.cols.tap};
-  for (auto [d, iter] : llvm::enumerate(op.getIteratorTypesArray()))
-    if (iter == utils::IteratorType::reduction && ranges[d] != 1 &&
-        !llvm::is_contained(window, d))
-      return false;
-  AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
-  for (AffineExpr e : imageMap.getResults())
-    if (auto dim = dyn_cast<AffineDimExpr>(e);
-        dim && llvm::is_contained(window, dim.getPosition()))
-      return false;
-  AffineMap filterMap = op.getMatchingIndexingMap(conv.filter);
-  int64_t tapRows = ranges[conv.rows.tap], tapCols = ranges[conv.cols.tap];
-  return filterMap.isProjectedPermutation() &&
-         filterMap.isFunctionOfDim(conv.channel) &&
-         filterMap.isFunctionOfDim(conv.rows.tap) &&
-         filterMap.isFunctionOfDim(conv.cols.tap) &&
-         !filterMap.isFunctionOfDim(conv.rows.out) &&
-         !filterMap.isFunctionOfDim(conv.cols.out) &&
-         tapRows * tapCols <= kMaxTaps && tapRows <= ranges[conv.rows.out] &&
-         tapCols <= ranges[conv.cols.out];
-}
-
 /// `op` as a channels-last depthwise convolution whose channels are a
 /// multiple of `lanes` and whose output rows have at most kMaxRow
 /// positions, if it is one.
 std::optional<DepthwiseRows> matchDepthwiseRows(linalg::GenericOp op,
                                                 int64_t lanes) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureTensorSemantics() || !boo::isMultiplyAddBody(op))
+  if (!boo::isDepthwiseCandidate(op))
     return std::nullopt;
-  auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (!outType || !outType.hasStaticShape() ||
-      !outMap.isProjectedPermutation() ||
-      outMap.getNumResults() != op.getNumParallelLoops())
-    return std::nullopt;
   // The channel loop: the output's innermost dim of extent > 1.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   DepthwiseRows conv;
@@ -148,7 +110,9 @@ std::optional<DepthwiseRows> matchDepthwiseRows(linalg::GenericOp op,
       ranges[conv.cols.out] > kMaxRow)
     return std::nullopt;
   conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
-  if (!matchOtherLoops(conv))
+  if (!op.getMatchingIndexingMap(conv.filter).isFunctionOfDim(conv.channel) ||
+      !boo::isDepthwiseWindow(op, conv.image, conv.filter, conv.rows, conv.cols,
+                              conv.rowDim, conv.colDim))
     return std::nullopt;
   // A zero-padded image is read unpadded.
   conv.source = boo::unpadWindows(conv.image->get(), conv.rowDim, conv.colDim,
@@ -358,10 +322,8 @@ bool mlir::boo::convolveDepthwiseRows(RewriterBase &rewriter,
     return false;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value init = op.getDpsInits()[0];
-  Value fill = fillValueOf(rewriter, init);
-  Value dest =
-      fill ? init.getDefiningOp<linalg::GenericOp>().getDpsInits()[0] : init;
+  Value fill;
+  Value dest = boo::convDestination(rewriter, op, fill);
   // One iteration per register of channels and per value of the other
   // outer loops.
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -421,10 +383,6 @@ bool mlir::boo::convolveDepthwiseRows(RewriterBase &rewriter,
                                     rewriter.getIndexAttr(1));
   tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared,
                                         outOffsets, outSizes, strides);
-  Operation *padded = conv->image->get().getDefiningOp();
-  rewriter.replaceOp(op, forall.getResults());
-  if (auto pad = dyn_cast_or_null<tensor::PadOp>(padded);
-      pad && pad->use_empty())
-    rewriter.eraseOp(pad);
+  boo::replaceConvolution(rewriter, op, forall.getResults());
   return true;
 }

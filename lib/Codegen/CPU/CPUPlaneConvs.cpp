@@ -24,9 +24,6 @@ using namespace mlir;
 
 namespace {
 
-/// The most taps (window positions) a plane convolution's window may have.
-constexpr int64_t kMaxTaps = 64;
-
 using Window = boo::ConvWindow;
 
 /// The parts of a plane convolution (convolvePlanes).
@@ -42,15 +39,11 @@ struct PlaneConv {
 /// The image operand of `op` and its windows, if `op` is a plane
 /// convolution whose output rows have at least `minRow` elements.
 std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureTensorSemantics() || !boo::isMultiplyAddBody(op))
+  if (!boo::isDepthwiseCandidate(op))
     return std::nullopt;
-  auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (!outType || !outType.hasStaticShape() || outType.getRank() < 3 ||
-      !outMap.isProjectedPermutation() ||
-      outMap.getNumResults() != op.getNumParallelLoops() ||
-      outType.getShape().back() < minRow)
+  if (outType.getRank() < 3 || outType.getShape().back() < minRow)
     return std::nullopt;
   unsigned rank = outType.getRank();
   PlaneConv conv;
@@ -68,39 +61,13 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
   }
   if (!conv.image)
     return std::nullopt;
-  // The window is a filter: at most kMaxTaps taps (they are unrolled),
-  // and no larger than the output plane. A batch-1 weight gradient has the
-  // shape of a plane convolution too, with the output gradient's plane as
-  // its window and the filter's as its output; it is no candidate.
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t tapRows = ranges[conv.rows.tap], tapCols = ranges[conv.cols.tap];
-  if (tapRows * tapCols > kMaxTaps || tapRows > ranges[conv.rows.out] ||
-      tapCols > ranges[conv.cols.out])
-    return std::nullopt;
   conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
-  // Every other loop is an outer loop of the output or a reduction of
-  // extent 1, read as a plain dim.
-  SmallVector<unsigned> window = {conv.rows.out, conv.cols.out, conv.rows.tap,
-                                  conv.cols.tap};
-  for (auto [d, iter] : llvm::enumerate(op.getIteratorTypesArray()))
-    if (iter == utils::IteratorType::reduction && ranges[d] != 1 &&
-        !llvm::is_contained(window, d))
-      return std::nullopt;
   AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
-  for (AffineExpr e : imageMap.getResults().drop_back(2)) {
-    auto dim = dyn_cast<AffineDimExpr>(e);
-    if (!dim || llvm::is_contained(window, dim.getPosition()))
-      return std::nullopt;
-  }
-  AffineMap filterMap = op.getMatchingIndexingMap(conv.filter);
-  if (!filterMap.isProjectedPermutation() ||
-      !filterMap.isFunctionOfDim(conv.rows.tap) ||
-      !filterMap.isFunctionOfDim(conv.cols.tap) ||
-      filterMap.isFunctionOfDim(conv.rows.out) ||
-      filterMap.isFunctionOfDim(conv.cols.out))
+  unsigned n = imageMap.getNumResults();
+  if (!boo::isDepthwiseWindow(op, conv.image, conv.filter, conv.rows, conv.cols,
+                              n - 2, n - 1))
     return std::nullopt;
   // A zero-padded image is read unpadded.
-  unsigned n = imageMap.getNumResults();
   conv.source =
       boo::unpadWindows(conv.source, n - 2, n - 1, conv.rows, conv.cols);
   auto sourceType = cast<RankedTensorType>(conv.source.getType());
@@ -527,9 +494,11 @@ bool mlir::boo::isMultiplyAddBody(linalg::GenericOp op) {
   return (a == 0 && b == 1) || (a == 1 && b == 0);
 }
 
-Value mlir::boo::fillValueOf(RewriterBase &rewriter, Value init) {
+/// The value a fill `init` is filled with, at the rewriter's insertion
+/// point, or null when `init` is no fill.
+static Value fillValueOf(RewriterBase &rewriter, Value init) {
   auto fill = init.getDefiningOp<linalg::GenericOp>();
-  if (!fill || !isFill(fill))
+  if (!fill || !boo::isFill(fill))
     return Value();
   Block &body = fill.getRegion().front();
   Value v = body.getTerminator()->getOperand(0);
@@ -542,6 +511,73 @@ Value mlir::boo::fillValueOf(RewriterBase &rewriter, Value init) {
   if (matchPattern(v, m_Constant()))
     return rewriter.clone(*v.getDefiningOp())->getResult(0);
   return Value();
+}
+
+Value mlir::boo::convDestination(RewriterBase &rewriter, linalg::GenericOp op,
+                                 Value &fill) {
+  Value init = op.getDpsInits()[0];
+  fill = fillValueOf(rewriter, init);
+  return fill ? init.getDefiningOp<linalg::GenericOp>().getDpsInits()[0] : init;
+}
+
+void mlir::boo::replaceConvolution(RewriterBase &rewriter, linalg::GenericOp op,
+                                   ValueRange results) {
+  SmallVector<tensor::PadOp> pads;
+  for (Value input : op.getDpsInputs())
+    if (auto pad = input.getDefiningOp<tensor::PadOp>())
+      pads.push_back(pad);
+  rewriter.replaceOp(op, results);
+  for (tensor::PadOp pad : pads)
+    if (pad->use_empty())
+      rewriter.eraseOp(pad);
+}
+
+bool mlir::boo::isDepthwiseCandidate(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() || !isMultiplyAddBody(op))
+    return false;
+  auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  return outType && outType.hasStaticShape() &&
+         outMap.isProjectedPermutation() &&
+         outMap.getNumResults() == op.getNumParallelLoops();
+}
+
+bool mlir::boo::isDepthwiseWindow(linalg::GenericOp op, OpOperand *image,
+                                  OpOperand *filter, const ConvWindow &rows,
+                                  const ConvWindow &cols, unsigned rowDim,
+                                  unsigned colDim) {
+  // The window is a filter: at most kMaxTaps taps (they are unrolled),
+  // and no larger than the output plane. A batch-1 weight gradient has the
+  // shape of a depthwise convolution too, with the output gradient's plane
+  // as its window and the filter's as its output; it is no candidate.
+  constexpr int64_t kMaxTaps = 64;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t tapRows = ranges[rows.tap], tapCols = ranges[cols.tap];
+  if (tapRows * tapCols > kMaxTaps || tapRows > ranges[rows.out] ||
+      tapCols > ranges[cols.out])
+    return false;
+  // Every other loop is an outer loop of the output or a reduction of
+  // extent 1, read as a plain dim.
+  SmallVector<unsigned> window = {rows.out, cols.out, rows.tap, cols.tap};
+  for (auto [d, iter] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (iter == utils::IteratorType::reduction && ranges[d] != 1 &&
+        !llvm::is_contained(window, d))
+      return false;
+  AffineMap imageMap = op.getMatchingIndexingMap(image);
+  for (auto [i, e] : llvm::enumerate(imageMap.getResults())) {
+    if (i == rowDim || i == colDim)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || llvm::is_contained(window, dim.getPosition()))
+      return false;
+  }
+  AffineMap filterMap = op.getMatchingIndexingMap(filter);
+  return filterMap.isProjectedPermutation() &&
+         filterMap.isFunctionOfDim(rows.tap) &&
+         filterMap.isFunctionOfDim(cols.tap) &&
+         !filterMap.isFunctionOfDim(rows.out) &&
+         !filterMap.isFunctionOfDim(cols.out);
 }
 
 std::pair<int64_t, int64_t> mlir::boo::windowRowsInside(const ConvWindow &w,
@@ -583,12 +619,10 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t lanes = 2 * cols <= vectorWidth ? vectorWidth / 2 : vectorWidth;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value init = op.getDpsInits()[0];
-  Value fill = boo::fillValueOf(rewriter, init);
-  Value dest =
-      fill ? init.getDefiningOp<linalg::GenericOp>().getDpsInits()[0] : init;
+  Value fill;
+  Value dest = boo::convDestination(rewriter, op, fill);
   // One iteration per output plane.
-  auto outType = cast<RankedTensorType>(init.getType());
+  auto outType = cast<RankedTensorType>(dest.getType());
   unsigned rank = outType.getRank();
   SmallVector<OpFoldResult> ubs, offsets, sizes,
       strides(rank, rewriter.getIndexAttr(1));
@@ -618,10 +652,6 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
                                         sizes, strides);
-  Operation *image = conv->image->get().getDefiningOp();
-  rewriter.replaceOp(op, forall.getResults());
-  if (auto pad = dyn_cast_or_null<tensor::PadOp>(image);
-      pad && pad->use_empty())
-    rewriter.eraseOp(pad);
+  boo::replaceConvolution(rewriter, op, forall.getResults());
   return true;
 }

@@ -75,9 +75,33 @@ std::optional<ConvWindow> matchConvWindow(linalg::GenericOp op, AffineExpr e);
 /// (each f32, or f16/bf16 extended to f32).
 bool isMultiplyAddBody(linalg::GenericOp op);
 
-/// The value a fill `init` is filled with, at the rewriter's insertion
-/// point, or null when `init` is no fill.
-Value fillValueOf(RewriterBase &rewriter, Value init);
+/// Whether `op` may be a depthwise convolution computed directly: two
+/// inputs, a multiply-add body (isMultiplyAddBody), and a static output
+/// indexed by every parallel loop.
+bool isDepthwiseCandidate(linalg::GenericOp op);
+
+/// Whether the windows `rows` and `cols` of `op`'s `image` (its dims
+/// `rowDim` and `colDim`) make a depthwise convolution with `filter`: a
+/// window of at most 64 taps and no larger than the output rows and
+/// columns (a batch-1 weight gradient's is not), every other reduction of
+/// extent 1, the image's other dims plain loops outside the windows, and
+/// the filter a projected permutation with the taps but not the outputs.
+bool isDepthwiseWindow(linalg::GenericOp op, OpOperand *image,
+                       OpOperand *filter, const ConvWindow &rows,
+                       const ConvWindow &cols, unsigned rowDim,
+                       unsigned colDim);
+
+/// The tensor a directly computed convolution `op` writes into: the init
+/// of the fill that made `op`'s initial value, with `fill` set to the
+/// fill's value (at the rewriter's insertion point); else the initial
+/// value itself, with `fill` null.
+Value convDestination(RewriterBase &rewriter, linalg::GenericOp op,
+                      Value &fill);
+
+/// Replaces `op` by `results`, and erases the tensor.pad ops of its inputs
+/// that are left without uses (the image is read unpadded).
+void replaceConvolution(RewriterBase &rewriter, linalg::GenericOp op,
+                        ValueRange results);
 
 /// The source of `image` when it is a tensor.pad with a constant zero, of
 /// static widths, that pads only its dims `rowDim` and `colDim`, with the

@@ -511,18 +511,18 @@ struct BooCPUTileAndVectorizePass
       // Channels-first depthwise convolutions are computed in their own
       // layout, plane by plane; channels-last ones with short rows, row by
       // row.
-      SmallVector<linalg::GenericOp> convs, pieces;
+      SmallVector<linalg::GenericOp> depthwise;
       func.walk([&](linalg::GenericOp op) {
         if (op.getNumReductionLoops() > 0)
-          convs.push_back(op);
+          depthwise.push_back(op);
       });
-      for (linalg::GenericOp op : convs)
+      for (linalg::GenericOp op : depthwise)
         if (!(planeConvs && convolvePlanes(rewriter, op, vectorWidth)) &&
             depthwiseRows)
           (void)convolveDepthwiseRows(rewriter, op, vectorWidth);
-      convs.clear();
       // Convolutions with small filters read their input unpadded, but
       // at the borders (the pieces are collected again below).
+      SmallVector<linalg::GenericOp> convs, pieces;
       if (peelFilterBytes > 0)
         func.walk([&](linalg::GenericOp op) {
           if (op.getNumReductionLoops() > 0)
