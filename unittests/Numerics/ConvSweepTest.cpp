@@ -276,6 +276,32 @@ bool randomDepthwiseRowsProblem(CaseRng &rng, ConvProblem &p) {
   return randomDepthwiseProblem(rng, p, "NHWC", groups, 1, 1, 17);
 }
 
+/// A problem with wide padding (up to 4 rows and columns per side,
+/// asymmetric), filters of 1 to 5 taps, strides and dilations: the CPU
+/// schedule skips the window rows of a tile that read only padding
+/// (clipPaddedWindowLoops), down to tiles whose every window row is
+/// padding. Channels enough for vector tiles, 1-D to 3-D, groups, every
+/// layout.
+bool randomPaddedWindowProblem(CaseRng &rng, ConvProblem &p) {
+  return drawValidProblem(rng, p, [&] {
+    int rank = rng.pick(std::vector<int>{1, 2, 2, 2, 3});
+    p = ConvProblem::withDefaults(rank);
+    p.batch = rng.range(1, 2);
+    p.groups = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+    p.inChannels = p.groups * rng.range(1, 20);
+    p.outChannels = p.groups * rng.pick(std::vector<int64_t>{8, 16, 32, 40});
+    for (int d = 0; d < rank; ++d) {
+      p.inSpatial[d] = d + 2 < rank ? rng.range(1, 4) : rng.range(1, 10);
+      p.filterSpatial[d] = rng.range(1, 5);
+      p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2, 3});
+      p.dilations[d] = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+      p.padLow[d] = rng.range(0, 4);
+      p.padHigh[d] = rng.coin(0.6) ? p.padLow[d] : rng.range(0, 4);
+    }
+    return rank;
+  });
+}
+
 /// Draws the problem of a case.
 using ProblemDraw = bool (*)(CaseRng &, ConvProblem &);
 bool randomRegularConvProblem(CaseRng &rng, ConvProblem &p) {
@@ -654,6 +680,13 @@ TEST(ConvSweep, DepthwiseRows) {
   runSweep("ConvSweep.DepthwiseRows", 60, [](CaseRng &rng, Case &c) {
     return rng.coin(0.8) ? makeForward(rng, c, randomDepthwiseRowsProblem)
                          : makeBackwardData(rng, c, randomDepthwiseRowsProblem);
+  });
+}
+
+TEST(ConvSweep, PaddedWindows) {
+  runSweep("ConvSweep.PaddedWindows", 60, [](CaseRng &rng, Case &c) {
+    return rng.coin(0.6) ? makeForward(rng, c, randomPaddedWindowProblem)
+                         : makeBackwardData(rng, c, randomPaddedWindowProblem);
   });
 }
 

@@ -57,6 +57,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     else if (options.streamMinBytes == 0)
       tileOptions.streamMinBytes = getHostLastLevelCacheBytes() / 2;
     tileOptions.planeConvs = options.planeConvs;
+    tileOptions.clipPaddedWindows = options.clipPaddedWindows;
     tileOptions.depthwiseRows = options.depthwiseRows;
     // An operand copy larger than the L2 cache is packed per block, where
     // its tiles read it.

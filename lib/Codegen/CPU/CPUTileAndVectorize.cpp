@@ -35,6 +35,7 @@
 #include "CPUConvBorders.h"
 #include "CPUOperandLayouts.h"
 #include "CPUPackedBlocks.h"
+#include "CPUPaddedWindows.h"
 #include "CPUPlaneConvs.h"
 #include "CPUReversals.h"
 #include "CPURowReductions.h"
@@ -400,12 +401,13 @@ static bool readsEveryInputAlongVectorLoop(linalg::GenericOp op) {
 }
 
 /// One level of tiling: the tile size of each loop (0: not tiled at this
-/// level), the loops made, and whether a fill that makes the op's initial
-/// value is fused into them.
+/// level), the loops made, whether a fill that makes the op's initial
+/// value is fused into them, and whether they are the reduction loops.
 struct TileLevel {
   SmallVector<OpFoldResult> sizes;
   scf::SCFTilingOptions::LoopType loopType;
   bool fuseFills = false;
+  bool reductions = false;
 };
 
 /// Tiles `op` level by level, each level tiling the tile of the previous
@@ -417,10 +419,12 @@ struct TileLevel {
 /// the initial value of a contraction is fused into the parallel levels:
 /// each tile then starts from zeros in registers instead of reading back a
 /// pass of zeros over the whole output. Its tiles are appended to
-/// `fusedFills`. Returns the innermost tiled op.
+/// `fusedFills`, the loops over the reduction tiles to `reductionLoops`.
+/// Returns the innermost tiled op.
 static FailureOr<linalg::GenericOp>
 tile(RewriterBase &rewriter, linalg::GenericOp op, ArrayRef<TileLevel> levels,
-     SmallVectorImpl<linalg::GenericOp> &fusedFills) {
+     SmallVectorImpl<linalg::GenericOp> &fusedFills,
+     SmallVectorImpl<scf::ForOp> &reductionLoops) {
   auto tileLevel = [&](linalg::GenericOp target,
                        const TileLevel &level) -> FailureOr<linalg::GenericOp> {
     scf::SCFTilingOptions tilingOptions;
@@ -449,6 +453,10 @@ tile(RewriterBase &rewriter, linalg::GenericOp op, ArrayRef<TileLevel> levels,
     for (Operation *fused : llvm::drop_begin(result->tiledAndFusedOps))
       if (auto generic = dyn_cast<linalg::GenericOp>(fused))
         fusedFills.push_back(generic);
+    if (level.reductions)
+      for (LoopLikeOpInterface loop : result->loops)
+        if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+          reductionLoops.push_back(forOp);
     for (OpResult res : target->getResults())
       if (Value replacement = result->replacements.lookup(res))
         rewriter.replaceAllUsesWith(res, replacement);
@@ -481,7 +489,8 @@ static SmallVector<TileLevel> tileLevels(RewriterBase &rewriter,
   bool contraction = op.getNumReductionLoops() > 0;
   TileLevel outer{
       {}, nested ? LoopType::ForOp : LoopType::ForallOp, contraction},
-      inner{{}, LoopType::ForOp, contraction}, reduction{{}, LoopType::ForOp};
+      inner{{}, LoopType::ForOp, contraction},
+      reduction{{}, LoopType::ForOp, false, /*reductions=*/true};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   OpFoldResult zero = rewriter.getIndexAttr(0);
@@ -606,11 +615,16 @@ struct BooCPUTileAndVectorizePass
       std::optional<PackPlan> pack;
       if (prepare && vectorize && !nested)
         pack = planPackedBlocks(op, *tiles, packMinBytes, copies);
-      FailureOr<linalg::GenericOp> tiledOp = tile(
-          rewriter, op, tileLevels(rewriter, op, *tiles, pack, nested), tiled);
+      SmallVector<scf::ForOp> reductionLoops;
+      FailureOr<linalg::GenericOp> tiledOp =
+          tile(rewriter, op, tileLevels(rewriter, op, *tiles, pack, nested),
+               tiled, reductionLoops);
       if (failed(tiledOp))
         return;
       tiled.push_back(*tiledOp);
+      // Window rows and columns that read only padding are skipped.
+      if (prepare && vectorize && clipPaddedWindows)
+        (void)clipPaddedWindowLoops(rewriter, *tiledOp, reductionLoops);
       if (pack)
         packs.push_back({*tiledOp, pack->input});
     };

@@ -9,6 +9,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="pack-min-bytes=16384 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=PACK
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="plane-convs=false" -canonicalize -cse | FileCheck %s --check-prefix=NOPLANE
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s --check-prefix=DWROWS
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="clip-padded-windows=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOCLIP
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -158,6 +159,13 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
 // the new vector loop), the zero fill is made in NHWC, fused into each
 // tile of the contraction's forall (the NCHW fill is dead), the tiles are the NHWC convolution's 8 (ow) x 16 (c) x 32 (k)
 // contractions, and a last copy transposes the NHWC result back to NCHW.
+// The window rows (kh) of output row oh read padded rows oh + kh, of
+// which rows 1 to 8 are the image: the loop over kh runs from
+// max(1 - oh, 0) to min(9 - oh, 3) (clip-padded-windows), skipping the
+// top and bottom rows of padding; kw reads 8 columns at once and runs
+// whole. The maps are printed before the function.
+// CHECK:         #[[FIRST:.+]] = affine_map<()[s0] -> (-s0 + 1, 0)>
+// CHECK:         #[[END:.+]] = affine_map<()[s0] -> (-s0 + 9, 3)>
 // CHECK-LABEL: func.func @conv_nchw
 // CHECK-SAME:    %[[X:.+]]: tensor<1x16x8x8xf32>, %[[W:.+]]: tensor<32x16x3x3xf32>
 // CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
@@ -177,16 +185,26 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
 // CHECK:         %[[XP:.+]] = tensor.insert_slice %[[XT]] into %[[BORDER]][0, 1, 1, 0] [1, 8, 8, 16]
 // CHECK-DAG:     %[[INIT:.+]] = tensor.empty() : tensor<1x8x8x32xf32>
 // CHECK-DAG:     %[[WT:.+]] = scf.forall {{.*}} -> (tensor<16x3x3x32xf32>)
-// CHECK:         %[[CONV:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[INIT]]) -> (tensor<1x8x8x32xf32>)
+// CHECK:         %[[CONV:.+]] = scf.forall (%[[OH:.+]]) in (8) shared_outs(%{{.+}} = %[[INIT]]) -> (tensor<1x8x8x32xf32>)
 // CHECK:           tensor.extract_slice %[[XP]]
 // CHECK:           vector.transfer_write %[[ZERO]], %{{.+}} : vector<8x32xf32>, tensor<8x32xf32>
-// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:           %[[KH0:.+]] = affine.max #[[FIRST]]()[%[[OH]]]
+// CHECK:           %[[KH1:.+]] = affine.min #[[END]]()[%[[OH]]]
+// CHECK:           scf.for %{{.+}} = %[[KH0]] to %[[KH1]] step %c1
+// CHECK:             scf.for %{{.+}} = %c0 to %c3 step %c1
+// CHECK:             vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
 // The copy back writes rows of 8 floats, less than a cache line: it walks
 // its tiles in the output's order (k, then h), not in its input's (h, k).
 // CHECK:         %[[BACK:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 8) step (16, 1) {{.*}} -> (tensor<1x32x8x8xf32>)
 // CHECK:           tensor.extract_slice %[[CONV]]
 // CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
 // CHECK:         return %[[BACK]]
+// Unclipped, kh runs from 0 to 3 in every output row.
+// NOCLIP-LABEL: func.func @conv_nchw
+// NOCLIP-NOT:     affine.max
+// NOCLIP:         scf.for %{{.+}} = %c0 to %c3 step %c1
+// NOCLIP-NEXT:      scf.for %{{.+}} = %c0 to %c3 step %c1
+// NOCLIP:           vector.contract
 #nchw_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #nchw_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
 #nchw_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>

@@ -89,6 +89,12 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "of at most 16 positions directly, one output row at a time, "
               "vectorized along the channels, without padded copies or "
               "peeled borders">,
+       Option<"clipPaddedWindows", "clip-padded-windows", "bool",
+              /*default=*/"true",
+              "Skip the iterations of a tiled convolution's window loops "
+              "that read only the zero padding of its input (a 3x3 "
+              "convolution's top and bottom output rows read 2 of their 3 "
+              "window rows)">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "

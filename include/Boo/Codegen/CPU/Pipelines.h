@@ -63,6 +63,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(boo-cpu-tile-and-vectorize's depthwise-rows); false: "
                      "the general schedule"),
       llvm::cl::init(true)};
+  Option<bool> clipPaddedWindows{
+      *this, "clip-padded-windows",
+      llvm::cl::desc("Skip the iterations of a tiled convolution's window "
+                     "loops that read only the zero padding of its input "
+                     "(boo-cpu-tile-and-vectorize's clip-padded-windows)"),
+      llvm::cl::init(true)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Outline each top-level scf.forall into a body called "
