@@ -267,13 +267,15 @@ bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
 }
 
 /// A channels-last depthwise problem, which the CPU schedule computes row
-/// by row when its output rows have at most 16 positions and its channels
-/// are whole registers (convolveDepthwiseRows): 8 to 48 channels (now and
-/// then not a multiple of 8, which takes the general schedule), rows of 1
-/// to 17.
+/// by row when its output rows have at most 32 positions (over 16: in
+/// pieces) and its channels are whole registers (convolveDepthwiseRows):
+/// 8 to 48 channels (now and then not a multiple of 8, which takes the
+/// general schedule), rows of 1 to 17, or of 18 to 40.
 bool randomDepthwiseRowsProblem(CaseRng &rng, ConvProblem &p) {
   int64_t groups = rng.coin(0.85) ? 8 * rng.range(1, 6) : rng.range(1, 20);
-  return randomDepthwiseProblem(rng, p, "NHWC", groups, 1, 1, 17);
+  return rng.coin(0.7)
+             ? randomDepthwiseProblem(rng, p, "NHWC", groups, 1, 1, 17)
+             : randomDepthwiseProblem(rng, p, "NHWC", groups, 1, 18, 40);
 }
 
 /// A problem with wide padding (up to 4 rows and columns per side,

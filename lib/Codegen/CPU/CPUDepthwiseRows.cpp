@@ -21,8 +21,14 @@ using namespace mlir;
 
 namespace {
 
-/// The most output positions of a row kept in registers.
-constexpr int64_t kMaxRow = 16;
+/// The most output positions of a row kept in registers at once: a longer
+/// row is computed in pieces of at most this many.
+constexpr int64_t kMaxPiece = 16;
+/// The most output positions of a row: longer rows (MobileNetV2's 56- and
+/// 112-wide ones) keep the general schedule, whose forall also splits the
+/// rows among the threads, where this one has only the registers of
+/// channels (4 for 32 channels).
+constexpr int64_t kMaxRow = 32;
 
 /// The parts of a channels-last depthwise convolution.
 struct DepthwiseRows {
@@ -88,10 +94,12 @@ bool matchImage(DepthwiseRows &conv, AffineMap outMap) {
 }
 
 /// `op` as a channels-last depthwise convolution whose channels are a
-/// multiple of `lanes` and whose output rows have at most kMaxRow
-/// positions, if it is one.
+/// multiple of `lanes` and whose output rows have at most kMaxPiece
+/// positions (kMaxRow for an image smaller than `maxLongRowImageBytes`),
+/// if it is one.
 std::optional<DepthwiseRows> matchDepthwiseRows(linalg::GenericOp op,
-                                                int64_t lanes) {
+                                                int64_t lanes,
+                                                int64_t maxLongRowImageBytes) {
   if (!boo::isDepthwiseCandidate(op))
     return std::nullopt;
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -117,7 +125,12 @@ std::optional<DepthwiseRows> matchDepthwiseRows(linalg::GenericOp op,
   // A zero-padded image is read unpadded.
   conv.source = boo::unpadWindows(conv.image->get(), conv.rowDim, conv.colDim,
                                   conv.rows, conv.cols);
-  if (!cast<RankedTensorType>(conv.source.getType()).hasStaticShape())
+  auto sourceType = cast<RankedTensorType>(conv.source.getType());
+  if (!sourceType.hasStaticShape())
+    return std::nullopt;
+  int64_t imageBytes =
+      sourceType.getNumElements() * sourceType.getElementTypeBitWidth() / 8;
+  if (ranges[conv.cols.out] > kMaxPiece && imageBytes >= maxLongRowImageBytes)
     return std::nullopt;
   return conv;
 }
@@ -164,9 +177,14 @@ private:
   /// The `lanes` channels at (`row`, `col`) of a slice of access `a`, in
   /// f32.
   Value read(Value slice, const Access &a, Value row, Value col);
-  /// `accs` with window row `ky` (image row `row`) added.
+  /// `accs` (of output positions `first` on) with window row `ky` (image
+  /// row `row`) added.
   void addWindowRow(Value image, Value row, int64_t ky, ArrayRef<Value> taps,
-                    SmallVector<Value> &accs);
+                    int64_t first, SmallVector<Value> &accs);
+  /// `rowPlane` with output positions [`first`, `end`) of row `oh`
+  /// computed.
+  Value buildPiece(Value rowPlane, Value image, ArrayRef<Value> taps,
+                   Value splat, Value oh, int64_t first, int64_t end);
 
   RewriterBase &b;
   DepthwiseRows conv;
@@ -232,23 +250,24 @@ SmallVector<Value> RowsBuilder::weights(Value filter) {
 }
 
 void RowsBuilder::addWindowRow(Value image, Value row, int64_t ky,
-                               ArrayRef<Value> taps, SmallVector<Value> &accs) {
+                               ArrayRef<Value> taps, int64_t first,
+                               SmallVector<Value> &accs) {
   const boo::ConvWindow &w = conv.cols;
   int64_t inCols =
       cast<RankedTensorType>(image.getType()).getDimSize(imageAccess.col);
   // Each column is read once, and added to every output position whose
   // window has it; columns outside the image (the padding) are left out.
   DenseMap<int64_t, Value> columns;
-  for (int64_t ow = 0; ow < outCols; ++ow)
+  for (auto [i, acc] : llvm::enumerate(accs))
     for (int64_t kx = 0; kx < tapCols; ++kx) {
+      int64_t ow = first + static_cast<int64_t>(i);
       int64_t col = ow * w.stride + kx * w.dilation + w.offset;
       if (col < 0 || col >= inCols)
         continue;
       Value &v = columns[col];
       if (!v)
         v = read(image, imageAccess, row, index(col));
-      accs[ow] =
-          vector::FMAOp::create(b, loc, v, taps[ky * tapCols + kx], accs[ow]);
+      acc = vector::FMAOp::create(b, loc, v, taps[ky * tapCols + kx], acc);
     }
 }
 
@@ -262,8 +281,20 @@ Value RowsBuilder::build(Value plane, Value image, Value filter, Value init) {
   b.setInsertionPointToStart(rowLoop.getBody());
   Value oh = rowLoop.getInductionVar();
   Value rowPlane = rowLoop.getRegionIterArgs()[0];
+  // Pieces of equal length (a 28-wide row: two of 14).
+  int64_t pieces = llvm::divideCeil(outCols, kMaxPiece);
+  for (int64_t p = 0; p < pieces; ++p)
+    rowPlane = buildPiece(rowPlane, image, taps, splat, oh,
+                          p * outCols / pieces, (p + 1) * outCols / pieces);
+  scf::YieldOp::create(b, loc, rowPlane);
+  return rowLoop.getResult(0);
+}
+
+Value RowsBuilder::buildPiece(Value rowPlane, Value image, ArrayRef<Value> taps,
+                              Value splat, Value oh, int64_t first,
+                              int64_t end) {
   SmallVector<Value> accs;
-  for (int64_t ow = 0; ow < outCols; ++ow)
+  for (int64_t ow = first; ow < end; ++ow)
     accs.push_back(splat ? splat : read(rowPlane, outAccess, oh, index(ow)));
   int64_t inRows =
       cast<RankedTensorType>(image.getType()).getDimSize(imageAccess.row);
@@ -276,7 +307,7 @@ Value RowsBuilder::build(Value plane, Value image, Value filter, Value init) {
         b, loc, arith::MulIOp::create(b, loc, oh, index(w.stride)),
         index(ky * w.dilation + w.offset));
     if (lo == 0 && hi == outRows) {
-      addWindowRow(image, row, ky, taps, accs);
+      addWindowRow(image, row, ky, taps, first, accs);
       continue;
     }
     // Window rows outside the image (the top and bottom padding) are
@@ -295,29 +326,29 @@ Value RowsBuilder::build(Value plane, Value image, Value filter, Value init) {
                                   /*withElseRegion=*/true);
     b.setInsertionPointToStart(ifOp.thenBlock());
     SmallVector<Value> added = accs;
-    addWindowRow(image, row, ky, taps, added);
+    addWindowRow(image, row, ky, taps, first, added);
     scf::YieldOp::create(b, loc, added);
     b.setInsertionPointToStart(ifOp.elseBlock());
     scf::YieldOp::create(b, loc, accs);
     b.setInsertionPointAfter(ifOp);
     accs = SmallVector<Value>(ifOp.getResults());
   }
-  for (int64_t ow = 0; ow < outCols; ++ow)
-    rowPlane =
-        vector::TransferWriteOp::create(
-            b, loc, accs[ow], rowPlane, indices(outAccess, oh, index(ow)),
-            channelMap(outAccess), ArrayRef<bool>{true})
-            .getResult();
-  scf::YieldOp::create(b, loc, rowPlane);
-  return rowLoop.getResult(0);
+  for (auto [i, acc] : llvm::enumerate(accs))
+    rowPlane = vector::TransferWriteOp::create(
+                   b, loc, acc, rowPlane,
+                   indices(outAccess, oh, index(first + int64_t(i))),
+                   channelMap(outAccess), ArrayRef<bool>{true})
+                   .getResult();
+  return rowPlane;
 }
 
 } // namespace
 
 bool mlir::boo::convolveDepthwiseRows(RewriterBase &rewriter,
-                                      linalg::GenericOp op,
-                                      int64_t vectorWidth) {
-  std::optional<DepthwiseRows> conv = matchDepthwiseRows(op, vectorWidth);
+                                      linalg::GenericOp op, int64_t vectorWidth,
+                                      int64_t maxLongRowImageBytes) {
+  std::optional<DepthwiseRows> conv =
+      matchDepthwiseRows(op, vectorWidth, maxLongRowImageBytes);
   if (!conv)
     return false;
   Location loc = op.getLoc();

@@ -48,7 +48,10 @@ bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
 /// Computes the rows of a channels-last depthwise convolution directly
 /// (CPUDepthwiseRows.cpp): one `scf.forall` iteration per register of
 /// channels (and batch), in it one `scf.for` iteration per output row, the
-/// whole row's positions in registers (rows of at most 16 positions). Each
+/// row's positions in registers (rows of at most 16 positions; rows of 17
+/// to 32 in two or more pieces of at most 16, when the image is smaller
+/// than `maxLongRowImageBytes`: each iteration walks the whole image, and
+/// a larger one would come from memory once per register of channels). Each
 /// image row's vectors are read once and added to every position whose
 /// window they are in; window rows outside the image are skipped and
 /// window columns outside it left out, so there is no padded copy and no
@@ -58,7 +61,7 @@ bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
 /// before it, and the body and window are a plane convolution's. Returns
 /// whether it applied.
 bool convolveDepthwiseRows(RewriterBase &rewriter, linalg::GenericOp op,
-                           int64_t vectorWidth);
+                           int64_t vectorWidth, int64_t maxLongRowImageBytes);
 
 /// A window `stride*o + dilation*k + offset` of a convolution's input: a
 /// parallel loop `o` (an output row or column) and a reduction loop `k` (a

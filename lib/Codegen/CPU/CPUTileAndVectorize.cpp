@@ -525,10 +525,13 @@ struct BooCPUTileAndVectorizePass
         if (op.getNumReductionLoops() > 0)
           depthwise.push_back(op);
       });
+      // Images that large have their borders peeled (below) rather than
+      // long rows computed directly.
       for (linalg::GenericOp op : depthwise)
         if (!(planeConvs && convolvePlanes(rewriter, op, vectorWidth)) &&
             depthwiseRows)
-          (void)convolveDepthwiseRows(rewriter, op, vectorWidth);
+          (void)convolveDepthwiseRows(rewriter, op, vectorWidth,
+                                      peelMinInputBytes);
       // Convolutions with small filters read their input unpadded, but
       // at the borders (the pieces are collected again below).
       SmallVector<linalg::GenericOp> convs, pieces;

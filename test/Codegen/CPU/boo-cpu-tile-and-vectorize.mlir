@@ -1315,3 +1315,46 @@ func.func @weight_gradient_nchw(%x: tensor<1x1x16x8x8xf32>, %dy: tensor<1x1x16x6
   } -> tensor<1x16x16x3x3xf32>
   return %r : tensor<1x16x16x3x3xf32>
 }
+
+// -----
+
+#dwl_in = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh + kh, ow + kw, g)>
+#dwl_fil = affine_map<(n, oh, ow, g, kh, kw) -> (kh, kw, g)>
+#dwl_out = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh, ow, g)>
+#dwl_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A channels-last depthwise convolution with rows of 20 positions (over
+// 16): depthwise-rows computes each row in two pieces of 10, one after the
+// other in the row's loop, each with its 10 positions in registers: the
+// first writes columns 0 to 9, the second 10 to 19. Column 9 of the image
+// is read by both pieces (positions 8 and 9 of the first, 10 of the
+// second).
+// DWROWS-LABEL: func.func @depthwise_long_rows(
+// DWROWS-NOT: linalg.generic
+// DWROWS: scf.for %[[OH:.+]] = %c0 to %c4 step %c1 iter_args(%[[PLANE:.+]] =
+// DWROWS: %[[W0:.+]] = vector.transfer_write %{{.+}}, %[[PLANE]][%c0, %[[OH]], %c0, %c0]
+// DWROWS: %[[W9:.+]] = vector.transfer_write %{{.+}}, %{{.+}}[%c0, %[[OH]], %c9, %c0]
+// DWROWS-NOT: vector.transfer_write
+// DWROWS: vector.transfer_read %{{.+}}[%c0, %{{.+}}, %c9, %c0]
+// DWROWS: vector.transfer_write %{{.+}}, %[[W9]][%c0, %[[OH]], %c10, %c0]
+// DWROWS: %[[W19:.+]] = vector.transfer_write %{{.+}}, %{{.+}}[%c0, %[[OH]], %c19, %c0]
+// DWROWS: scf.yield %[[W19]]
+func.func @depthwise_long_rows(%x: tensor<1x4x20x8xf32>, %w: tensor<3x3x8xf32>) -> tensor<1x4x20x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x20x8xf32> to tensor<1x6x22x8xf32>
+  %e = tensor.empty() : tensor<1x4x20x8xf32>
+  %acc = linalg.generic {indexing_maps = [#dwl_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x4x20x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x4x20x8xf32>
+  %r = linalg.generic {indexing_maps = [#dwl_in, #dwl_fil, #dwl_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%p, %w : tensor<1x6x22x8xf32>, tensor<3x3x8xf32>) outs(%acc : tensor<1x4x20x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x20x8xf32>
+  return %r : tensor<1x4x20x8xf32>
+}

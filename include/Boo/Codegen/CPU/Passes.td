@@ -39,9 +39,10 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     vectorized along the row, reading the image unpadded (window rows
     outside it skipped, columns outside it zero lanes), with no transposed
     copies. A channels-last one with short output rows (at most 16
-    positions) is computed directly (`depthwise-rows`): one `scf.forall`
-    iteration per register of channels, one `scf.for` iteration per output
-    row with the row's positions in registers, each image column read once
+    positions; 17 to 32 in pieces, for images smaller than
+    `peel-min-input-bytes`) is computed directly (`depthwise-rows`): one
+    `scf.forall` iteration per register of channels, one `scf.for`
+    iteration per output row with the row's positions in registers, each image column read once
     per window row, window rows and columns outside the image skipped.
 
     Row reductions (a layer norm's statistics) come first. Each chain of
@@ -86,7 +87,8 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "channels-last">,
        Option<"depthwiseRows", "depthwise-rows", "bool", /*default=*/"true",
               "Compute channels-last depthwise convolutions with output rows "
-              "of at most 16 positions directly, one output row at a time, "
+              "of at most 16 positions (32 for images smaller than "
+              "peel-min-input-bytes) directly, one output row at a time, "
               "vectorized along the channels, without padded copies or "
               "peeled borders">,
        Option<"clipPaddedWindows", "clip-padded-windows", "bool",
