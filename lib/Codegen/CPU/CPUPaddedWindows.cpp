@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -150,9 +151,50 @@ tensor::PadOp padBehindSlices(Value v,
 
 } // namespace
 
-bool mlir::boo::clipPaddedWindowLoops(RewriterBase &rewriter,
-                                      linalg::GenericOp tile,
-                                      ArrayRef<scf::ForOp> reductionLoops) {
+/// The tile `tile`'s positions along padded dim `dim` of operand
+/// `operand`: its one loop of extent > 1 in that map result (`s * o + c0`,
+/// the other loops of extent 1), as the dim of the tile's accumulator
+/// (its output's dims of extent > 1, in order) it is, its stride and
+/// extent, and c0.
+static std::optional<PaddedTileRows>
+matchTileRows(linalg::GenericOp tile, OpOperand *operand, unsigned dim) {
+  SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
+  FailureOr<LinearExpr> lin =
+      decomposeLinear(tile.getMatchingIndexingMap(operand).getResult(dim));
+  if (failed(lin))
+    return std::nullopt;
+  PaddedTileRows rows;
+  std::optional<unsigned> loop;
+  for (auto [d, coeff] : lin->terms) {
+    if (ranges[d] == 1)
+      continue;
+    if (loop)
+      return std::nullopt;
+    loop = d;
+    rows.stride = coeff;
+    rows.positions = ranges[d];
+  }
+  if (!loop)
+    return std::nullopt;
+  rows.constant = lin->constant;
+  AffineMap outMap = tile.getMatchingIndexingMap(tile.getDpsInitOperand(0));
+  auto outType = cast<RankedTensorType>(tile.getDpsInits()[0].getType());
+  unsigned accDim = 0;
+  for (auto [i, e] : llvm::enumerate(outMap.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == *loop) {
+      rows.accDim = accDim;
+      return rows;
+    }
+    if (outType.getDimSize(i) != 1)
+      ++accDim;
+  }
+  return std::nullopt;
+}
+
+bool mlir::boo::clipPaddedWindowLoops(
+    RewriterBase &rewriter, linalg::GenericOp tile,
+    ArrayRef<scf::ForOp> reductionLoops,
+    SmallVectorImpl<PaddedTileRows> &partial) {
   if (reductionLoops.empty() || !isMultiplyAddBody(tile))
     return false;
   bool changed = false;
@@ -166,16 +208,186 @@ bool mlir::boo::clipPaddedWindowLoops(RewriterBase &rewriter,
       int64_t low = lows[dim], high = highs[dim];
       std::optional<int64_t> size =
           getConstantIntValue(slices.front().getMixedSizes()[dim]);
-      // Only where some tile can read nothing but padding.
       if (ShapedType::isDynamic(low) || ShapedType::isDynamic(high) || !size ||
-          (*size > low && *size > high))
+          (low == 0 && high == 0))
         continue;
       std::optional<PaddedRows> rows =
           matchPaddedRows(slices, dim, reductionLoops);
-      if (rows)
-        changed |= clipLoop(rewriter, *rows, *size, low,
-                            pad.getSourceType().getDimSize(dim));
+      if (!rows)
+        continue;
+      int64_t extent = pad.getSourceType().getDimSize(dim);
+      // Where some tile can read nothing but padding, the loop skips it;
+      // else some of a tile's positions may read padding, the others not.
+      if (*size <= low || *size <= high) {
+        changed |= clipLoop(rewriter, *rows, *size, low, extent);
+        continue;
+      }
+      std::optional<PaddedTileRows> tileRows =
+          matchTileRows(tile, operand, dim);
+      if (!tileRows)
+        continue;
+      tileRows->iv = rows->loop.getInductionVar();
+      tileRows->coeff = rows->coeff;
+      tileRows->constant += rows->constant;
+      tileRows->base = rows->base;
+      tileRows->low = low;
+      tileRows->high = high;
+      tileRows->extent = extent;
+      partial.push_back(*tileRows);
     }
   }
   return changed;
+}
+
+/// The number of positions `i` in [0, positions) from the first (`fromEnd`:
+/// the last) on whose padded row `start + stride * i` lies before (after)
+/// the unpadded rows, as an affine map of `start` (symbol 0).
+static AffineMap paddedPositionsMap(const PaddedTileRows &rows, bool fromEnd,
+                                    MLIRContext *ctx) {
+  AffineExpr start = getAffineSymbolExpr(0, ctx);
+  AffineExpr count = fromEnd ? (start + rows.stride * (rows.positions - 1) -
+                                (rows.low + rows.extent) + 1)
+                                   .ceilDiv(rows.stride)
+                             : (rows.low - start).ceilDiv(rows.stride);
+  return AffineMap::get(0, 1, {count, getAffineConstantExpr(0, ctx)}, ctx);
+}
+
+/// The most positions of a tile that can read padding at one end.
+static int64_t maxPaddedPositions(const PaddedTileRows &rows, int64_t pad) {
+  return std::min<int64_t>(llvm::divideCeilSigned(pad, rows.stride),
+                           rows.positions - 1);
+}
+
+/// The most variants (positions left out at each end) splitPaddedRows
+/// makes of one contraction.
+constexpr int64_t kMaxRowVariants = 8;
+
+bool mlir::boo::splitPaddedRows(RewriterBase &rewriter,
+                                vector::ContractionOp contract,
+                                const PaddedTileRows &rows) {
+  auto accType = dyn_cast<VectorType>(contract.getAccType());
+  if (!accType || rows.accDim >= accType.getRank() ||
+      accType.getDimSize(rows.accDim) != rows.positions)
+    return false;
+  // The iteration dim of the positions, and the one input that has it.
+  SmallVector<AffineMap> maps = contract.getIndexingMapsArray();
+  auto accDimExpr = dyn_cast<AffineDimExpr>(maps[2].getResult(rows.accDim));
+  if (!accDimExpr)
+    return false;
+  std::optional<unsigned> imageOperand, imageDim;
+  for (unsigned o = 0; o < 2; ++o)
+    for (auto [i, e] : llvm::enumerate(maps[o].getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e);
+          d && d.getPosition() == accDimExpr.getPosition()) {
+        if (imageOperand)
+          return false;
+        imageOperand = o;
+        imageDim = i;
+      }
+  if (!imageOperand)
+    return false;
+  int64_t maxLeft = maxPaddedPositions(rows, rows.low);
+  int64_t maxRight = maxPaddedPositions(rows, rows.high);
+  if ((maxLeft + 1) * (maxRight + 1) - 1 > kMaxRowVariants)
+    return false;
+
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = contract.getLoc();
+  rewriter.setInsertionPoint(contract);
+  // The padded row of position 0.
+  AffineExpr startExpr = getAffineConstantExpr(rows.constant, ctx) +
+                         getAffineSymbolExpr(0, ctx) * rows.coeff;
+  SmallVector<OpFoldResult> operands = {rows.iv};
+  for (auto [i, v] : llvm::enumerate(rows.base)) {
+    startExpr = startExpr + getAffineSymbolExpr(i + 1, ctx);
+    operands.push_back(v);
+  }
+  OpFoldResult start = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, AffineMap::get(0, operands.size(), startExpr, ctx),
+      operands);
+  // The positions reading padding at each end, capped one past the most
+  // the cases below cover.
+  auto padded = [&](bool fromEnd, int64_t cap) {
+    OpFoldResult count = affine::makeComposedFoldedAffineMax(
+        rewriter, loc, paddedPositionsMap(rows, fromEnd, ctx), {start});
+    return getValueOrCreateConstantIndexOp(
+        rewriter, loc,
+        affine::makeComposedFoldedAffineMin(
+            rewriter, loc,
+            AffineMap::get(
+                1, 0,
+                {getAffineDimExpr(0, ctx), getAffineConstantExpr(cap, ctx)},
+                ctx),
+            {count}));
+  };
+  Value left = padded(false, maxLeft + 1);
+  Value right = padded(true, maxRight + 1);
+  // Case l * (maxRight + 2) + r leaves out l positions at the start and r
+  // at the end; the default (none, or more than the cases cover) is the
+  // whole contraction.
+  int64_t pitch = maxRight + 2;
+  Value caseIndex = affine::AffineApplyOp::create(
+      rewriter, loc,
+      AffineMap::get(
+          2, 0, getAffineDimExpr(0, ctx) * pitch + getAffineDimExpr(1, ctx),
+          ctx),
+      ValueRange{left, right});
+  SmallVector<int64_t> cases;
+  for (int64_t l = 0; l <= maxLeft; ++l)
+    for (int64_t r = 0; r <= maxRight; ++r)
+      if ((l || r) && l + r < rows.positions)
+        cases.push_back(l * pitch + r);
+  auto switchOp = scf::IndexSwitchOp::create(rewriter, loc, TypeRange{accType},
+                                             caseIndex, cases, cases.size());
+  Value acc = contract.getAcc();
+  // Each region reads the inputs itself (a filter tile read before the
+  // switch would be live across it, in registers).
+  auto cloneInputs = [&](IRMapping &mapping) {
+    for (Value in : {contract.getLhs(), contract.getRhs()})
+      if (Operation *def = in.getDefiningOp();
+          def && def->getBlock() == contract->getBlock() &&
+          isa<vector::TransferReadOp>(def) && def->hasOneUse())
+        rewriter.clone(*def, mapping);
+  };
+  {
+    Block *block = rewriter.createBlock(&switchOp.getDefaultRegion());
+    (void)block;
+    IRMapping mapping;
+    cloneInputs(mapping);
+    Operation *whole = rewriter.clone(*contract, mapping);
+    scf::YieldOp::create(rewriter, loc, whole->getResult(0));
+  }
+  for (auto [region, c] : llvm::zip(switchOp.getCaseRegions(), cases)) {
+    int64_t l = c / pitch, r = c % pitch;
+    int64_t kept = rows.positions - l - r;
+    rewriter.createBlock(&region);
+    IRMapping mapping;
+    cloneInputs(mapping);
+    auto slice = [&](Value v, unsigned dim) {
+      auto type = cast<VectorType>(v.getType());
+      SmallVector<int64_t> offsets(dim + 1, 0), sizes, strides(dim + 1, 1);
+      for (unsigned i = 0; i <= dim; ++i)
+        sizes.push_back(type.getDimSize(i));
+      offsets[dim] = l;
+      sizes[dim] = kept;
+      return vector::ExtractStridedSliceOp::create(rewriter, loc, v, offsets,
+                                                   sizes, strides)
+          .getResult();
+    };
+    SmallVector<Value> inputs = {mapping.lookupOrDefault(contract.getLhs()),
+                                 mapping.lookupOrDefault(contract.getRhs())};
+    inputs[*imageOperand] = slice(inputs[*imageOperand], *imageDim);
+    Value part = vector::ContractionOp::create(
+        rewriter, loc, inputs[0], inputs[1], slice(acc, rows.accDim),
+        contract.getIndexingMaps(), contract.getIteratorTypes(),
+        contract.getKind());
+    SmallVector<int64_t> offsets(accType.getRank(), 0),
+        strides(cast<VectorType>(part.getType()).getRank(), 1);
+    offsets[rows.accDim] = l;
+    Value merged = vector::InsertStridedSliceOp::create(rewriter, loc, part,
+                                                        acc, offsets, strides);
+    scf::YieldOp::create(rewriter, loc, merged);
+  }
+  rewriter.replaceOp(contract, switchOp.getResults());
+  return true;
 }

@@ -162,10 +162,18 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
 // The window rows (kh) of output row oh read padded rows oh + kh, of
 // which rows 1 to 8 are the image: the loop over kh runs from
 // max(1 - oh, 0) to min(9 - oh, 3) (clip-padded-windows), skipping the
-// top and bottom rows of padding; kw reads 8 columns at once and runs
-// whole. The maps are printed before the function.
+// top and bottom rows of padding. kw reads a row of 8 columns at once,
+// padded columns kw to kw + 7, of which 1 - kw lie before the image and
+// kw - 1 after it: the contraction becomes an scf.index_switch on
+// (before, capped at 2) * 3 + (after, capped at 2), whose cases leave
+// out the first position (case 3), the last (case 1) or both (case 4),
+// and whose default is the whole row. The maps are printed before the
+// function.
 // CHECK:         #[[FIRST:.+]] = affine_map<()[s0] -> (-s0 + 1, 0)>
 // CHECK:         #[[END:.+]] = affine_map<()[s0] -> (-s0 + 9, 3)>
+// CHECK:         #[[CAP:.+]] = affine_map<(d0) -> (2, d0)>
+// CHECK:         #[[AFTER:.+]] = affine_map<()[s0] -> (0, s0 - 1)>
+// CHECK:         #[[CASE:.+]] = affine_map<(d0, d1) -> (d0 * 3 + d1)>
 // CHECK-LABEL: func.func @conv_nchw
 // CHECK-SAME:    %[[X:.+]]: tensor<1x16x8x8xf32>, %[[W:.+]]: tensor<32x16x3x3xf32>
 // CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
@@ -191,20 +199,42 @@ func.func @depthwise(%x: tensor<1x10x10x48x1xf32>, %w: tensor<48x1x3x3x1xf32>, %
 // CHECK:           %[[KH0:.+]] = affine.max #[[FIRST]]()[%[[OH]]]
 // CHECK:           %[[KH1:.+]] = affine.min #[[END]]()[%[[OH]]]
 // CHECK:           scf.for %{{.+}} = %[[KH0]] to %[[KH1]] step %c1
-// CHECK:             scf.for %{{.+}} = %c0 to %c3 step %c1
-// CHECK:             vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:             scf.for %[[KW:.+]] = %c0 to %c3 step %c1
+// CHECK:               %[[ACC:.+]] = vector.transfer_read
+// CHECK:               %[[L:.+]] = affine.max #[[FIRST]]()[%[[KW]]]
+// CHECK:               %[[LC:.+]] = affine.min #[[CAP]](%[[L]])
+// CHECK:               %[[R:.+]] = affine.max #[[AFTER]]()[%[[KW]]]
+// CHECK:               %[[RC:.+]] = affine.min #[[CAP]](%[[R]])
+// CHECK:               %[[CASEIDX:.+]] = affine.apply #[[CASE]](%[[LC]], %[[RC]])
+// CHECK:               scf.index_switch %[[CASEIDX]] -> vector<8x32xf32>
+// CHECK-NEXT:          case 1 {
+// CHECK:                 vector.extract_strided_slice %{{.+}} {offsets = [0], sizes = [7], strides = [1]} : vector<8x16xf32> to vector<7x16xf32>
+// CHECK:                 vector.extract_strided_slice %[[ACC]] {offsets = [0], sizes = [7], strides = [1]} : vector<8x32xf32> to vector<7x32xf32>
+// CHECK:                 vector.contract {{.*}} : vector<7x16xf32>, vector<16x32xf32> into vector<7x32xf32>
+// CHECK:                 vector.insert_strided_slice %{{.+}}, %[[ACC]] {offsets = [0, 0], strides = [1, 1]} : vector<7x32xf32> into vector<8x32xf32>
+// CHECK:               case 3 {
+// CHECK:                 vector.extract_strided_slice %{{.+}} {offsets = [1], sizes = [7], strides = [1]} : vector<8x16xf32> to vector<7x16xf32>
+// CHECK:                 vector.insert_strided_slice %{{.+}}, %[[ACC]] {offsets = [1, 0], strides = [1, 1]} : vector<7x32xf32> into vector<8x32xf32>
+// CHECK:               case 4 {
+// CHECK:                 vector.contract {{.*}} : vector<6x16xf32>, vector<16x32xf32> into vector<6x32xf32>
+// CHECK:               default {
+// CHECK:                 vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
 // The copy back writes rows of 8 floats, less than a cache line: it walks
 // its tiles in the output's order (k, then h), not in its input's (h, k).
 // CHECK:         %[[BACK:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 8) step (16, 1) {{.*}} -> (tensor<1x32x8x8xf32>)
 // CHECK:           tensor.extract_slice %[[CONV]]
 // CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
 // CHECK:         return %[[BACK]]
-// Unclipped, kh runs from 0 to 3 in every output row.
+// Unclipped, kh runs from 0 to 3 in every output row, and every kw
+// multiplies the whole row.
 // NOCLIP-LABEL: func.func @conv_nchw
 // NOCLIP-NOT:     affine.max
 // NOCLIP:         scf.for %{{.+}} = %c0 to %c3 step %c1
 // NOCLIP-NEXT:      scf.for %{{.+}} = %c0 to %c3 step %c1
-// NOCLIP:           vector.contract
+// NOCLIP-NOT:         scf.index_switch
+// NOCLIP:             vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// NOCLIP-NOT:         scf.index_switch
+// NOCLIP:           scf.forall.in_parallel
 #nchw_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #nchw_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
 #nchw_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>

@@ -96,7 +96,8 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "Skip the iterations of a tiled convolution's window loops "
               "that read only the zero padding of its input (a 3x3 "
               "convolution's top and bottom output rows read 2 of their 3 "
-              "window rows)">,
+              "window rows), and the positions of a tile that read it (an "
+              "scf.index_switch of contractions over fewer positions)">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "

@@ -66,7 +66,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> clipPaddedWindows{
       *this, "clip-padded-windows",
       llvm::cl::desc("Skip the iterations of a tiled convolution's window "
-                     "loops that read only the zero padding of its input "
+                     "loops that read only the zero padding of its input, "
+                     "and the positions of its tiles that read it "
                      "(boo-cpu-tile-and-vectorize's clip-padded-windows)"),
       llvm::cl::init(true)};
   Option<bool> parallel{
