@@ -62,7 +62,11 @@ bool clipPaddedWindowLoops(RewriterBase &rewriter, linalg::GenericOp tile,
 /// the accumulator, `vector.insert_strided_slice` of the result). A 3x3
 /// convolution at 7x7, one row of padding on each side, computes 18 of
 /// the 21 window columns of a row. Each case reads the contraction's
-/// inputs itself. Returns whether it applied (at most 8 cases).
+/// inputs itself. Only where the padding is at least an eighth of the
+/// unpadded rows (each case is another copy of the contraction to
+/// compile), with at most 8 cases; iterations with padding at both ends
+/// (a tile wider than the image) take the whole contraction. Returns
+/// whether it applied.
 bool splitPaddedRows(RewriterBase &rewriter, vector::ContractionOp contract,
                      const PaddedTileRows &rows);
 
