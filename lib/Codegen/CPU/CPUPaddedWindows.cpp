@@ -268,6 +268,42 @@ constexpr int64_t kMaxRowVariants = 8;
 /// save 2.4% of its multiply-adds).
 constexpr int64_t kMinPaddedFraction = 8;
 
+/// `contract` over `kept` of its positions from `first` on (dim
+/// `imageDim` of input `imageOperand`, dim `accDim` of the accumulator),
+/// its inputs looked up in `mapping`, the result inserted into the
+/// accumulator.
+static Value contractPositions(RewriterBase &rewriter,
+                               vector::ContractionOp contract,
+                               IRMapping &mapping, unsigned imageOperand,
+                               unsigned imageDim, unsigned accDim,
+                               int64_t first, int64_t kept) {
+  Location loc = contract.getLoc();
+  auto slice = [&](Value v, unsigned dim) {
+    auto type = cast<VectorType>(v.getType());
+    SmallVector<int64_t> offsets(dim + 1, 0), sizes, strides(dim + 1, 1);
+    for (unsigned i = 0; i <= dim; ++i)
+      sizes.push_back(type.getDimSize(i));
+    offsets[dim] = first;
+    sizes[dim] = kept;
+    return vector::ExtractStridedSliceOp::create(rewriter, loc, v, offsets,
+                                                 sizes, strides)
+        .getResult();
+  };
+  SmallVector<Value> inputs = {mapping.lookupOrDefault(contract.getLhs()),
+                               mapping.lookupOrDefault(contract.getRhs())};
+  inputs[imageOperand] = slice(inputs[imageOperand], imageDim);
+  Value acc = contract.getAcc();
+  Value part = vector::ContractionOp::create(
+      rewriter, loc, inputs[0], inputs[1], slice(acc, accDim),
+      contract.getIndexingMaps(), contract.getIteratorTypes(),
+      contract.getKind());
+  SmallVector<int64_t> offsets(cast<VectorType>(acc.getType()).getRank(), 0),
+      strides(cast<VectorType>(part.getType()).getRank(), 1);
+  offsets[accDim] = first;
+  return vector::InsertStridedSliceOp::create(rewriter, loc, part, acc, offsets,
+                                              strides);
+}
+
 bool mlir::boo::splitPaddedRows(RewriterBase &rewriter,
                                 vector::ContractionOp contract,
                                 const PaddedTileRows &rows) {
@@ -353,7 +389,6 @@ bool mlir::boo::splitPaddedRows(RewriterBase &rewriter,
         cases.push_back(l * pitch + r);
   auto switchOp = scf::IndexSwitchOp::create(rewriter, loc, TypeRange{accType},
                                              caseIndex, cases, cases.size());
-  Value acc = contract.getAcc();
   // Each region reads the inputs itself (a filter tile read before the
   // switch would be live across it, in registers).
   auto cloneInputs = [&](IRMapping &mapping) {
@@ -364,42 +399,20 @@ bool mlir::boo::splitPaddedRows(RewriterBase &rewriter,
         rewriter.clone(*def, mapping);
   };
   {
-    Block *block = rewriter.createBlock(&switchOp.getDefaultRegion());
-    (void)block;
+    rewriter.createBlock(&switchOp.getDefaultRegion());
     IRMapping mapping;
     cloneInputs(mapping);
     Operation *whole = rewriter.clone(*contract, mapping);
     scf::YieldOp::create(rewriter, loc, whole->getResult(0));
   }
   for (auto [region, c] : llvm::zip(switchOp.getCaseRegions(), cases)) {
-    int64_t l = c / pitch, r = c % pitch;
-    int64_t kept = rows.positions - l - r;
     rewriter.createBlock(&region);
     IRMapping mapping;
     cloneInputs(mapping);
-    auto slice = [&](Value v, unsigned dim) {
-      auto type = cast<VectorType>(v.getType());
-      SmallVector<int64_t> offsets(dim + 1, 0), sizes, strides(dim + 1, 1);
-      for (unsigned i = 0; i <= dim; ++i)
-        sizes.push_back(type.getDimSize(i));
-      offsets[dim] = l;
-      sizes[dim] = kept;
-      return vector::ExtractStridedSliceOp::create(rewriter, loc, v, offsets,
-                                                   sizes, strides)
-          .getResult();
-    };
-    SmallVector<Value> inputs = {mapping.lookupOrDefault(contract.getLhs()),
-                                 mapping.lookupOrDefault(contract.getRhs())};
-    inputs[*imageOperand] = slice(inputs[*imageOperand], *imageDim);
-    Value part = vector::ContractionOp::create(
-        rewriter, loc, inputs[0], inputs[1], slice(acc, rows.accDim),
-        contract.getIndexingMaps(), contract.getIteratorTypes(),
-        contract.getKind());
-    SmallVector<int64_t> offsets(accType.getRank(), 0),
-        strides(cast<VectorType>(part.getType()).getRank(), 1);
-    offsets[rows.accDim] = l;
-    Value merged = vector::InsertStridedSliceOp::create(rewriter, loc, part,
-                                                        acc, offsets, strides);
+    int64_t l = c / pitch, r = c % pitch;
+    Value merged =
+        contractPositions(rewriter, contract, mapping, *imageOperand, *imageDim,
+                          rows.accDim, l, rows.positions - l - r);
     scf::YieldOp::create(rewriter, loc, merged);
   }
   rewriter.replaceOp(contract, switchOp.getResults());
