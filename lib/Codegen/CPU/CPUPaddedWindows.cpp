@@ -94,7 +94,7 @@ bool clipLoop(RewriterBase &rewriter, const PaddedRows &rows, int64_t size,
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || step != 1 || rows.coeff <= 0)
+  if (!lb || !ub || step != 1)
     return false;
   MLIRContext *ctx = rewriter.getContext();
   AffineExpr start = getAffineConstantExpr(rows.constant, ctx);
@@ -417,4 +417,30 @@ bool mlir::boo::splitPaddedRows(RewriterBase &rewriter,
   }
   rewriter.replaceOp(contract, switchOp.getResults());
   return true;
+}
+
+/// Marks the write of a vectorized tile whose contraction splitPaddedRows
+/// splits once it is formed (the index of its PaddedTileRows).
+constexpr llvm::StringLiteral kPaddedRowsAttr = "boo.padded_rows";
+
+void mlir::boo::markPaddedRows(vector::TransferWriteOp write, unsigned index) {
+  write->setAttr(
+      kPaddedRowsAttr,
+      IntegerAttr::get(IntegerType::get(write.getContext(), 64), index));
+}
+
+void mlir::boo::splitMarkedPaddedRows(RewriterBase &rewriter, Operation *root,
+                                      ArrayRef<PaddedTileRows> rows) {
+  root->walk([&](vector::TransferWriteOp write) {
+    auto index = write->getAttrOfType<IntegerAttr>(kPaddedRowsAttr);
+    if (!index)
+      return;
+    write->removeAttr(kPaddedRowsAttr);
+    // The accumulator's dims are the tile's (PaddedTileRows::accDim).
+    if (!write.getPermutationMap().isMinorIdentity())
+      return;
+    if (auto contract =
+            write.getVector().getDefiningOp<vector::ContractionOp>())
+      (void)splitPaddedRows(rewriter, contract, rows[index.getInt()]);
+  });
 }

@@ -70,6 +70,17 @@ bool clipPaddedWindowLoops(RewriterBase &rewriter, linalg::GenericOp tile,
 bool splitPaddedRows(RewriterBase &rewriter, vector::ContractionOp contract,
                      const PaddedTileRows &rows);
 
+/// Marks `write`, the write of a vectorized tile, for
+/// splitMarkedPaddedRows: `index` is its PaddedTileRows' index. (The
+/// contraction is formed by the cleanup after vectorization.)
+void markPaddedRows(vector::TransferWriteOp write, unsigned index);
+
+/// Applies splitPaddedRows to the contraction each write under `root`
+/// marked by markPaddedRows writes, with `rows[index]`, and removes the
+/// marks.
+void splitMarkedPaddedRows(RewriterBase &rewriter, Operation *root,
+                           ArrayRef<PaddedTileRows> rows);
+
 } // namespace mlir::boo
 
 #endif // BOO_LIB_CODEGEN_CPU_CPUPADDEDWINDOWS_H

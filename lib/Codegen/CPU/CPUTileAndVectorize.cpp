@@ -505,11 +505,6 @@ static SmallVector<TileLevel> tileLevels(RewriterBase &rewriter,
   return {outer, inner, reduction};
 }
 
-/// Marks the write of a vectorized tile whose positions along a padded
-/// dim are split once its contraction is formed (the index of its
-/// PaddedTileRows).
-constexpr llvm::StringLiteral kPaddedRowsAttr = "boo.padded_rows";
-
 struct BooCPUTileAndVectorizePass
     : public mlir::boo::impl::BooCPUTileAndVectorizeBase<
           BooCPUTileAndVectorizePass> {
@@ -571,7 +566,9 @@ struct BooCPUTileAndVectorizePass
     };
     // The contractions' tiles whose positions along a padded dim read
     // padding in some iterations of a window loop (splitPaddedRows).
-    DenseMap<Operation *, PaddedTileRows> partialRows;
+    // (An index into paddedRows.)
+    DenseMap<Operation *, unsigned> paddedTiles;
+    SmallVector<PaddedTileRows> paddedRows;
     // The contractions' tiles that read an input packed per block, and
     // which input.
     SmallVector<std::pair<linalg::GenericOp, unsigned>> packs;
@@ -639,8 +636,10 @@ struct BooCPUTileAndVectorizePass
       if (prepare && vectorize && clipPaddedWindows)
         (void)clipPaddedWindowLoops(rewriter, *tiledOp, reductionLoops,
                                     partial);
-      if (partial.size() == 1)
-        partialRows.try_emplace(*tiledOp, partial.front());
+      if (partial.size() == 1) {
+        paddedTiles.try_emplace(*tiledOp, paddedRows.size());
+        paddedRows.push_back(partial.front());
+      }
       if (pack)
         packs.push_back({*tiledOp, pack->input});
     };
@@ -702,12 +701,9 @@ struct BooCPUTileAndVectorizePass
     if (!vectorize)
       return;
 
-    SmallVector<PaddedTileRows> splitRows;
     for (linalg::GenericOp op : tiled) {
       rewriter.setInsertionPoint(op);
-      std::optional<PaddedTileRows> rows;
-      if (auto it = partialRows.find(op); it != partialRows.end())
-        rows = it->second;
+      auto padded = paddedTiles.find(op);
       if (failed(removeWindows(rewriter, op)))
         continue;
       // Drop the unit loops of the tile (batch, window, group...) so the
@@ -741,13 +737,10 @@ struct BooCPUTileAndVectorizePass
       rewriter.replaceOp(op, result->replacements);
       // The write of such a tile is marked: its contraction is split once
       // the cleanup below has made it a vector.contract.
-      if (rows && result->replacements.size() == 1)
+      if (padded != paddedTiles.end() && result->replacements.size() == 1)
         if (auto write = result->replacements.front()
-                             .getDefiningOp<vector::TransferWriteOp>()) {
-          write->setAttr(kPaddedRowsAttr,
-                         rewriter.getI64IntegerAttr(splitRows.size()));
-          splitRows.push_back(*rows);
-        }
+                             .getDefiningOp<vector::TransferWriteOp>())
+          markPaddedRows(write, padded->second);
     }
 
     // The passes of a row chain's tiles that do not depend on each other
@@ -786,18 +779,7 @@ struct BooCPUTileAndVectorizePass
     // Dropping unit dims re-exposes broadcasts; fold them again.
     foldIntoContractions();
     // Tiles with some positions in the padding (marked above) skip them.
-    func.walk([&](vector::TransferWriteOp write) {
-      auto index = write->getAttrOfType<IntegerAttr>(kPaddedRowsAttr);
-      if (!index)
-        return;
-      write->removeAttr(kPaddedRowsAttr);
-      // The accumulator's dims are the tile's (PaddedTileRows::accDim).
-      if (!write.getPermutationMap().isMinorIdentity())
-        return;
-      if (auto contract =
-              write.getVector().getDefiningOp<vector::ContractionOp>())
-        (void)splitPaddedRows(rewriter, contract, splitRows[index.getInt()]);
-    });
+    splitMarkedPaddedRows(rewriter, func, paddedRows);
   }
 };
 } // namespace
