@@ -161,13 +161,14 @@ bool randomTinyConvProblem(CaseRng &rng, ConvProblem &p) {
 
 /// A stride-1 1x1 channels-first problem whose spatial positions the CPU
 /// schedule merges into one loop (mergeInnerOutputLoops): their count a
-/// multiple of 16, or a little short of one (padded), with groups and
-/// 3-D; the padding, dilation and filter layout still vary.
+/// multiple of 16, or a little short of one (a leading multiple and an
+/// overlapping last tile, or padded), with groups and 3-D; the padding,
+/// dilation and filter layout still vary.
 bool randomMergedConvProblem(CaseRng &rng, ConvProblem &p) {
   static const std::vector<std::pair<int64_t, int64_t>> planes = {
       {4, 4},   {8, 6},   {6, 8},   {7, 9},   {9, 7},   {8, 8},
       {11, 11}, {12, 12}, {3, 5},   {15, 15}, {14, 14}, {16, 16},
-      {16, 15}, {17, 17}, {28, 28}, {27, 28}};
+      {16, 15}, {17, 17}, {28, 28}, {27, 28}, {5, 6},   {13, 13}};
   int rank = rng.pick(std::vector<int>{2, 2, 2, 3});
   p = ConvProblem::withDefaults(rank);
   p.batch = rng.range(1, 2);
@@ -640,8 +641,12 @@ TEST(ConvSweep, Epilogue) { runSweep("ConvSweep.Epilogue", 120, makeEpilogue); }
 
 TEST(ConvSweep, MergedPositions) {
   runSweep("ConvSweep.MergedPositions", 60, [](CaseRng &rng, Case &c) {
-    return rng.coin() ? makeForward(rng, c, randomMergedConvProblem)
-                      : makeBackwardData(rng, c, randomMergedConvProblem);
+    bool made = rng.coin() ? makeForward(rng, c, randomMergedConvProblem)
+                           : makeBackwardData(rng, c, randomMergedConvProblem);
+    // Extents that are no multiple of 16 are mostly split into a leading
+    // multiple and an overlapping last tile, now and then padded.
+    c.overlapMergedTails = rng.coin(0.7);
+    return made;
   });
 }
 

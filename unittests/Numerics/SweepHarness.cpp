@@ -402,6 +402,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
        << "\n  pipeline: form-fusions=" << formFusions
        << " vectorize=" << vectorize << " stream-min-bytes=" << c.streamMinBytes
        << " pack-min-bytes=" << c.packMinBytes
+       << " overlap-merged-tails=" << c.overlapMergedTails
        << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
        << " BOO_SWEEP_SEED=" << options.seed << " BOO_SWEEP_CASE=" << index
        << " build/bin/BooNumericsSweepTests --gtest_filter=" << sweepName
@@ -455,6 +456,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     artifactOptions.cpu.vectorize = vectorize;
     artifactOptions.cpu.streamMinBytes = c.streamMinBytes;
     artifactOptions.cpu.packMinBytes = c.packMinBytes;
+    artifactOptions.cpu.overlapMergedTails = c.overlapMergedTails;
     std::string bytes;
     bool compiled;
     {

@@ -142,6 +142,8 @@ struct Case {
   /// defaults).
   int64_t streamMinBytes = 0;
   int64_t packMinBytes = 0;
+  /// The CPU pipeline's overlap-merged-tails.
+  bool overlapMergedTails = true;
 };
 
 /// Sweep settings, from the environment.

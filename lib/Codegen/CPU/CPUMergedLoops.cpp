@@ -8,7 +8,10 @@
 // channels-first convolution reads `oh` and `ow` as one contiguous run of
 // positions in the image and in the result, so the two loops merge into
 // one and the convolution is a matrix product along the image's rows. A
-// strided 1x1 convolution does after its image is subsampled.
+// strided 1x1 convolution does after its image is subsampled. A merged
+// extent that is no multiple of the vector tile (14x14: 196) is computed
+// by two such products, over its leading multiple and over its last tile
+// (overlapping), or padded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -210,12 +213,103 @@ void putImageFactorLast(RewriterBase &rewriter, linalg::GenericOp op,
   });
 }
 
+/// The generic of `op`'s body over `operands` (the last one its initial
+/// value) with `maps` and `iters`, the factors put in order; its body
+/// moved out of `op` when `inlineRegion`, else copied.
+linalg::GenericOp buildMerged(RewriterBase &rewriter, linalg::GenericOp op,
+                              ArrayRef<Value> operands,
+                              ArrayRef<AffineMap> maps,
+                              ArrayRef<utils::IteratorType> iters,
+                              ArrayRef<std::optional<unsigned>> pairs,
+                              bool inlineRegion) {
+  Value init = operands.back();
+  auto merged = linalg::GenericOp::create(
+      rewriter, op.getLoc(), TypeRange{init.getType()}, operands.drop_back(),
+      ValueRange{init}, maps, iters);
+  if (inlineRegion)
+    rewriter.inlineRegionBefore(op.getRegion(), merged.getRegion(),
+                                merged.getRegion().begin());
+  else
+    rewriter.cloneRegionBefore(op.getRegion(), merged.getRegion(),
+                               merged.getRegion().begin());
+  putImageFactorLast(rewriter, merged, pairs);
+  return merged;
+}
+
+/// Offsets all 0 but `offset` at `pos`, for a slice of rank `rank`.
+SmallVector<OpFoldResult> offsetsAlong(RewriterBase &rewriter, unsigned rank,
+                                       unsigned pos, int64_t offset) {
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  offsets[pos] = rewriter.getIndexAttr(offset);
+  return offsets;
+}
+
+/// The merged generic of `op` computed in two pieces: over the leading
+/// multiple of `lanes` of the merged extent, then over its last `lanes`
+/// positions (overlapping the first piece). Each piece reads slices of the
+/// collapsed inputs (`operands`, whose last one is `op`'s initial value, a
+/// fill, uncollapsed) and starts from its own fill; its result is inserted
+/// into one tensor of `outType`, in that order, so the positions both
+/// compute (the same way) hold the second's values. Returns the first
+/// piece and that tensor; the second piece goes to `tails`.
+std::pair<linalg::GenericOp, Value> buildOverlappingPieces(
+    RewriterBase &rewriter, linalg::GenericOp op, ArrayRef<Value> operands,
+    ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters,
+    ArrayRef<std::optional<unsigned>> pairs, RankedTensorType outType,
+    int64_t lanes, SmallVectorImpl<linalg::GenericOp> &copies,
+    SmallVectorImpl<linalg::GenericOp> &tails) {
+  Location loc = op.getLoc();
+  unsigned outPos = *pairs.back();
+  int64_t extent = outType.getDimSize(outPos);
+  int64_t lead = extent - extent % lanes;
+  Value result = tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
+                                         outType.getElementType());
+  linalg::GenericOp first;
+  for (auto [offset, size] :
+       {std::pair<int64_t, int64_t>{0, lead}, {extent - lanes, lanes}}) {
+    SmallVector<Value> pieceOperands;
+    for (auto [operand, pair] : llvm::zip(operands.drop_back(), pairs)) {
+      if (!pair) {
+        pieceOperands.push_back(operand);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(operand.getType());
+      SmallVector<OpFoldResult> sizes =
+          getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+      sizes[*pair] = rewriter.getIndexAttr(size);
+      pieceOperands.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, operand,
+          offsetsAlong(rewriter, type.getRank(), *pair, offset), sizes,
+          SmallVector<OpFoldResult>(type.getRank(), rewriter.getIndexAttr(1))));
+    }
+    SmallVector<int64_t> shape(outType.getShape());
+    shape[outPos] = size;
+    pieceOperands.push_back(
+        refill(rewriter, operands.back(),
+               RankedTensorType::get(shape, outType.getElementType()), copies));
+    linalg::GenericOp piece = buildMerged(rewriter, op, pieceOperands, maps,
+                                          iters, pairs, /*inlineRegion=*/false);
+    if (first)
+      tails.push_back(piece);
+    else
+      first = piece;
+    unsigned rank = outType.getRank();
+    result = tensor::InsertSliceOp::create(
+        rewriter, loc, piece.getResult(0), result,
+        offsetsAlong(rewriter, rank, outPos, offset),
+        getAsIndexOpFoldResult(rewriter.getContext(), shape),
+        SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+  }
+  return {first, result};
+}
+
 } // namespace
 
 linalg::GenericOp
 mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
-                                 int64_t lanes,
-                                 SmallVectorImpl<linalg::GenericOp> &copies) {
+                                 int64_t lanes, bool splitExtents,
+                                 SmallVectorImpl<linalg::GenericOp> &copies,
+                                 SmallVectorImpl<linalg::GenericOp> &tails) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   OpOperand *init = op.getDpsInitOperand(0);
   AffineMap outMap = op.getMatchingIndexingMap(init);
@@ -240,6 +334,12 @@ mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
   // Subsampling keeps each pair's position; only its strides become 1.
   op = subsampleStridedInputs(rewriter, op, *found, a, b, copies);
   init = op.getDpsInitOperand(0);
+  // With a fill as the initial value, an extent of more than `lanes` that
+  // is no multiple of them is computed in two overlapping pieces instead
+  // of padded.
+  auto initFill = init->get().getDefiningOp<linalg::GenericOp>();
+  bool split = splitExtents && padded != extent && extent > lanes && initFill &&
+               isFill(initFill);
   SmallVector<std::optional<unsigned>> pairs;
   for (const std::optional<Pair> &pair : *found)
     pairs.push_back(pair ? std::optional<unsigned>(pair->pos) : std::nullopt);
@@ -274,26 +374,31 @@ mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
     }
     if (&operand == init)
       outGroups = groups;
+    if (&operand == init && split) {
+      operands.push_back(operand.get()); // each piece has its own fill
+      continue;
+    }
     operands.push_back(collapseOperand(rewriter, loc, operand.get(), groups,
-                                       *pair, padded, &operand == init,
-                                       copies));
+                                       *pair, split ? extent : padded,
+                                       &operand == init, copies));
   }
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   iters.erase(iters.begin() + b);
-  Value newInit = operands.back();
-  auto mergedOp = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{newInit.getType()},
-      ArrayRef<Value>(operands).drop_back(), ValueRange{newInit}, maps, iters);
-  rewriter.inlineRegionBefore(op.getRegion(), mergedOp.getRegion(),
-                              mergedOp.getRegion().begin());
-  putImageFactorLast(rewriter, mergedOp, pairs);
-  Value result = mergedOp.getResult(0);
-  if (padded != extent)
-    result = copyLeading(
-        rewriter, loc, result,
-        tensor::CollapseShapeOp::inferCollapsedType(
-            cast<RankedTensorType>(init->get().getType()), outGroups),
-        copies);
+  auto outType = tensor::CollapseShapeOp::inferCollapsedType(
+      cast<RankedTensorType>(init->get().getType()), outGroups);
+  Value result;
+  linalg::GenericOp mergedOp;
+  if (split) {
+    std::tie(mergedOp, result) =
+        buildOverlappingPieces(rewriter, op, operands, maps, iters, pairs,
+                               outType, lanes, copies, tails);
+  } else {
+    mergedOp = buildMerged(rewriter, op, operands, maps, iters, pairs,
+                           /*inlineRegion=*/true);
+    result = mergedOp.getResult(0);
+    if (padded != extent)
+      result = copyLeading(rewriter, loc, result, outType, copies);
+  }
   rewriter.replaceOp(
       op, tensor::ExpandShapeOp::create(
               rewriter, loc, op.getResult(0).getType(), result, outGroups));

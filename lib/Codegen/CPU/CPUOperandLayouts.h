@@ -99,7 +99,13 @@ linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
 /// collapsed), and the result expanded back. A merged extent that is no
 /// multiple of `lanes` is padded up to one with zeros (the inputs padded,
 /// the result sliced by a copy) when that adds at most an eighth (14x14:
-/// 196 positions become 208); else nothing is merged. An input that reads
+/// 196 positions become 208); else nothing is merged. With
+/// `splitExtents` and a fill as the initial value, such an extent is
+/// instead computed by two generics, over its leading multiple of `lanes`
+/// and over its last `lanes` positions (180 to 195 of 196), each from its
+/// own fill, reading slices of the inputs in place; the second is
+/// appended to `tails`, to be tiled like the first, and overwrites the
+/// positions both compute with the same values. An input that reads
 /// the loops with strides (a stride-2 1x1 convolution's `2*oh`, `2*ow`)
 /// is subsampled by a copy first. A channels-first 1x1 convolution is then
 /// a matrix product whose vector loop runs along the image's contiguous
@@ -107,8 +113,9 @@ linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
 /// generic, or `op`.
 linalg::GenericOp
 mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
-                      int64_t lanes,
-                      SmallVectorImpl<linalg::GenericOp> &copies);
+                      int64_t lanes, bool splitExtents,
+                      SmallVectorImpl<linalg::GenericOp> &copies,
+                      SmallVectorImpl<linalg::GenericOp> &tails);
 
 /// A contraction whose vector loop `vecDim` (the loop of the output's
 /// innermost dim) slides in a window, as the output columns of an NCHW

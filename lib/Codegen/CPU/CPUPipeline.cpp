@@ -58,6 +58,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
       tileOptions.streamMinBytes = getHostLastLevelCacheBytes() / 2;
     tileOptions.planeConvs = options.planeConvs;
     tileOptions.clipPaddedWindows = options.clipPaddedWindows;
+    tileOptions.overlapMergedTails = options.overlapMergedTails;
     tileOptions.depthwiseRows = options.depthwiseRows;
     // An operand copy larger than the L2 cache is packed per block, where
     // its tiles read it.

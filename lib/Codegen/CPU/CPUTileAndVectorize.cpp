@@ -555,6 +555,9 @@ struct BooCPUTileAndVectorizePass
     // The copies the contractions' operands are prepared by (promotions to
     // f32, transposes), tiled after them.
     SmallVector<linalg::GenericOp> copies;
+    // The second pieces of contractions split by mergeInnerOutputLoops,
+    // tiled after their first.
+    SmallVector<linalg::GenericOp> tails;
     // Whether each tile of `op` writes whole 64-byte lines of its output
     // (its vector tile, along the output's innermost dim).
     auto writesWholeLines = [&](linalg::GenericOp op) {
@@ -603,7 +606,8 @@ struct BooCPUTileAndVectorizePass
         // where they are read.
         if (!readsOnceContiguously(op))
           promoteInputsToF32(rewriter, op, copies);
-        op = mergeInnerOutputLoops(rewriter, op, 2 * vectorWidth, copies);
+        op = mergeInnerOutputLoops(rewriter, op, 2 * vectorWidth,
+                                   overlapMergedTails, copies, tails);
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         if (readsEveryInputAlongVectorLoop(op))
           op = orderLoopsLikeOutput(rewriter, op);
@@ -667,6 +671,8 @@ struct BooCPUTileAndVectorizePass
           continue;
         }
         tileOne(op, /*prepare=*/true);
+        while (!tails.empty())
+          tileOne(tails.pop_back_val(), /*prepare=*/true);
       }
     };
     tileCandidates(ArrayRef(candidates.begin(), firstNonContraction));

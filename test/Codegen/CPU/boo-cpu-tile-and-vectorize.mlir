@@ -10,6 +10,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="plane-convs=false" -canonicalize -cse | FileCheck %s --check-prefix=NOPLANE
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s --check-prefix=DWROWS
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="clip-padded-windows=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOCLIP
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="overlap-merged-tails=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOOVERLAP
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -826,26 +827,49 @@ func.func @conv_nchw_1x1(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) ->
 
 // -----
 
-// 7x9 = 63 positions are padded to 64 (two vectors of 32): the image is
-// copied into a 1x16x64 tensor whose last column is zero, and the result
-// is copied out of the first 63 columns of a 1x32x64 one.
-// CHECK-LABEL: func.func @conv_nchw_1x1_padded
+// 7x9 = 63 positions, no multiple of 16: the leading 48 positions are
+// computed by one contraction and the last 16 (47 to 62) by a second, each
+// from its own fill and reading a slice of the collapsed image in place;
+// the second result is inserted after the first, over position 47, which
+// both compute the same way. Nothing is copied.
+// CHECK-LABEL: func.func @conv_nchw_1x1_63_positions
 // CHECK-SAME:    %[[X:.+]]: tensor<1x16x7x9xf32>
+// CHECK-NOT:     linalg.generic
 // CHECK:         %[[XC:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<1x16x7x9xf32> into tensor<1x16x63xf32>
-// CHECK:         scf.forall {{.*}} -> (tensor<1x16x63xf32>)
-// CHECK:           tensor.extract_slice %[[XC]]
-// CHECK:         %[[R:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 64) step (8, 32)
-// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
-// CHECK:         %[[LEAD:.+]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 32, 63] [1, 1, 1]
-// CHECK:         %[[C:.+]] = scf.forall {{.*}} -> (tensor<1x32x63xf32>)
-// CHECK:           tensor.extract_slice %[[LEAD]]
-// CHECK:         %[[OUT:.+]] = tensor.expand_shape %[[C]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 7, 9]
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<1x32x63xf32>
+// CHECK:         %[[XL:.+]] = tensor.extract_slice %[[XC]][0, 0, 0] [1, 16, 48] [1, 1, 1]
+// CHECK:         %[[L:.+]] = scf.forall (%{{.+}}, %[[P:.+]]) = (0, 0) to (32, 48) step (8, 16)
+// CHECK:           tensor.extract_slice %[[XL]][0, 0, %[[P]]] [1, 16, 16]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// CHECK:         %[[RL:.+]] = tensor.insert_slice %[[L]] into %[[E]][0, 0, 0] [1, 32, 48] [1, 1, 1]
+// CHECK:         %[[XT:.+]] = tensor.extract_slice %[[XC]][0, 0, 47] [1, 16, 16] [1, 1, 1]
+// CHECK:         %[[T:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (8)
+// CHECK:           tensor.extract_slice %[[XT]][0, 0, 0] [1, 16, 16]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// CHECK:         %[[RT:.+]] = tensor.insert_slice %[[T]] into %[[RL]][0, 0, 47] [1, 32, 16] [1, 1, 1]
+// CHECK:         %[[OUT:.+]] = tensor.expand_shape %[[RT]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 7, 9]
 // CHECK:         return %[[OUT]]
+// With overlap-merged-tails=false they are padded to 64 (two vectors of
+// 32): the image is copied into a 1x16x64 tensor whose last column is
+// zero, and the result is copied out of the first 63 columns of a 1x32x64
+// one.
+// NOOVERLAP-LABEL: func.func @conv_nchw_1x1_63_positions
+// NOOVERLAP-SAME:    %[[X:.+]]: tensor<1x16x7x9xf32>
+// NOOVERLAP:         %[[XC:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<1x16x7x9xf32> into tensor<1x16x63xf32>
+// NOOVERLAP:         scf.forall {{.*}} -> (tensor<1x16x63xf32>)
+// NOOVERLAP:           tensor.extract_slice %[[XC]]
+// NOOVERLAP:         %[[R:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 64) step (8, 32)
+// NOOVERLAP:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// NOOVERLAP:         %[[LEAD:.+]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 32, 63] [1, 1, 1]
+// NOOVERLAP:         %[[C:.+]] = scf.forall {{.*}} -> (tensor<1x32x63xf32>)
+// NOOVERLAP:           tensor.extract_slice %[[LEAD]]
+// NOOVERLAP:         %[[OUT:.+]] = tensor.expand_shape %[[C]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 7, 9]
+// NOOVERLAP:         return %[[OUT]]
 #m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
 #m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
 #m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-func.func @conv_nchw_1x1_padded(%x: tensor<1x16x7x9xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<1x32x7x9xf32> {
+func.func @conv_nchw_1x1_63_positions(%x: tensor<1x16x7x9xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<1x32x7x9xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x32x7x9xf32>
   %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x7x9xf32>) {

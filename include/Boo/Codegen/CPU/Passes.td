@@ -98,6 +98,13 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "convolution's top and bottom output rows read 2 of their 3 "
               "window rows), and the positions of a tile that read it (an "
               "scf.index_switch of contractions over fewer positions)">,
+       Option<"overlapMergedTails", "overlap-merged-tails", "bool",
+              /*default=*/"true",
+              "A channels-first 1x1 convolution's merged positions that are "
+              "no multiple of 2 x vector-width (14x14: 196) are computed as "
+              "their leading multiple and an overlapping last tile, reading "
+              "the image in place (false: padded with zeros, the image "
+              "and the result copied)">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "

@@ -63,6 +63,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(boo-cpu-tile-and-vectorize's depthwise-rows); false: "
                      "the general schedule"),
       llvm::cl::init(true)};
+  Option<bool> overlapMergedTails{
+      *this, "overlap-merged-tails",
+      llvm::cl::desc("Compute a channels-first 1x1 convolution's merged "
+                     "positions that are no multiple of 2 x vector-width as "
+                     "a leading multiple and an overlapping last tile "
+                     "(boo-cpu-tile-and-vectorize's overlap-merged-tails); "
+                     "false: pad them with zeros"),
+      llvm::cl::init(true)};
   Option<bool> clipPaddedWindows{
       *this, "clip-padded-windows",
       llvm::cl::desc("Skip the iterations of a tiled convolution's window "
