@@ -267,6 +267,38 @@ bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
   return randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 4, 40);
 }
 
+/// A channels-first problem with few input channels (a stem), which the
+/// CPU schedule computes row by row for blocks of output channels
+/// (convolveChannelPlanes): 2 to 4 input channels per group, 1 or 2
+/// groups, 4 to 32 output channels per group (now and then 1 to 3, which
+/// take the general schedule), image rows of 8 to 40 or 41 to 140 (one
+/// register, several, a loop of them, a tail), filters of 1 to 7 taps,
+/// strides up to 3, dilation, asymmetric padding, every filter layout.
+bool randomChannelPlaneProblem(CaseRng &rng, ConvProblem &p) {
+  p = ConvProblem::withDefaults(2);
+  p.batch = rng.range(1, 2);
+  p.groups = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+  p.inChannels = p.groups * rng.range(2, 4);
+  p.outChannels =
+      p.groups * (rng.coin(0.9)
+                      ? rng.pick(std::vector<int64_t>{4, 8, 12, 16, 24, 32})
+                      : rng.range(1, 3));
+  p.inSpatial = {rng.range(1, 10),
+                 rng.coin(0.3) ? rng.range(8, 40) : rng.range(41, 140)};
+  for (int d = 0; d < 2; ++d) {
+    p.filterSpatial[d] = std::min(p.inSpatial[d] + 2, rng.range(1, 7));
+    p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2, 2, 3});
+    p.dilations[d] = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+    p.padLow[d] = rng.range(0, 3);
+    p.padHigh[d] = rng.coin(0.7) ? p.padLow[d] : rng.range(0, 3);
+  }
+  p.inputLayout = "NCHW";
+  p.outputLayout = "NCHW";
+  p.filterLayout = randomFilterLayout(rng, 2);
+  std::string error;
+  return p.validate(error);
+}
+
 /// A channels-last depthwise problem, which the CPU schedule computes row
 /// by row when its output rows have at most 32 positions (over 16: in
 /// pieces) and its channels are whole registers (convolveDepthwiseRows):
@@ -680,6 +712,12 @@ TEST(ConvSweep, PlaneConvs) {
     default:
       return makeBackwardWeight(rng, c, randomPlaneConvProblem);
     }
+  });
+}
+
+TEST(ConvSweep, ChannelPlanes) {
+  runSweep("ConvSweep.ChannelPlanes", 60, [](CaseRng &rng, Case &c) {
+    return makeForward(rng, c, randomChannelPlaneProblem);
   });
 }
 

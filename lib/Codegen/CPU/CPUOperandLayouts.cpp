@@ -177,6 +177,13 @@ Value mlir::boo::refill(RewriterBase &rewriter, Value value,
   return copy.getResult(0);
 }
 
+int64_t mlir::boo::largestDivisor(int64_t n, int64_t limit) {
+  for (int64_t t = std::min(n, limit); t > 1; --t)
+    if (n % t == 0)
+      return t;
+  return 1;
+}
+
 FailureOr<mlir::boo::LinearExpr> mlir::boo::decomposeLinear(AffineExpr e) {
   LinearExpr out;
   SmallVector<AffineExpr> work = {e};

@@ -32,6 +32,10 @@ struct LinearExpr {
 /// positive constants and constants (a convolution's window `s*o + d*k`).
 FailureOr<LinearExpr> decomposeLinear(AffineExpr e);
 
+/// The largest divisor of `n` no greater than `limit` (1 when none is
+/// greater than 1).
+int64_t largestDivisor(int64_t n, int64_t limit);
+
 /// Whether `op` is a fill: all loops parallel, no tensor input, and a
 /// yielded value that does not read the init (a constant, or a scalar
 /// defined outside).

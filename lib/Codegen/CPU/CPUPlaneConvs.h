@@ -45,6 +45,33 @@ namespace mlir::boo {
 bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
                     int64_t vectorWidth);
 
+/// A channels-first convolution with few input channels (a network's stem:
+/// 3), computed in its own layout rather than repacked to channels-last
+/// (whose transposed copies of the small image and the large result cost
+/// the 3x3 stem a third of its time), one output row of a block of output
+/// channels at a time (CPUChannelPlanes.cpp):
+///  - one `scf.forall` iteration per output row and block of up to 16
+///    output channels (the largest divisor of their count; at least 4);
+///  - the row in registers of `vectorWidth` lanes, one at a time, the
+///    block's accumulators (one register per channel) starting at the
+///    fill's value or the initial value; the registers whose taps all lie
+///    inside the image row are one `scf.for`, the others unrolled;
+///  - each tap (input channel, window row and column) read once per
+///    register: a unit-stride tap is a register of the image row, a
+///    stride-2 tap one shuffle of two; lanes left and right of the row are
+///    zero, and window rows outside the image skipped (an `scf.if` on the
+///    output row, for the rows near the edges); every channel of the block
+///    multiplies it by its broadcast weight and adds it.
+/// It applies to `op` with a multiply-add body (f32 result; f32, f16 or
+/// bf16 operands), static shapes, the output's two innermost dims (rows of
+/// at least `vectorWidth`) windows of the image's two innermost (possibly
+/// zero-padded there), one output loop the image does not read (the
+/// output channels), 2 to `maxChannels` input channels and at most 160
+/// taps in all, and a window no larger than the output plane. Returns
+/// whether it applied.
+bool convolveChannelPlanes(RewriterBase &rewriter, linalg::GenericOp op,
+                           int64_t vectorWidth, int64_t maxChannels);
+
 /// Computes the rows of a channels-last depthwise convolution directly
 /// (CPUDepthwiseRows.cpp): one `scf.forall` iteration per register of
 /// channels (and batch), in it one `scf.for` iteration per output row, the

@@ -63,13 +63,9 @@ using namespace mlir::boo;
 
 namespace {
 
-/// Largest divisor of `n` that is <= `limit`.
-static int64_t largestDivisor(int64_t n, int64_t limit) {
-  for (int64_t t = std::min(n, limit); t > 1; --t)
-    if (n % t == 0)
-      return t;
-  return 1;
-}
+/// Most input channels of a channels-first convolution computed plane by
+/// plane (convolveChannelPlanes): a network's stem has 3.
+constexpr int64_t kMaxPlaneChannels = 4;
 
 /// The tile of the vector loop: the largest divisor of `n` up to `limit`
 /// that is `lanes` times a power of two, so that the vector is whole
@@ -528,7 +524,9 @@ struct BooCPUTileAndVectorizePass
       // Images that large have their borders peeled (below) rather than
       // long rows computed directly.
       for (linalg::GenericOp op : depthwise)
-        if (!(planeConvs && convolvePlanes(rewriter, op, vectorWidth)) &&
+        if (!(planeConvs && (convolvePlanes(rewriter, op, vectorWidth) ||
+                             convolveChannelPlanes(rewriter, op, vectorWidth,
+                                                   kMaxPlaneChannels))) &&
             depthwiseRows)
           (void)convolveDepthwiseRows(rewriter, op, vectorWidth,
                                       peelMinInputBytes);

@@ -1285,6 +1285,72 @@ func.func @depthwise_nchw(%x: tensor<1x4x1x6x8xf32>, %w: tensor<4x1x1x3x3xf32>) 
 
 // -----
 
+// A channels-first convolution with 3 input channels (a stem: 3x3, stride
+// 2) is computed in its own layout, one output row of a block of 16
+// output channels per forall iteration (the batch and the one block fold
+// away), in registers of 16 lanes: 16 accumulators per register of the
+// row. Loops over the input channels and the window rows; each window row
+// inside the image (an scf.if on the image row, which is outside for the
+// first output row) adds its 3 taps, each a shuffle of the even columns
+// of two registers of the image row, multiplied by each output channel's
+// broadcast weight. The first register of the row reads the left
+// padding: its first tap's lane 0 is zero (a select). Registers 1 and 2
+// read inside the row and are one scf.for; register 3 (reading past the
+// row's end) is unrolled again. No pad, no transposes.
+// CHECK-LABEL: func.func @stem_nchw(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x3x128x128xf32>, %[[W:[a-z0-9]+]]: tensor<16x3x3x3xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: linalg.generic
+// CHECK: scf.forall (%[[OH:.+]]) in (64)
+// CHECK: %[[SUMS:.+]]:16 = scf.for %[[C:.+]] = %c0 to %c3 step %c1
+// CHECK:   scf.for %[[KY:.+]] = %c0 to %c3 step %c1
+// CHECK:     arith.cmpi sge, %[[ROW:.+]], %c0
+// CHECK:     arith.cmpi slt, %[[ROW]], %c128
+// CHECK:     scf.if
+// CHECK:       %[[A:.+]] = vector.transfer_read %[[X]][%c0, %[[C]], %[[ROW]], %c1]
+// CHECK:       %[[B:.+]] = vector.transfer_read %[[X]][%c0, %[[C]], %[[ROW]], %c17]
+// CHECK:       %[[T0:.+]] = vector.shuffle %[[A]], %[[B]] [0, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28]
+// CHECK:       %[[T0Z:.+]] = arith.select %{{.+}}, %[[T0]], %{{.+}} : vector<16xi1>, vector<16xf32>
+// CHECK:       tensor.extract %[[W]][%c0, %[[C]], %[[KY]], %c0]
+// CHECK:       vector.fma %[[T0Z]], %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK:       tensor.extract %[[W]][%c15, %[[C]], %[[KY]], %c0]
+// CHECK:       vector.shuffle %{{.+}}, %{{.+}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// CHECK:       tensor.extract %[[W]][%c0, %[[C]], %[[KY]], %c1]
+// CHECK: vector.transfer_write %[[SUMS]]#0, %{{.+}}[%c0, %c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, tensor<1x16x1x64xf32>
+// CHECK: vector.transfer_write %[[SUMS]]#15, %{{.+}}[%c0, %c15, %c0, %c0]
+// CHECK: scf.for %[[J:.+]] = %c1 to %c3 step %c1
+// CHECK: vector.transfer_write %{{.+}}[%c0, %c0, %c0, %c48] {in_bounds = [true]}
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: vector.transpose
+// NOPLANE-LABEL: func.func @stem_nchw(
+// NOPLANE: vector.transpose
+
+#st_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, 2 * oh + kh, 2 * ow + kw)>
+#st_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#st_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#st_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @stem_nchw(%x: tensor<1x3x128x128xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<1x16x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x128x128xf32> to tensor<1x3x130x130xf32>
+  %empty = tensor.empty() : tensor<1x16x64x64xf32>
+  %fill = linalg.generic {indexing_maps = [#st_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x16x64x64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x16x64x64xf32>
+  %r = linalg.generic {indexing_maps = [#st_in, #st_fil, #st_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x3x130x130xf32>, tensor<16x3x3x3xf32>) outs(%fill : tensor<1x16x64x64xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x64x64xf32>
+  return %r : tensor<1x16x64x64xf32>
+}
+
+// -----
+
 // A stride-2 one (bf16 operands, an initial value that is no fill): each
 // window row reads two registers of 4 columns (extended to f32 once), and
 // each tap's 4 lanes are one two-register shuffle of them (odd columns

@@ -82,9 +82,10 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "at any size">,
        Option<"planeConvs", "plane-convs", "bool", /*default=*/"true",
               "Compute channels-first depthwise convolutions (plane "
-              "convolutions) in their own layout, one output row at a time, "
-              "vectorized along the row, instead of repacking them to "
-              "channels-last">,
+              "convolutions) and channels-first convolutions with at most 4 "
+              "input channels (stems) in their own layout, one output row "
+              "at a time, vectorized along the row, instead of repacking "
+              "them to channels-last">,
        Option<"depthwiseRows", "depthwise-rows", "bool", /*default=*/"true",
               "Compute channels-last depthwise convolutions with output rows "
               "of at most 16 positions (32 for images smaller than "

@@ -51,8 +51,9 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(0)};
   Option<bool> planeConvs{
       *this, "plane-convs",
-      llvm::cl::desc("Compute channels-first depthwise convolutions plane "
-                     "by plane, vectorized along the output rows "
+      llvm::cl::desc("Compute channels-first depthwise convolutions, and "
+                     "channels-first ones with at most 4 input channels, "
+                     "plane by plane, vectorized along the output rows "
                      "(boo-cpu-tile-and-vectorize's plane-convs); false: "
                      "repack them to channels-last"),
       llvm::cl::init(true)};
