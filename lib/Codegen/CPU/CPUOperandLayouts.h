@@ -87,12 +87,19 @@ void makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
 /// 4*K bytes apart, which for K = 512 fall in a handful of L1 sets. The
 /// operands with the loop are expanded (tensor.expand_shape), a fill as
 /// the initial value is made in the expanded shape, and the result is
-/// collapsed back. Returns the new generic, or `op` when it does not apply
-/// (E not a multiple of `block` above it, the loop in a window, index
-/// semantics, or every input indexed by the loop: a depthwise
+/// collapsed back. It applies too when an input of at least `slabMinBytes`
+/// (0: never) has the loop innermost, after other dims, and no window (a
+/// KYXC filter read along C by a backward-data convolution, whose tiles
+/// read a few vectors of rows Y*X*C floats apart): that input is copied
+/// with its blocks outermost, [C/block][K][Y][X][block], for the tiles of
+/// a block to read one contiguous slab (and planPackedBlocks to pack it
+/// block by block). Returns the new generic, or `op` when it does not
+/// apply (E not a multiple of `block` above it, the loop in a window,
+/// index semantics, or every input indexed by the loop: a depthwise
 /// convolution's filter is small and read in step with its image).
 linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                                   unsigned vecDim, int64_t block,
+                                  int64_t slabMinBytes,
                                   SmallVectorImpl<linalg::GenericOp> &copies);
 
 /// Merges the loops of the output's two innermost dims (an NCHW

@@ -613,7 +613,7 @@ struct BooCPUTileAndVectorizePass
         if (failed(tiles))
           return;
         op = blockVectorLoop(rewriter, op, vectorLoop(op),
-                             (*tiles)[vectorLoop(op)], copies);
+                             (*tiles)[vectorLoop(op)], packMinBytes, copies);
         makeVectorDimContiguous(rewriter, op, vectorLoop(op), copies);
         tiles = choose();
         if (failed(tiles))

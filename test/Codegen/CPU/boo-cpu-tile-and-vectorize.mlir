@@ -1204,6 +1204,61 @@ func.func @conv_bwd_data_packed(%dy: tensor<1x16x4x4xf32>, %w: tensor<16x256x3x3
 
 // -----
 
+// An NHWC backward-data convolution reads its KYXC filter along C, its
+// innermost dim: a tile of 32 input channels reads 128 bytes of each
+// filter row of K, Y*X*C floats apart. Above pack-min-bytes, the filter
+// is a slab: blocked along C (expand_shape, 8 blocks of 32) and copied
+// blocks outermost, [C/32][K][Y][X][32], each block packed in the forall
+// iteration that reads it (the reversal folded into the tiles' slices);
+// below, the tiles read the filter in place (CHECK).
+// PACK-LABEL: func.func @conv_bwd_data_nhwc_slab
+// PACK-SAME:    %{{.+}}: tensor<1x4x4x16xf32>, %[[W:.+]]: tensor<16x3x3x256xf32>
+// PACK:          %[[WB:.+]] = tensor.expand_shape %[[W]] {{.*}} into tensor<16x3x3x8x32xf32>
+// PACK:          tensor.empty() : tensor<8x16x3x3x32xf32>
+// PACK:          scf.forall (%[[B:.+]]) in (8) shared_outs
+// PACK-NEXT:       tensor.extract_slice %[[WB]][0, 0, 0, %[[B]], 0] [16, 3, 3, 1, 32]
+// PACK:            %[[BLOCK:.+]] = scf.for {{.*}} -> (tensor<1x16x3x3x32xf32>)
+// PACK:            scf.for %{{.+}} = %c0 to %c4 step %c1
+// PACK:              tensor.extract_slice %[[BLOCK]]
+// PACK:              vector.contract {{.*}} : vector<4x16xf32>, vector<16x32xf32> into vector<4x32xf32>
+// PACK:          tensor.collapse_shape %{{.+}} {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x4x4x8x32xf32> into tensor<1x4x4x256xf32>
+// CHECK-LABEL: func.func @conv_bwd_data_nhwc_slab
+// CHECK-SAME:    %{{.+}}: tensor<1x4x4x16xf32>, %[[W:.+]]: tensor<16x3x3x256xf32>
+// CHECK-NOT:     tensor.expand_shape %[[W]]
+// CHECK:         scf.forall (%{{.+}}, %[[C:.+]]) = (0, 0) to (4, 256) step (1, 32)
+// CHECK:           tensor.extract_slice %[[W]][0, %{{.+}}, %{{.+}}, %[[C]]] [16, 1, 1, 32]
+#bn_rev = affine_map<(d0, d1, d2, d3) -> (d0, -d1 + 2, -d2 + 2, d3)>
+#bn_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bn_in = affine_map<(n, oh, ow, c, k, kh, kw) -> (n, oh + kh, ow + kw, k)>
+#bn_fil = affine_map<(n, oh, ow, c, k, kh, kw) -> (k, kh, kw, c)>
+#bn_out = affine_map<(n, oh, ow, c, k, kh, kw) -> (n, oh, ow, c)>
+func.func @conv_bwd_data_nhwc_slab(%dy: tensor<1x4x4x16xf32>, %w: tensor<16x3x3x256xf32>) -> tensor<1x4x4x256xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %dy low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x16xf32> to tensor<1x6x6x16xf32>
+  %e0 = tensor.empty() : tensor<16x3x3x256xf32>
+  %rev = linalg.generic {indexing_maps = [#bn_rev, #bn_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%w : tensor<16x3x3x256xf32>) outs(%e0 : tensor<16x3x3x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x3x3x256xf32>
+  %e1 = tensor.empty() : tensor<1x4x4x256xf32>
+  %acc = linalg.generic {indexing_maps = [#bn_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e1 : tensor<1x4x4x256xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x4x4x256xf32>
+  %dx = linalg.generic {indexing_maps = [#bn_in, #bn_fil, #bn_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %rev : tensor<1x6x6x16xf32>, tensor<16x3x3x256xf32>) outs(%acc : tensor<1x4x4x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x256xf32>
+  return %dx : tensor<1x4x4x256xf32>
+}
+
+// -----
+
 // A channels-first depthwise convolution (groups expanded, the image
 // zero-padded, a zero fill as the initial value, as boo-convert-to-linalg
 // emits it) is computed plane by plane: one forall iteration per output
