@@ -351,6 +351,12 @@ bool mlir::boo::convolveDepthwiseRows(RewriterBase &rewriter,
       matchDepthwiseRows(op, vectorWidth, maxLongRowImageBytes);
   if (!conv)
     return false;
+  // Registers of two vectors' width where the channels fill them: each
+  // image vector is then a whole 64-byte line. On cpu:1 the stride-2
+  // 28x28x192 layer took 0.008-0.011 ms so, 0.014 ms with one vector's
+  // (each line read by two iterations).
+  if (op.getStaticLoopRanges()[conv->channel] % (2 * vectorWidth) == 0)
+    vectorWidth *= 2;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value fill;

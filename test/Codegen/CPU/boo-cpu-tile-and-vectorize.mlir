@@ -656,7 +656,8 @@ func.func @row_sum_3d(%x: tensor<4x4x8x8xf32>, %init: tensor<4xf32>) -> tensor<4
 // CHECK-LABEL: func.func @depthwise_padded
 // CHECK:         tensor.empty() : tensor<1x10x10x32xf32>
 // At the default options, depthwise-rows computes it row by row: one
-// forall iteration per register of 8 channels (4), slices of the output,
+// forall iteration per register of 16 channels (2: the 32 channels fill
+// registers of two vectors' width), slices of the output,
 // the unpadded image and the filter for those channels, the 9 weight
 // vectors read once, then one scf.for iteration per output row with its 8
 // positions in registers. Window row 0 is skipped in output row 0 (an
@@ -667,26 +668,26 @@ func.func @row_sum_3d(%x: tensor<4x4x8x8xf32>, %init: tensor<4xf32>) -> tensor<4
 // DWROWS-SAME: %[[X:[a-z0-9]+]]: tensor<1x8x8x32xf32>, %[[W:[a-z0-9]+]]: tensor<3x3x32xf32>
 // DWROWS-NOT: tensor.pad
 // DWROWS-NOT: linalg.generic
-// DWROWS: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8xf32>
-// DWROWS: scf.forall (%[[R:.+]]) in (4)
-// DWROWS: %[[C0:.+]] = arith.muli %[[R]], %c8
-// DWROWS: %[[OUT:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, %[[C0]]] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x32xf32> to tensor<1x8x8x8xf32>
-// DWROWS: %[[IMG:.+]] = tensor.extract_slice %[[X]][0, 0, 0, %[[C0]]] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x32xf32> to tensor<1x8x8x8xf32>
-// DWROWS: %[[FIL:.+]] = tensor.extract_slice %[[W]][0, 0, %[[C0]]] [3, 3, 8] [1, 1, 1] : tensor<3x3x32xf32> to tensor<3x3x8xf32>
+// DWROWS: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// DWROWS: scf.forall (%[[R:.+]]) in (2)
+// DWROWS: %[[C0:.+]] = arith.muli %[[R]], %c16
+// DWROWS: %[[OUT:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, %[[C0]]] [1, 8, 8, 16] [1, 1, 1, 1] : tensor<1x8x8x32xf32> to tensor<1x8x8x16xf32>
+// DWROWS: %[[IMG:.+]] = tensor.extract_slice %[[X]][0, 0, 0, %[[C0]]] [1, 8, 8, 16] [1, 1, 1, 1] : tensor<1x8x8x32xf32> to tensor<1x8x8x16xf32>
+// DWROWS: %[[FIL:.+]] = tensor.extract_slice %[[W]][0, 0, %[[C0]]] [3, 3, 16] [1, 1, 1] : tensor<3x3x32xf32> to tensor<3x3x16xf32>
 // DWROWS: vector.transfer_read %[[FIL]][%c0, %c0, %c0]
 // DWROWS: %[[W01:.+]] = vector.transfer_read %[[FIL]][%c0, %c1, %c0]
 // DWROWS: %[[W02:.+]] = vector.transfer_read %[[FIL]][%c0, %c2, %c0]
 // DWROWS: scf.for %[[OH:.+]] = %c0 to %c8 step %c1 iter_args(%[[PLANE:.+]] = %[[OUT]])
 // DWROWS:   %[[UP:.+]] = arith.addi %[[OH]], %c-1
 // DWROWS:   %[[INSIDE:.+]] = arith.cmpi sge, %[[OH]], %c1
-// DWROWS:   scf.if %[[INSIDE]] -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// DWROWS:   scf.if %[[INSIDE]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // DWROWS:     %[[COL0:.+]] = vector.transfer_read %[[IMG]][%c0, %[[UP]], %c0, %c0]
 // DWROWS:     %[[P0:.+]] = vector.fma %[[COL0]], %[[W01]], %[[ZERO]]
 // DWROWS:     %[[COL1:.+]] = vector.transfer_read %[[IMG]][%c0, %[[UP]], %c1, %c0]
 // DWROWS:     vector.fma %[[COL1]], %[[W02]], %[[P0]]
 // DWROWS:   } else {
 // DWROWS:     scf.yield %[[ZERO]], %[[ZERO]]
-// DWROWS:   vector.transfer_write %{{.+}}, %{{.+}}[%c0, %[[OH]], %c7, %c0] {in_bounds = [true]} : vector<8xf32>, tensor<1x8x8x8xf32>
+// DWROWS:   vector.transfer_write %{{.+}}, %{{.+}}[%c0, %[[OH]], %c7, %c0] {in_bounds = [true]} : vector<16xf32>, tensor<1x8x8x16xf32>
 // DWROWS: tensor.parallel_insert_slice
 // DWROWS-NOT: vector.transpose
 // DWROWS: return
