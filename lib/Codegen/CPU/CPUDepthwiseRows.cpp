@@ -333,13 +333,35 @@ Value RowsBuilder::buildPiece(Value rowPlane, Value image, ArrayRef<Value> taps,
     b.setInsertionPointAfter(ifOp);
     accs = SmallVector<Value>(ifOp.getResults());
   }
+  // The unit dims after the channels (a depthwise convolution's channel
+  // multiplier) are collapsed into them for the writes: a vector<16x1>
+  // write, which a write along the channels through them became, was 16
+  // scalar stores.
+  auto planeType = cast<RankedTensorType>(rowPlane.getType());
+  Access written = outAccess;
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d <= outAccess.channel; ++d)
+    groups.push_back({int64_t(d)});
+  bool collapse =
+      outAccess.channel + 1 < outAccess.rank &&
+      llvm::all_of(planeType.getShape().drop_front(outAccess.channel + 1),
+                   [](int64_t size) { return size == 1; });
+  Value plane = rowPlane;
+  if (collapse) {
+    for (unsigned d = outAccess.channel + 1; d < outAccess.rank; ++d)
+      groups.back().push_back(d);
+    written.rank = outAccess.channel + 1;
+    plane = tensor::CollapseShapeOp::create(b, loc, rowPlane, groups);
+  }
   for (auto [i, acc] : llvm::enumerate(accs))
-    rowPlane = vector::TransferWriteOp::create(
-                   b, loc, acc, rowPlane,
-                   indices(outAccess, oh, index(first + int64_t(i))),
-                   channelMap(outAccess), ArrayRef<bool>{true})
-                   .getResult();
-  return rowPlane;
+    plane =
+        vector::TransferWriteOp::create(
+            b, loc, acc, plane, indices(written, oh, index(first + int64_t(i))),
+            channelMap(written), ArrayRef<bool>{true})
+            .getResult();
+  if (collapse)
+    plane = tensor::ExpandShapeOp::create(b, loc, planeType, plane, groups);
+  return plane;
 }
 
 } // namespace

@@ -1494,6 +1494,40 @@ func.func @weight_gradient_nchw(%x: tensor<1x1x16x8x8xf32>, %dy: tensor<1x1x16x6
 
 // -----
 
+// A channels-last depthwise convolution with its channel multiplier (1)
+// as a unit dim after the channels, as MIOpen's NHWC layouts give it: the
+// 16 channels are one register, and each position's register is written
+// as one vector<16> into the row's plane with the unit dim collapsed (a
+// write along the channels through the unit dim became a vector<16x1>
+// write: 16 scalar stores).
+// DWROWS-LABEL: func.func @depthwise_rows_multiplier(
+// DWROWS: scf.for %[[OH:.+]] = %c0 to %c4 step %c1 iter_args(%[[PLANE:.+]] =
+// DWROWS: %[[FLAT:.+]] = tensor.collapse_shape %[[PLANE]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x4x8x16x1xf32> into tensor<1x4x8x16xf32>
+// DWROWS: vector.transfer_write %{{.+}}, %[[FLAT]][%c0, %[[OH]], %c0, %c0] {in_bounds = [true]} : vector<16xf32>, tensor<1x4x8x16xf32>
+// DWROWS: %[[LAST:.+]] = vector.transfer_write %{{.+}}[%c0, %[[OH]], %c7, %c0] {in_bounds = [true]} : vector<16xf32>, tensor<1x4x8x16xf32>
+// DWROWS: tensor.expand_shape %[[LAST]] {{\[\[}}0], [1], [2], [3, 4]] output_shape [1, 4, 8, 16, 1]
+#dwm_in = affine_map<(n, oh, ow, g, m, kh, kw) -> (n, oh + kh, ow + kw, g)>
+#dwm_fil = affine_map<(n, oh, ow, g, m, kh, kw) -> (kh, kw, g, m)>
+#dwm_out = affine_map<(n, oh, ow, g, m, kh, kw) -> (n, oh, ow, g, m)>
+#dwm_id = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+func.func @depthwise_rows_multiplier(%x: tensor<1x6x10x16xf32>, %w: tensor<3x3x16x1xf32>) -> tensor<1x4x8x16x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x8x16x1xf32>
+  %acc = linalg.generic {indexing_maps = [#dwm_id], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x4x8x16x1xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x4x8x16x1xf32>
+  %r = linalg.generic {indexing_maps = [#dwm_in, #dwm_fil, #dwm_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<1x6x10x16xf32>, tensor<3x3x16x1xf32>) outs(%acc : tensor<1x4x8x16x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x16x1xf32>
+  return %r : tensor<1x4x8x16x1xf32>
+}
+
+// -----
+
 #dwl_in = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh + kh, ow + kw, g)>
 #dwl_fil = affine_map<(n, oh, ow, g, kh, kw) -> (kh, kw, g)>
 #dwl_out = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh, ow, g)>
