@@ -60,29 +60,20 @@ struct ChannelConv {
 /// `maxChannels`, if it is one.
 std::optional<ChannelConv>
 matchChannelConv(linalg::GenericOp op, int64_t minRow, int64_t maxChannels) {
-  if (!boo::isDepthwiseCandidate(op))
+  std::optional<boo::PlaneImage> image = boo::matchPlaneImage(op, minRow);
+  if (!image)
     return std::nullopt;
-  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  unsigned rank = outType.getRank();
-  if (rank < 3 || outType.getShape().back() < minRow)
-    return std::nullopt;
-  ChannelConv conv;
-  conv.op = op;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    unsigned n = map.getNumResults();
-    if (n < 3)
-      continue;
-    std::optional<Window> rows = boo::matchConvWindow(op, map.getResult(n - 2));
-    std::optional<Window> cols = boo::matchConvWindow(op, map.getResult(n - 1));
-    if (rows && cols && rows->out == outMap.getDimPosition(rank - 2) &&
-        cols->out == outMap.getDimPosition(rank - 1) && rows->tap != cols->tap)
-      conv = {op, in, nullptr, *rows, *cols, in->get(), 0, 0, 1, {}};
-  }
-  if (!conv.image)
-    return std::nullopt;
-  conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
+  ChannelConv conv{op,
+                   image->image,
+                   image->filter,
+                   image->rows,
+                   image->cols,
+                   image->image->get(),
+                   0,
+                   0,
+                   1,
+                   {}};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<unsigned> window = {conv.rows.out, conv.cols.out, conv.rows.tap,
                                   conv.cols.tap};

@@ -39,29 +39,11 @@ struct PlaneConv {
 /// The image operand of `op` and its windows, if `op` is a plane
 /// convolution whose output rows have at least `minRow` elements.
 std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
-  if (!boo::isDepthwiseCandidate(op))
+  std::optional<boo::PlaneImage> image = boo::matchPlaneImage(op, minRow);
+  if (!image)
     return std::nullopt;
-  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (outType.getRank() < 3 || outType.getShape().back() < minRow)
-    return std::nullopt;
-  unsigned rank = outType.getRank();
-  PlaneConv conv;
-  conv.op = op;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    unsigned n = map.getNumResults();
-    if (n < 2)
-      continue;
-    std::optional<Window> rows = boo::matchConvWindow(op, map.getResult(n - 2));
-    std::optional<Window> cols = boo::matchConvWindow(op, map.getResult(n - 1));
-    if (rows && cols && rows->out == outMap.getDimPosition(rank - 2) &&
-        cols->out == outMap.getDimPosition(rank - 1) && rows->tap != cols->tap)
-      conv = {op, in, nullptr, *rows, *cols, in->get()};
-  }
-  if (!conv.image)
-    return std::nullopt;
-  conv.filter = op.getDpsInputOperand(conv.image->getOperandNumber() == 0);
+  PlaneConv conv{op,          image->image, image->filter,
+                 image->rows, image->cols,  image->image->get()};
   AffineMap imageMap = op.getMatchingIndexingMap(conv.image);
   unsigned n = imageMap.getNumResults();
   if (!boo::isDepthwiseWindow(op, conv.image, conv.filter, conv.rows, conv.cols,
@@ -449,6 +431,31 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
 }
 
 } // namespace
+
+std::optional<boo::PlaneImage> mlir::boo::matchPlaneImage(linalg::GenericOp op,
+                                                          int64_t minRow) {
+  if (!isDepthwiseCandidate(op))
+    return std::nullopt;
+  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  unsigned rank = outType.getRank();
+  if (rank < 3 || outType.getShape().back() < minRow)
+    return std::nullopt;
+  std::optional<PlaneImage> found;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    unsigned n = map.getNumResults();
+    if (n < 2)
+      continue;
+    std::optional<ConvWindow> rows = matchConvWindow(op, map.getResult(n - 2));
+    std::optional<ConvWindow> cols = matchConvWindow(op, map.getResult(n - 1));
+    if (rows && cols && rows->out == outMap.getDimPosition(rank - 2) &&
+        cols->out == outMap.getDimPosition(rank - 1) && rows->tap != cols->tap)
+      found = PlaneImage{in, op.getDpsInputOperand(in->getOperandNumber() == 0),
+                         *rows, *cols};
+  }
+  return found;
+}
 
 std::optional<boo::ConvWindow> mlir::boo::matchConvWindow(linalg::GenericOp op,
                                                           AffineExpr e) {

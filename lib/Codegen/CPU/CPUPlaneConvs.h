@@ -98,6 +98,20 @@ struct ConvWindow {
   int64_t stride = 1, dilation = 1, offset = 0;
 };
 
+/// The image and filter of a convolution computed in its own layout, and
+/// the image's windows.
+struct PlaneImage {
+  OpOperand *image = nullptr, *filter = nullptr;
+  ConvWindow rows, cols;
+};
+
+/// The input of `op` whose two innermost dims are windows (rows, then
+/// columns) of the output's two innermost dims, with those windows, and
+/// the other input (the filter), if `op` is a candidate
+/// (isDepthwiseCandidate) with an output of at least 3 dims and rows of at
+/// least `minRow` elements.
+std::optional<PlaneImage> matchPlaneImage(linalg::GenericOp op, int64_t minRow);
+
 /// `e` as a ConvWindow of `op`'s loops, if it is one.
 std::optional<ConvWindow> matchConvWindow(linalg::GenericOp op, AffineExpr e);
 
