@@ -130,17 +130,11 @@ matchChannelConv(linalg::GenericOp op, int64_t minRow, int64_t maxChannels) {
 
 /// Builds one output row of a block of output channels
 /// (convolveChannelPlanes).
-class RowBuilder {
+class RowBuilder : boo::PlaneExtents {
 public:
   RowBuilder(RewriterBase &rewriter, ChannelConv conv, int64_t lanes)
-      : b(rewriter), conv(conv), loc(conv.op.getLoc()), lanes(lanes) {
-    auto outType = cast<RankedTensorType>(conv.op.getDpsInits()[0].getType());
-    outRank = outType.getRank();
-    outRows = outType.getDimSize(outRank - 2);
-    outCols = outType.getDimSize(outRank - 1);
-    auto sourceType = cast<RankedTensorType>(conv.source.getType());
-    inRows = sourceType.getDimSize(sourceType.getRank() - 2);
-    inCols = sourceType.getDimSize(sourceType.getRank() - 1);
+      : PlaneExtents(conv.op, conv.source), b(rewriter), conv(conv),
+        loc(conv.op.getLoc()), lanes(lanes) {
     ranges = conv.op.getStaticLoopRanges();
     f32 = b.getF32Type();
   }
@@ -186,8 +180,6 @@ private:
   ChannelConv conv;
   Location loc;
   int64_t lanes;
-  unsigned outRank;
-  int64_t outRows, outCols, inRows, inCols;
   SmallVector<int64_t> ranges;
   Type f32;
   // Set by build: the loops' values, the output row, the fill's splat (or

@@ -59,17 +59,11 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
 }
 
 /// Builds the rows of one output plane (convolvePlanes).
-class PlaneBuilder {
+class PlaneBuilder : boo::PlaneExtents {
 public:
   PlaneBuilder(RewriterBase &rewriter, PlaneConv conv, int64_t lanes)
-      : b(rewriter), conv(conv), loc(conv.op.getLoc()), lanes(lanes) {
-    auto outType = cast<RankedTensorType>(conv.op.getDpsInits()[0].getType());
-    outRank = outType.getRank();
-    outRows = outType.getDimSize(outRank - 2);
-    outCols = outType.getDimSize(outRank - 1);
-    auto sourceType = cast<RankedTensorType>(conv.source.getType());
-    inRows = sourceType.getDimSize(sourceType.getRank() - 2);
-    inCols = sourceType.getDimSize(sourceType.getRank() - 1);
+      : PlaneExtents(conv.op, conv.source), b(rewriter), conv(conv),
+        loc(conv.op.getLoc()), lanes(lanes) {
     SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
     tapRows = ranges[conv.rows.tap];
     tapCols = ranges[conv.cols.tap];
@@ -128,8 +122,7 @@ private:
   PlaneConv conv;
   Location loc;
   int64_t lanes;
-  unsigned outRank;
-  int64_t outRows, outCols, inRows, inCols, tapRows, tapCols;
+  int64_t tapRows, tapCols;
   Type f32;
   // Set by build: the plane's loops, the broadcast weights (index
   // ky * tapCols + kx), the fill's splat (or null), the registers of an
@@ -431,6 +424,16 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
 }
 
 } // namespace
+
+mlir::boo::PlaneExtents::PlaneExtents(linalg::GenericOp op, Value source) {
+  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  outRank = outType.getRank();
+  outRows = outType.getDimSize(outRank - 2);
+  outCols = outType.getDimSize(outRank - 1);
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  inRows = sourceType.getDimSize(sourceType.getRank() - 2);
+  inCols = sourceType.getDimSize(sourceType.getRank() - 1);
+}
 
 std::optional<boo::PlaneImage> mlir::boo::matchPlaneImage(linalg::GenericOp op,
                                                           int64_t minRow) {

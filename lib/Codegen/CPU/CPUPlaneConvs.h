@@ -98,6 +98,15 @@ struct ConvWindow {
   int64_t stride = 1, dilation = 1, offset = 0;
 };
 
+/// The extents the builders of a convolution computed in its own layout
+/// work with: the output's rank, rows and columns (its two innermost dims)
+/// of `op`, and the rows and columns of `source`, its unpadded image.
+struct PlaneExtents {
+  PlaneExtents(linalg::GenericOp op, Value source);
+  unsigned outRank;
+  int64_t outRows, outCols, inRows, inCols;
+};
+
 /// The image and filter of a convolution computed in its own layout, and
 /// the image's windows.
 struct PlaneImage {
