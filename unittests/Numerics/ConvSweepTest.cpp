@@ -260,11 +260,23 @@ bool randomDepthwiseProblem(CaseRng &rng, ConvProblem &p,
 /// A channels-first depthwise problem, which the CPU schedule computes
 /// plane by plane (convolvePlanes): 1 to 12 groups, one or two output
 /// channels per group, rows of 4 to 40 (less than a register, whole
-/// registers and a tail).
+/// registers and a tail); a fifth of them 3x3 at stride 1 with rows of 25
+/// to 32, which take registers of 16 lanes to carry their taps.
 bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
   int64_t groups = rng.range(1, 12);
   int64_t multiplier = rng.pick(std::vector<int64_t>{1, 1, 2});
-  return randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 4, 40);
+  if (!rng.coin(0.2))
+    return randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 4, 40);
+  if (!randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 27, 34))
+    return false;
+  p.filterSpatial = {3, 3};
+  p.strides = {1, 1};
+  p.dilations = {1, 1};
+  p.padLow = {1, 1};
+  p.padHigh = {1, rng.range(0, 1)};
+  p.inSpatial[0] = rng.range(3, 12);
+  std::string error;
+  return p.validate(error);
 }
 
 /// A channels-first problem with few input channels (a stem), which the

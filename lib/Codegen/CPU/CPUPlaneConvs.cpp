@@ -58,6 +58,41 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
   return conv;
 }
 
+/// How many window rows' taps an interior output row passes on to the next
+/// (as the next row's window rows 0..), for rows of `tapsPerRow` taps per
+/// window row: none where they would take more than kMaxCarriedTaps
+/// registers.
+constexpr int64_t kMaxCarriedTaps = 12;
+int64_t carriedRows(PlaneConv conv, int64_t tapsPerRow) {
+  SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
+  const Window &w = conv.rows;
+  int64_t tapRows = ranges[w.tap];
+  int64_t shift = w.stride % w.dilation == 0 ? w.stride / w.dilation : tapRows;
+  int64_t carried = std::max<int64_t>(tapRows - shift, 0);
+  return carried * tapsPerRow > kMaxCarriedTaps ? 0 : carried;
+}
+
+/// The lanes of a plane's registers for output rows of `cols`: half a
+/// register for rows that fit in one, else `vectorWidth`, or twice that
+/// where the row then carries its taps to the next (it does not with
+/// `vectorWidth`: too many registers) and takes no more register halves.
+/// MobileNetV2's 28x28x192 layer at stride 1 (4 registers of 8 per row,
+/// 24 taps to carry) took 0.041-0.049 ms and takes 0.029-0.031 ms with
+/// rows of 2 registers of 16 (`cpu:1`); rows that carry with 8 lanes, or
+/// that carry with neither, were slower with 16 (14x14x576: 0.024 ->
+/// 0.027 ms, 56x56x144 at stride 2: 0.036 -> 0.040 ms).
+int64_t planeLanes(PlaneConv conv, int64_t cols, int64_t vectorWidth) {
+  if (2 * cols <= vectorWidth)
+    return vectorWidth / 2;
+  int64_t tapCols = conv.op.getStaticLoopRanges()[conv.cols.tap];
+  int64_t narrow = llvm::divideCeil(cols, vectorWidth);
+  int64_t wide = llvm::divideCeil(cols, 2 * vectorWidth);
+  if (2 * wide <= narrow && carriedRows(conv, narrow * tapCols) == 0 &&
+      carriedRows(conv, wide * tapCols) > 0)
+    return 2 * vectorWidth;
+  return vectorWidth;
+}
+
 /// Builds the rows of one output plane (convolvePlanes).
 class PlaneBuilder : boo::PlaneExtents {
 public:
@@ -332,17 +367,15 @@ Value PlaneBuilder::interiorRows(Value plane, int64_t from, int64_t to) {
     return plane;
   // Output row oh+1 reads the image rows of window rows shift.. of row oh
   // as its window rows 0..: their taps are carried to the next iteration
-  // (up to 12 registers).
+  // (up to kMaxCarriedTaps registers).
   const Window &w = conv.rows;
   int64_t shift = w.stride % w.dilation == 0 ? w.stride / w.dilation : tapRows;
-  int64_t carried = std::max<int64_t>(tapRows - shift, 0);
   SmallVector<bool> present;
   for (int64_t j = 0; j < chunks; ++j)
     for (int64_t kx = 0; kx < tapCols; ++kx)
       present.push_back(tapPresent(j, kx));
   int64_t perRow = llvm::count(present, true);
-  if (carried * perRow > 12)
-    carried = 0;
+  int64_t carried = carriedRows(conv, perRow);
   SmallVector<Value> inits = {plane};
   for (int64_t ky = 0; ky < carried; ++ky)
     for (Value tap : rowTaps(imageRow(index(from), ky)))
@@ -626,7 +659,7 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
     return false;
   int64_t cols =
       cast<ShapedType>(op.getDpsInits()[0].getType()).getShape().back();
-  int64_t lanes = 2 * cols <= vectorWidth ? vectorWidth / 2 : vectorWidth;
+  int64_t lanes = planeLanes(*conv, cols, vectorWidth);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value fill;

@@ -1341,6 +1341,50 @@ func.func @depthwise_nchw(%x: tensor<1x4x1x6x8xf32>, %w: tensor<4x1x1x3x3xf32>) 
 
 // -----
 
+// Output rows of 28 would be 4 registers of 8 lanes, whose 24 taps of the
+// two image rows the next row reads again are too many to carry; in 2
+// registers of 16 lanes (no more register halves) they are 12 and are
+// carried: the interior rows' scf.for passes 12 taps on and reads one new
+// image row per row, 5 registers (the first register's left tap is its
+// middle one shifted by a lane; the second register's reads are masked).
+// CHECK-LABEL: func.func @depthwise_nchw_wide_rows(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x1x4x28xf32>
+// CHECK: scf.forall (%[[G:.+]]) in (2)
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c0, %c0], %{{.+}} {in_bounds = [true]} : tensor<1x2x1x4x28xf32>, vector<16xf32>
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %c0, %c16], %{{.+}} : tensor<1x2x1x4x28xf32>, vector<16xf32>
+// CHECK: scf.for %[[OH:.+]] = %c1 to %c3 step %c1 iter_args(%[[PLANE:[a-z0-9]+]] = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %{{[a-z0-9]+}} = %{{[a-z0-9]+}})
+// CHECK-COUNT-5: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %{{.+}}, %c{{[0-9]+}}], %{{.+}} : tensor<1x2x1x4x28xf32>, vector<16xf32>
+// CHECK-NOT: vector.transfer_read %[[X]]
+// CHECK: vector.transfer_write %{{.+}}, %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0] {in_bounds = [true]} : vector<16xf32>
+// CHECK: scf.yield
+
+#dw_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh + kh, ow + kw)>
+#dw_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
+#dw_out = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, m, oh, ow)>
+#dw_id = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+
+func.func @depthwise_nchw_wide_rows(%x: tensor<1x2x1x4x28xf32>, %w: tensor<2x1x1x3x3xf32>) -> tensor<1x2x1x4x28xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 0, 1, 1] high[0, 0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %e: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x1x4x28xf32> to tensor<1x2x1x6x30xf32>
+  %empty = tensor.empty() : tensor<1x2x1x4x28xf32>
+  %fill = linalg.generic {indexing_maps = [#dw_id], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x2x1x4x28xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x2x1x4x28xf32>
+  %r = linalg.generic {indexing_maps = [#dw_in, #dw_fil, #dw_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x2x1x6x30xf32>, tensor<2x1x1x3x3xf32>) outs(%fill : tensor<1x2x1x4x28xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x1x4x28xf32>
+  return %r : tensor<1x2x1x4x28xf32>
+}
+
+// -----
+
 // A channels-first convolution with 3 input channels (a stem: 3x3, stride
 // 2) is computed in its own layout, one output row of a block of 16
 // output channels per forall iteration (the batch and the one block fold
