@@ -200,14 +200,7 @@ Value RowBuilder::readImage(ValueRange channel, Value row, Value start,
                           : channel[it - conv.channels.begin()]);
   }
   indices.append({row, start});
-  Type type = cast<RankedTensorType>(conv.source.getType()).getElementType();
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  Value v = vector::TransferReadOp::create(b, loc, VectorType::get({n}, type),
-                                           conv.source, indices, zero,
-                                           ArrayRef<bool>{inBounds});
-  if (!type.isF32())
-    v = arith::ExtFOp::create(b, loc, f32Vector(n), v);
-  return v;
+  return boo::readImageRow(b, loc, conv.source, indices, n, inBounds);
 }
 
 Value RowBuilder::tap(ValueRange channel, Value row, int64_t col,

@@ -173,15 +173,8 @@ Value PlaneBuilder::readImage(Value row, int64_t start, int64_t n) {
   for (AffineExpr e : map.getResults().drop_back(2))
     indices.push_back(loops[cast<AffineDimExpr>(e).getPosition()]);
   indices.append({row, index(start)});
-  Type type = cast<RankedTensorType>(conv.source.getType()).getElementType();
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  bool inBounds = start + n <= inCols;
-  Value v = vector::TransferReadOp::create(b, loc, VectorType::get({n}, type),
-                                           conv.source, indices, zero,
-                                           ArrayRef<bool>{inBounds});
-  if (!type.isF32())
-    v = arith::ExtFOp::create(b, loc, f32Vector(n), v);
-  return v;
+  return boo::readImageRow(b, loc, conv.source, indices, n,
+                           start + n <= inCols);
 }
 
 Value PlaneBuilder::stridedTap(Value row, int64_t col, int64_t shared,
@@ -621,6 +614,19 @@ bool mlir::boo::isDepthwiseWindow(linalg::GenericOp op, OpOperand *image,
          filterMap.isFunctionOfDim(cols.tap) &&
          !filterMap.isFunctionOfDim(rows.out) &&
          !filterMap.isFunctionOfDim(cols.out);
+}
+
+Value mlir::boo::readImageRow(OpBuilder &b, Location loc, Value image,
+                              ArrayRef<Value> indices, int64_t n,
+                              bool inBounds) {
+  Type type = cast<RankedTensorType>(image.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  Value v =
+      vector::TransferReadOp::create(b, loc, VectorType::get({n}, type), image,
+                                     indices, zero, ArrayRef<bool>{inBounds});
+  if (!type.isF32())
+    v = arith::ExtFOp::create(b, loc, VectorType::get({n}, b.getF32Type()), v);
+  return v;
 }
 
 std::pair<int64_t, int64_t> mlir::boo::windowRowsInside(const ConvWindow &w,

@@ -29,9 +29,10 @@ namespace mlir::boo {
 /// gradient's is not), it is rewritten as
 /// one `scf.forall` over the output planes that computes each plane in
 /// place, one output row at a time, vectorized along the row:
-///  - the row's accumulators (vectors of `vectorWidth` lanes, or half as
-///    many when the row fits in half a register) start at the fill that
-///    made the initial value, else at the initial value;
+///  - the row's accumulators (vectors of `vectorWidth` lanes, half as
+///    many when the row fits in half a register, twice as many where that
+///    lets the interior rows below carry their taps) start at the fill
+///    that made the initial value, else at the initial value;
 ///  - each window row inside the image adds its taps: a tap's lanes are
 ///    read from the image row at the tap's column (zero past the row's
 ///    end); a stride-2 tap is one shuffle of two registers of the row;
@@ -167,6 +168,11 @@ Value unpadWindows(Value image, unsigned rowDim, unsigned colDim,
 /// the image (`inRows` rows, `outRows` output rows).
 std::pair<int64_t, int64_t> windowRowsInside(const ConvWindow &w, int64_t ky,
                                              int64_t inRows, int64_t outRows);
+
+/// `n` elements of `image` from `indices` on (the last index a column of
+/// its innermost dim; zero past the row's end unless `inBounds`), as f32.
+Value readImageRow(OpBuilder &b, Location loc, Value image,
+                   ArrayRef<Value> indices, int64_t n, bool inBounds);
 
 } // namespace mlir::boo
 
