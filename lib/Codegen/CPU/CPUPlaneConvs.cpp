@@ -74,8 +74,13 @@ int64_t carriedRows(PlaneConv conv, int64_t tapsPerRow) {
 
 /// The lanes of a plane's registers for output rows of `cols`: half a
 /// register for rows that fit in one, else `vectorWidth`, or twice that
-/// where the row then carries its taps to the next (it does not with
-/// `vectorWidth`: too many registers) and takes no more register halves.
+/// for stride-2 rows longer than `vectorWidth` (a stride-2 tap of 16
+/// lanes is one two-register shuffle on AVX-512, of 8 lanes two: with 16,
+/// MobileNetV2's 112x112x96 stride-2 layer went from 0.116 to 0.081 ms on
+/// `cpu:1`, 56x56x144 from 0.035 to 0.033 ms, 28x28x192 from 0.0144 to
+/// 0.012-0.014 ms; 7-wide rows were twice as slow in 16 lanes), and for
+/// rows that then carry their taps to the next (they do not with
+/// `vectorWidth`: too many registers) and take no more register halves.
 /// MobileNetV2's 28x28x192 layer at stride 1 (4 registers of 8 per row,
 /// 24 taps to carry) took 0.041-0.049 ms and takes 0.029-0.031 ms with
 /// rows of 2 registers of 16 (`cpu:1`); rows that carry with 8 lanes, or
@@ -84,6 +89,8 @@ int64_t carriedRows(PlaneConv conv, int64_t tapsPerRow) {
 int64_t planeLanes(PlaneConv conv, int64_t cols, int64_t vectorWidth) {
   if (2 * cols <= vectorWidth)
     return vectorWidth / 2;
+  if (conv.cols.stride == 2 && cols > vectorWidth)
+    return 2 * vectorWidth;
   int64_t tapCols = conv.op.getStaticLoopRanges()[conv.cols.tap];
   int64_t narrow = llvm::divideCeil(cols, vectorWidth);
   int64_t wide = llvm::divideCeil(cols, 2 * vectorWidth);
@@ -96,9 +103,10 @@ int64_t planeLanes(PlaneConv conv, int64_t cols, int64_t vectorWidth) {
 /// Builds the rows of one output plane (convolvePlanes).
 class PlaneBuilder : boo::PlaneExtents {
 public:
-  PlaneBuilder(RewriterBase &rewriter, PlaneConv conv, int64_t lanes)
+  PlaneBuilder(RewriterBase &rewriter, PlaneConv conv, int64_t lanes,
+               int64_t vectorWidth)
       : PlaneExtents(conv.op, conv.source), b(rewriter), conv(conv),
-        loc(conv.op.getLoc()), lanes(lanes) {
+        loc(conv.op.getLoc()), lanes(lanes), vectorWidth(vectorWidth) {
     SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
     tapRows = ranges[conv.rows.tap];
     tapCols = ranges[conv.cols.tap];
@@ -156,7 +164,7 @@ private:
   RewriterBase &b;
   PlaneConv conv;
   Location loc;
-  int64_t lanes;
+  int64_t lanes, vectorWidth;
   int64_t tapRows, tapCols;
   Type f32;
   // Set by build: the plane's loops, the broadcast weights (index
@@ -433,7 +441,12 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
   // sets are summed at the end. With one set, the 7x7x960 layer's rows
   // were chains of 9 dependent multiply-adds: 0.055 ms against 0.014 ms
   // with 3 sets (more sets were slower again).
-  sets = std::clamp<int64_t>(8 / chunks, 1, 3);
+  // Stride-2 rows in registers twice the vector width (planeLanes) were
+  // faster with one set: 0.096 against 0.081 ms for the 112x112x96 layer
+  // (2 sets), 0.0145 against 0.012-0.014 ms for 28x28x192 (3 sets).
+  sets = conv.cols.stride > 1 && lanes > vectorWidth
+             ? 1
+             : std::clamp<int64_t>(8 / chunks, 1, 3);
   // The output rows whose window rows are all inside the image need no
   // checks; the rows above and below them do.
   int64_t lo = 0, hi = outRows;
@@ -697,7 +710,8 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
   Value shared = forall.getRegionIterArgs()[0];
   Value plane = tensor::ExtractSliceOp::create(rewriter, loc, shared, offsets,
                                                sizes, strides);
-  Value result = PlaneBuilder(rewriter, *conv, lanes).build(plane, loops, fill);
+  Value result = PlaneBuilder(rewriter, *conv, lanes, vectorWidth)
+                     .build(plane, loops, fill);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
                                         sizes, strides);

@@ -1385,6 +1385,53 @@ func.func @depthwise_nchw_wide_rows(%x: tensor<1x2x1x4x28xf32>, %w: tensor<2x1x1
 
 // -----
 
+// Stride-2 output rows longer than a register of 8 (14 here) are computed
+// in registers of 16 lanes, each tap one shuffle of two registers of the
+// image row (its even or odd columns), and the taps add to one chain of
+// multiply-adds, without the sets of partial sums of 8-lane rows.
+// CHECK-LABEL: func.func @depthwise_nchw_strided_wide(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x1x8x28xf32>
+// CHECK: scf.for %[[OH:.+]] = %c1 to %c4 step %c1 iter_args(%[[PLANE:[a-z0-9]+]] = %{{[a-z0-9]+}}, %[[T0:[a-z0-9]+]] = %{{[a-z0-9]+}}, %[[T1:[a-z0-9]+]] = %{{[a-z0-9]+}}, %[[T2:[a-z0-9]+]] = %{{[a-z0-9]+}})
+// CHECK:   %[[S0:.+]] = vector.fma %[[T0]], %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK:   %[[S1:.+]] = vector.fma %[[T1]], %{{.+}}, %[[S0]]
+// CHECK:   %[[S2:.+]] = vector.fma %[[T2]], %{{.+}}, %[[S1]]
+// CHECK:   %[[LO:.+]] = vector.transfer_read %[[X]][%c0, %{{.+}}, %c0, %{{.+}}, %c0], {{.+}} : tensor<1x2x1x8x28xf32>, vector<16xf32>
+// CHECK:   %[[HI:.+]] = vector.transfer_read %[[X]][%c0, %{{.+}}, %c0, %{{.+}}, %c16], {{.+}} : tensor<1x2x1x8x28xf32>, vector<16xf32>
+// CHECK:   vector.shuffle %[[LO]], %[[HI]] [0, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29]
+// CHECK:   vector.shuffle %[[LO]], %[[HI]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// CHECK:   vector.shuffle %[[LO]], %[[HI]] [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]
+// CHECK:   vector.fma %{{.+}}, %{{.+}}, %[[S2]] : vector<16xf32>
+// CHECK-NOT: arith.addf
+// CHECK:   vector.transfer_write %{{.+}}, %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0] : vector<16xf32>
+// CHECK:   scf.yield
+
+#dws_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh * 2 + kh, ow * 2 + kw)>
+#dws_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
+#dws_out = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, m, oh, ow)>
+#dw_id = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+
+func.func @depthwise_nchw_strided_wide(%x: tensor<1x2x1x8x28xf32>, %w: tensor<2x1x1x3x3xf32>) -> tensor<1x2x1x4x14xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 0, 1, 1] high[0, 0, 0, 0, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %e: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x1x8x28xf32> to tensor<1x2x1x9x29xf32>
+  %empty = tensor.empty() : tensor<1x2x1x4x14xf32>
+  %fill = linalg.generic {indexing_maps = [#dw_id], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x2x1x4x14xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x2x1x4x14xf32>
+  %r = linalg.generic {indexing_maps = [#dws_in, #dws_fil, #dws_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x2x1x9x29xf32>, tensor<2x1x1x3x3xf32>) outs(%fill : tensor<1x2x1x4x14xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x1x4x14xf32>
+  return %r : tensor<1x2x1x4x14xf32>
+}
+
+// -----
+
 // A channels-first convolution with 3 input channels (a stem: 3x3, stride
 // 2) is computed in its own layout, one output row of a block of 16
 // output channels per forall iteration (the batch and the one block fold
