@@ -177,6 +177,14 @@ private:
   /// The `lanes` channels at (`row`, `col`) of a slice of access `a`, in
   /// f32.
   Value read(Value slice, const Access &a, Value row, Value col);
+  /// `slice` (of access `a`) with the unit dims after its channels (a
+  /// depthwise convolution's channel multiplier) collapsed into them, `a`
+  /// made its access and `groups` the collapse's (empty when there are
+  /// none). A read or write along the channels through such dims is a
+  /// vector<16x1> transfer, 16 scalar loads or stores (or a loop of them
+  /// that LLVM has to unroll and vectorize).
+  Value collapseAfterChannels(Value slice, Access &a,
+                              SmallVector<ReassociationIndices> &groups);
   /// `accs` (of output positions `first` on) with window row `ky` (image
   /// row `row`) added.
   void addWindowRow(Value image, Value row, int64_t ky, ArrayRef<Value> taps,
@@ -241,6 +249,22 @@ Value RowsBuilder::read(Value slice, const Access &a, Value row, Value col) {
   return v;
 }
 
+Value RowsBuilder::collapseAfterChannels(
+    Value slice, Access &a, SmallVector<ReassociationIndices> &groups) {
+  groups.clear();
+  auto type = cast<RankedTensorType>(slice.getType());
+  if (a.channel + 1 == a.rank ||
+      !llvm::all_of(type.getShape().drop_front(a.channel + 1),
+                    [](int64_t size) { return size == 1; }))
+    return slice;
+  for (unsigned d = 0; d <= a.channel; ++d)
+    groups.push_back({int64_t(d)});
+  for (unsigned d = a.channel + 1; d < a.rank; ++d)
+    groups.back().push_back(d);
+  a.rank = a.channel + 1;
+  return tensor::CollapseShapeOp::create(b, loc, slice, groups);
+}
+
 SmallVector<Value> RowsBuilder::weights(Value filter) {
   SmallVector<Value> result;
   for (int64_t ky = 0; ky < tapRows; ++ky)
@@ -273,6 +297,8 @@ void RowsBuilder::addWindowRow(Value image, Value row, int64_t ky,
 
 Value RowsBuilder::build(Value plane, Value image, Value filter, Value init) {
   SmallVector<Value> taps = weights(filter);
+  SmallVector<ReassociationIndices> imageGroups;
+  image = collapseAfterChannels(image, imageAccess, imageGroups);
   Value splat =
       init ? vector::BroadcastOp::create(b, loc, f32Vector(), init) : Value();
   auto rowLoop = scf::ForOp::create(b, loc, index(0), index(outRows), index(1),
@@ -293,9 +319,13 @@ Value RowsBuilder::build(Value plane, Value image, Value filter, Value init) {
 Value RowsBuilder::buildPiece(Value rowPlane, Value image, ArrayRef<Value> taps,
                               Value splat, Value oh, int64_t first,
                               int64_t end) {
+  auto planeType = cast<RankedTensorType>(rowPlane.getType());
+  Access access = outAccess;
+  SmallVector<ReassociationIndices> groups;
+  Value plane = collapseAfterChannels(rowPlane, access, groups);
   SmallVector<Value> accs;
   for (int64_t ow = first; ow < end; ++ow)
-    accs.push_back(splat ? splat : read(rowPlane, outAccess, oh, index(ow)));
+    accs.push_back(splat ? splat : read(plane, access, oh, index(ow)));
   int64_t inRows =
       cast<RankedTensorType>(image.getType()).getDimSize(imageAccess.row);
   const boo::ConvWindow &w = conv.rows;
@@ -333,33 +363,13 @@ Value RowsBuilder::buildPiece(Value rowPlane, Value image, ArrayRef<Value> taps,
     b.setInsertionPointAfter(ifOp);
     accs = SmallVector<Value>(ifOp.getResults());
   }
-  // The unit dims after the channels (a depthwise convolution's channel
-  // multiplier) are collapsed into them for the writes: a vector<16x1>
-  // write, which a write along the channels through them became, was 16
-  // scalar stores.
-  auto planeType = cast<RankedTensorType>(rowPlane.getType());
-  Access written = outAccess;
-  SmallVector<ReassociationIndices> groups;
-  for (unsigned d = 0; d <= outAccess.channel; ++d)
-    groups.push_back({int64_t(d)});
-  bool collapse =
-      outAccess.channel + 1 < outAccess.rank &&
-      llvm::all_of(planeType.getShape().drop_front(outAccess.channel + 1),
-                   [](int64_t size) { return size == 1; });
-  Value plane = rowPlane;
-  if (collapse) {
-    for (unsigned d = outAccess.channel + 1; d < outAccess.rank; ++d)
-      groups.back().push_back(d);
-    written.rank = outAccess.channel + 1;
-    plane = tensor::CollapseShapeOp::create(b, loc, rowPlane, groups);
-  }
   for (auto [i, acc] : llvm::enumerate(accs))
     plane =
         vector::TransferWriteOp::create(
-            b, loc, acc, plane, indices(written, oh, index(first + int64_t(i))),
-            channelMap(written), ArrayRef<bool>{true})
+            b, loc, acc, plane, indices(access, oh, index(first + int64_t(i))),
+            channelMap(access), ArrayRef<bool>{true})
             .getResult();
-  if (collapse)
+  if (!groups.empty())
     plane = tensor::ExpandShapeOp::create(b, loc, planeType, plane, groups);
   return plane;
 }
