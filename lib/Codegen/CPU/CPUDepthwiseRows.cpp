@@ -177,8 +177,9 @@ private:
   /// The `lanes` channels at (`row`, `col`) of a slice of access `a`, in
   /// f32.
   Value read(Value slice, const Access &a, Value row, Value col);
-  /// `slice` (of access `a`) with the unit dims after its channels (a
-  /// depthwise convolution's channel multiplier) collapsed into them, `a`
+  /// `slice` (of access `a`) with the unit dims after its channels (the
+  /// output's channel multiplier, the image's one input channel per group)
+  /// collapsed into them, `a`
   /// made its access and `groups` the collapse's (empty when there are
   /// none). A read or write along the channels through such dims is a
   /// vector<16x1> transfer, 16 scalar loads or stores (or a loop of them
