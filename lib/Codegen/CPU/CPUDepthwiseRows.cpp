@@ -179,11 +179,10 @@ private:
   Value read(Value slice, const Access &a, Value row, Value col);
   /// `slice` (of access `a`) with the unit dims after its channels (the
   /// output's channel multiplier, the image's one input channel per group)
-  /// collapsed into them, `a`
-  /// made its access and `groups` the collapse's (empty when there are
-  /// none). A read or write along the channels through such dims is a
-  /// vector<16x1> transfer, 16 scalar loads or stores (or a loop of them
-  /// that LLVM has to unroll and vectorize).
+  /// collapsed into them, `a` made its access and `groups` the collapse's
+  /// (empty when there are none). A read or write along the channels
+  /// through such dims is a vector<16x1> transfer, 16 scalar loads or
+  /// stores (or a loop of them that LLVM has to unroll and vectorize).
   Value collapseAfterChannels(Value slice, Access &a,
                               SmallVector<ReassociationIndices> &groups);
   /// `accs` (of output positions `first` on) with window row `ky` (image

@@ -63,12 +63,15 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
 /// window row: none where they would take more than kMaxCarriedTaps
 /// registers.
 constexpr int64_t kMaxCarriedTaps = 12;
+/// How many window rows further down output row oh+1's window row 0 is
+/// than oh's (every window row, when no window row of oh+1 is one of oh's).
+int64_t rowShift(const Window &w, int64_t tapRows) {
+  return w.stride % w.dilation == 0 ? w.stride / w.dilation : tapRows;
+}
 int64_t carriedRows(PlaneConv conv, int64_t tapsPerRow) {
-  SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
-  const Window &w = conv.rows;
-  int64_t tapRows = ranges[w.tap];
-  int64_t shift = w.stride % w.dilation == 0 ? w.stride / w.dilation : tapRows;
-  int64_t carried = std::max<int64_t>(tapRows - shift, 0);
+  int64_t tapRows = conv.op.getStaticLoopRanges()[conv.rows.tap];
+  int64_t carried =
+      std::max<int64_t>(tapRows - rowShift(conv.rows, tapRows), 0);
   return carried * tapsPerRow > kMaxCarriedTaps ? 0 : carried;
 }
 
@@ -104,9 +107,9 @@ int64_t planeLanes(PlaneConv conv, int64_t cols, int64_t vectorWidth) {
 class PlaneBuilder : boo::PlaneExtents {
 public:
   PlaneBuilder(RewriterBase &rewriter, PlaneConv conv, int64_t lanes,
-               int64_t vectorWidth)
+               int64_t maxSets)
       : PlaneExtents(conv.op, conv.source), b(rewriter), conv(conv),
-        loc(conv.op.getLoc()), lanes(lanes), vectorWidth(vectorWidth) {
+        loc(conv.op.getLoc()), lanes(lanes), maxSets(maxSets) {
     SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
     tapRows = ranges[conv.rows.tap];
     tapCols = ranges[conv.cols.tap];
@@ -164,7 +167,7 @@ private:
   RewriterBase &b;
   PlaneConv conv;
   Location loc;
-  int64_t lanes, vectorWidth;
+  int64_t lanes, maxSets;
   int64_t tapRows, tapCols;
   Type f32;
   // Set by build: the plane's loops, the broadcast weights (index
@@ -369,8 +372,7 @@ Value PlaneBuilder::interiorRows(Value plane, int64_t from, int64_t to) {
   // Output row oh+1 reads the image rows of window rows shift.. of row oh
   // as its window rows 0..: their taps are carried to the next iteration
   // (up to kMaxCarriedTaps registers).
-  const Window &w = conv.rows;
-  int64_t shift = w.stride % w.dilation == 0 ? w.stride / w.dilation : tapRows;
+  int64_t shift = rowShift(conv.rows, tapRows);
   SmallVector<bool> present;
   for (int64_t j = 0; j < chunks; ++j)
     for (int64_t kx = 0; kx < tapCols; ++kx)
@@ -440,14 +442,8 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
   // registers still has about 8 independent chains of multiply-adds; the
   // sets are summed at the end. With one set, the 7x7x960 layer's rows
   // were chains of 9 dependent multiply-adds: 0.055 ms against 0.014 ms
-  // with 3 sets (more sets were slower again).
-  // Stride-2 rows in registers twice the vector width (planeLanes) were
-  // faster with one set: the 112x112x96 layer took 0.081 ms with one and
-  // 0.096 with 2, the 28x28x192 layer 0.012-0.014 ms with one and 0.0145
-  // with 3.
-  sets = conv.cols.stride > 1 && lanes > vectorWidth
-             ? 1
-             : std::clamp<int64_t>(8 / chunks, 1, 3);
+  // with 3 sets (more sets were slower again). At most `maxSets`.
+  sets = std::clamp<int64_t>(8 / chunks, 1, maxSets);
   // The output rows whose window rows are all inside the image need no
   // checks; the rows above and below them do.
   int64_t lo = 0, hi = outRows;
@@ -711,8 +707,13 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
   Value shared = forall.getRegionIterArgs()[0];
   Value plane = tensor::ExtractSliceOp::create(rewriter, loc, shared, offsets,
                                                sizes, strides);
-  Value result = PlaneBuilder(rewriter, *conv, lanes, vectorWidth)
-                     .build(plane, loops, fill);
+  // Stride-2 rows in registers twice the vector width (planeLanes) were
+  // faster with one set of partial sums: the 112x112x96 layer took 0.081
+  // ms with one and 0.096 with 2, the 28x28x192 layer 0.012-0.014 ms with
+  // one and 0.0145 with 3.
+  int64_t maxSets = conv->cols.stride > 1 && lanes > vectorWidth ? 1 : 3;
+  Value result =
+      PlaneBuilder(rewriter, *conv, lanes, maxSets).build(plane, loops, fill);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
                                         sizes, strides);
