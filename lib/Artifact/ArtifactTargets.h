@@ -46,11 +46,12 @@ struct FunctionSignature {
 LogicalResult runPipeline(PassManager &pm, ModuleOp module, const Twine &what,
                           const ArtifactOptions &options, std::string &error);
 
-/// LLVM dialect `module` to an ELF shared object for the host (-O3, linked
-/// with `ld -shared`: GNU ld, else ld.lld); `what` prefixes errors. Sets `tm`
-/// to the target machine used.
+/// LLVM dialect `module` to an ELF shared object for the host (-O3, with
+/// LLVM's loop unrolling where `unrollLoops`, linked with `ld -shared`: GNU
+/// ld, else ld.lld); `what` prefixes errors. Sets `tm` to the target machine
+/// used.
 std::optional<SmallVector<char, 0>>
-compileHostSharedObject(ModuleOp module, StringRef what,
+compileHostSharedObject(ModuleOp module, StringRef what, bool unrollLoops,
                         std::unique_ptr<llvm::TargetMachine> &tm,
                         std::string &error);
 

@@ -145,14 +145,16 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
   return std::move(machine);
 }
 
-/// LLVM's -O3 pipeline for `tm` (with loop and SLP vectorization).
-void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm) {
+/// LLVM's -O3 pipeline for `tm` (with loop and SLP vectorization; loop
+/// unrolling where `unrollLoops`).
+void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm,
+                    bool unrollLoops) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = true;
+  tuning.LoopUnrolling = unrollLoops;
   tuning.LoopInterleaving = true;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
@@ -186,10 +188,9 @@ void scheduleForGenericCPU(llvm::Module &module) {
 
 } // namespace
 
-std::optional<SmallVector<char, 0>>
-mlir::boo::compileHostSharedObject(ModuleOp module, StringRef what,
-                                   std::unique_ptr<llvm::TargetMachine> &tm,
-                                   std::string &error) {
+std::optional<SmallVector<char, 0>> mlir::boo::compileHostSharedObject(
+    ModuleOp module, StringRef what, bool unrollLoops,
+    std::unique_ptr<llvm::TargetMachine> &tm, std::string &error) {
   static std::once_flag initLLVM;
   std::call_once(initLLVM, [] {
     llvm::InitializeNativeTarget();
@@ -216,7 +217,7 @@ mlir::boo::compileHostSharedObject(ModuleOp module, StringRef what,
   }
   llvmModule->setTargetTriple(tm->getTargetTriple());
   llvmModule->setDataLayout(tm->createDataLayout());
-  optimizeModule(*llvmModule, tm.get());
+  optimizeModule(*llvmModule, tm.get(), unrollLoops);
   scheduleForGenericCPU(*llvmModule);
   SmallVector<char, 0> object;
   {
@@ -269,8 +270,8 @@ LogicalResult mlir::boo::compileForCPU(ModuleOp source,
       return failure();
 
   std::unique_ptr<llvm::TargetMachine> tm;
-  std::optional<SmallVector<char, 0>> sharedObject =
-      compileHostSharedObject(*module, "cpu", tm, error);
+  std::optional<SmallVector<char, 0>> sharedObject = compileHostSharedObject(
+      *module, "cpu", options.cpuLoopUnrolling, tm, error);
   if (!sharedObject)
     return failure();
 

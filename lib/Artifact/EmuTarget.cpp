@@ -92,7 +92,7 @@ LogicalResult mlir::boo::compileForEmu(ModuleOp source, StringRef chip,
     return failure();
   std::unique_ptr<llvm::TargetMachine> tm;
   std::optional<SmallVector<char, 0>> sharedObject =
-      compileHostSharedObject(*module, what, tm, error);
+      compileHostSharedObject(*module, what, /*unrollLoops=*/true, tm, error);
   if (!sharedObject)
     return failure();
 

@@ -72,6 +72,7 @@ bool harness::computeArtifactCacheKey(ModuleOp module,
     options.cpu.print(os);
   }
   builder.add("cpu-options", cpuOptions);
+  builder.add("cpu-loop-unrolling", options.cpuLoopUnrolling ? "1" : "0");
   builder.add("gpu-opt-level", std::to_string(options.gpuOptLevel));
   builder.add("emu-checks", options.emuChecks ? "1" : "0");
   builder.add("emu-plant-bug", options.emuPlantBug);

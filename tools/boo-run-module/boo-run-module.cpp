@@ -104,6 +104,11 @@ llvm::cl::opt<std::string> pipelineOptions(
     "cpu-pipeline-options",
     llvm::cl::desc("Options of boo-to-llvm-cpu, e.g. \"vectorize=false\""),
     llvm::cl::value_desc("OPTIONS"), llvm::cl::cat(runCategory));
+llvm::cl::opt<bool> cpuLoopUnrolling(
+    "cpu-loop-unrolling",
+    llvm::cl::desc("Run LLVM's loop unrolling on the cpu target's code "
+                   "(default: off, as boo-translate)"),
+    llvm::cl::init(false), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool> printTiming(
     "print-timing",
     llvm::cl::desc("Print the compile time and the run time to stderr"),
@@ -211,6 +216,7 @@ LogicalResult compileForDevice(ModuleOp mlir, RuntimeSession &session,
   options.producer = "boo-run-module";
   if (failed(parseCPUPipelineOptions(options.cpu, error)))
     return failure();
+  options.cpuLoopUnrolling = cpuLoopUnrolling;
   options.configurePassManager = [](PassManager &pm) {
     applyDefaultTimingPassManagerCLOptions(pm);
     return applyPassManagerCLOptions(pm);

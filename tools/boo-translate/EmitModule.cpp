@@ -51,6 +51,11 @@ int mlir::boo::emitModuleMain(int argc, char **argv) {
   llvm::cl::opt<int64_t> optLevel(
       "opt-level", llvm::cl::desc("LLVM optimization level for GPU targets"),
       llvm::cl::init(3), llvm::cl::cat(category));
+  llvm::cl::opt<bool> cpuLoopUnrolling(
+      "cpu-loop-unrolling",
+      llvm::cl::desc("cpu target: run LLVM's loop unrolling (off by default: "
+                     "the pipeline unrolls what needs it)"),
+      llvm::cl::init(false), llvm::cl::cat(category));
   llvm::cl::opt<bool> emuChecks(
       "emu-checks",
       llvm::cl::desc("emu:<chip> targets: guard every memory access and "
@@ -103,6 +108,7 @@ int mlir::boo::emitModuleMain(int argc, char **argv) {
     options.targets.push_back("cpu");
   options.tuningSpec = tuningSpec;
   options.gpuOptLevel = optLevel;
+  options.cpuLoopUnrolling = cpuLoopUnrolling;
   options.emuChecks = emuChecks;
   options.emuPlantBug = emuPlantBug;
   options.producer = "boo-translate (LLVM " LLVM_VERSION_STRING ")";

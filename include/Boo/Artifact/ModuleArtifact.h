@@ -35,6 +35,11 @@ struct ArtifactOptions {
   std::vector<std::string> targets;
   /// The CPU pipeline's options.
   CPUPipelineOptions cpu;
+  /// LLVM's loop unrolling in the cpu target's -O3 pipeline. Off: the
+  /// pipeline unrolls what needs it (register tiles, taps, strided lanes),
+  /// and LLVM's unrolling of the rest took a sixth of the compile time
+  /// (docs/CPUPipeline.md). The emulator's code always has it.
+  bool cpuLoopUnrolling = false;
   /// boo-to-rocdl's tuning-spec option (empty: BOO_TUNING_SPEC_PATH or the
   /// embedded default spec) and LLVM optimization level.
   std::string tuningSpec;

@@ -8,11 +8,19 @@
 // boo-cpu-tile-and-vectorize are n-D contractions and reductions. This pass
 // unrolls them into 1-D FMAs and element-wise ops along the innermost
 // (vector) dim, the shape the x86 backend turns into register-blocked code.
+// 1-D reads along a dim that is not the innermost (16 channels of a KYX1
+// filter, 9 floats apart) become one scalar load per lane:
+// convert-vector-to-scf would make them a loop over the lanes, which runs
+// several times slower unless LLVM unrolls it (and then costs compile time
+// there). Such writes need nothing: the permutation-map lowering makes
+// them vector<Nx1> transfers, which convert-vector-to-scf unrolls.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Boo/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -26,6 +34,56 @@ namespace mlir::boo {
 using namespace mlir;
 
 namespace {
+/// The most lanes a strided read is unrolled into (longer ones stay loops).
+constexpr int64_t kMaxUnrolledLanes = 64;
+
+/// The dim of `op`'s memref its 1-D vector runs along, where that is not
+/// the innermost dim (a strided read) and every lane is in bounds and
+/// unmasked; std::nullopt otherwise.
+std::optional<unsigned> stridedLaneDim(vector::TransferReadOp op) {
+  auto vectorType = dyn_cast<VectorType>(op.getVectorType());
+  if (!isa<MemRefType>(op.getBase().getType()) || !vectorType ||
+      vectorType.getRank() != 1 || vectorType.isScalable() ||
+      vectorType.getNumElements() > kMaxUnrolledLanes || op.getMask() ||
+      !op.isDimInBounds(0))
+    return std::nullopt;
+  AffineMap map = op.getPermutationMap();
+  auto dim = dyn_cast<AffineDimExpr>(map.getResult(0));
+  if (!dim || map.isMinorIdentity())
+    return std::nullopt;
+  return dim.getPosition();
+}
+
+/// The indices of `op`'s lane `lane` along `dim`.
+SmallVector<Value> laneIndices(OpBuilder &b, vector::TransferReadOp op,
+                               unsigned dim, int64_t lane) {
+  SmallVector<Value> indices(op.getIndices());
+  Location loc = op.getLoc();
+  if (lane != 0)
+    indices[dim] = arith::AddIOp::create(
+        b, loc, indices[dim], arith::ConstantIndexOp::create(b, loc, lane));
+  return indices;
+}
+
+/// A strided 1-D transfer_read as one memref.load per lane.
+struct UnrollStridedRead : public OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<unsigned> dim = stridedLaneDim(op);
+    if (!dim)
+      return rewriter.notifyMatchFailure(op, "not an unmasked strided read");
+    SmallVector<Value> lanes;
+    for (int64_t i = 0, e = op.getVectorType().getNumElements(); i < e; ++i)
+      lanes.push_back(
+          memref::LoadOp::create(rewriter, op.getLoc(), op.getBase(),
+                                 laneIndices(rewriter, op, *dim, i)));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getVectorType(),
+                                                        lanes);
+    return success();
+  }
+};
+
 struct BooCPULowerVectorsPass
     : public mlir::boo::impl::BooCPULowerVectorsBase<BooCPULowerVectorsPass> {
   void runOnOperation() override {
@@ -43,8 +101,13 @@ struct BooCPULowerVectorsPass
     vector::populateVectorShapeCastLoweringPatterns(patterns);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorMaskOpLoweringPatterns(patterns);
+    boo::populateUnrollStridedReadPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
 } // namespace
+
+void mlir::boo::populateUnrollStridedReadPatterns(RewritePatternSet &patterns) {
+  patterns.add<UnrollStridedRead>(patterns.getContext());
+}

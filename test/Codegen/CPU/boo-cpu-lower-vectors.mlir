@@ -22,3 +22,40 @@ func.func @row_sum(%x: vector<4x8xf32>, %acc: vector<4xf32>) -> vector<4xf32> {
   %r = vector.multi_reduction <add>, %x, %acc [1] : vector<4x8xf32> to vector<4xf32>
   return %r : vector<4xf32>
 }
+
+// -----
+
+// A read of 16 channels of a KYX1 filter, 9 floats apart, becomes one
+// scalar load per lane (convert-vector-to-scf would loop over the lanes).
+// CHECK-LABEL: func.func @strided_read
+// CHECK-NOT:     vector.transfer_read
+// CHECK-DAG:     %[[C1:.+]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C15:.+]] = arith.constant 15 : index
+// CHECK:         %[[L0:.+]] = memref.load %arg0[%arg1, %arg2, %arg3, %arg2]
+// CHECK:         %[[I1:.+]] = arith.addi %arg1, %[[C1]]
+// CHECK:         %[[L1:.+]] = memref.load %arg0[%[[I1]], %arg2, %arg3, %arg2]
+// CHECK-COUNT-13: memref.load
+// CHECK:         %[[I15:.+]] = arith.addi %arg1, %[[C15]]
+// CHECK:         %[[L15:.+]] = memref.load %arg0[%[[I15]], %arg2, %arg3, %arg2]
+// CHECK:         vector.from_elements %[[L0]], %[[L1]], {{.+}}, %[[L15]] : vector<16xf32>
+// CHECK-NOT:     memref.load
+func.func @strided_read(%f: memref<32x3x3x1xf32>, %c: index, %ky: index, %kx: index) -> vector<16xf32> {
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %f[%c, %ky, %kx, %ky], %z {in_bounds = [true], permutation_map = affine_map<(d0, d1, d2, d3) -> (d0)>} : memref<32x3x3x1xf32>, vector<16xf32>
+  return %v : vector<16xf32>
+}
+
+// -----
+
+// A read that may leave the memref (not in bounds) or a contiguous one
+// stays a transfer.
+// CHECK-LABEL: func.func @strided_kept
+// CHECK-COUNT-2: vector.transfer_read
+// CHECK-NOT:     memref.load
+func.func @strided_kept(%m: memref<8x8xf32>, %i: index) -> (vector<4xf32>, vector<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %a = vector.transfer_read %m[%i, %c0], %z {in_bounds = [false], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<8x8xf32>, vector<4xf32>
+  %b = vector.transfer_read %m[%c0, %i], %z {in_bounds = [true]} : memref<8x8xf32>, vector<4xf32>
+  return %a, %b : vector<4xf32>, vector<4xf32>
+}

@@ -27,6 +27,12 @@ namespace boo {
 #define GEN_PASS_REGISTRATION
 #include "Boo/Codegen/CPU/Passes.h.inc"
 
+/// Unmasked, in-bounds 1-D vector reads of memrefs along a dim that is not
+/// the innermost (strided lanes) as one scalar load per lane
+/// (boo-cpu-lower-vectors), where convert-vector-to-scf makes a loop over
+/// the lanes.
+void populateUnrollStridedReadPatterns(RewritePatternSet &patterns);
+
 } // namespace boo
 } // namespace mlir
 

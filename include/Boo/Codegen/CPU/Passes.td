@@ -173,10 +173,15 @@ def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {
     dim, 16x16 f32 transposes become the 8 stages of shuffles of the
     upstream `shuffle_16x16` lowering (the tiles of transposing copies,
     see `boo-cpu-tile-and-vectorize`), other transposes, broadcasts and
-    shape casts are unrolled, and transfer ops with permutation maps become
-    minor-identity transfers.
+    shape casts are unrolled, transfer ops with permutation maps become
+    minor-identity transfers, and in-bounds 1-D reads along a dim that is
+    not the innermost (strided lanes: 16 channels of a KYX1 filter, 9
+    floats apart) become one `memref.load` per lane, where
+    `convert-vector-to-scf` would loop over the lanes.
   }];
-  let dependentDialects = ["::mlir::vector::VectorDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def BooCPULowerStridedCopies : Pass<"boo-cpu-lower-strided-copies", "func::FuncOp"> {
