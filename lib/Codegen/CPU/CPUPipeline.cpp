@@ -62,6 +62,8 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     tileOptions.depthwiseRows = options.depthwiseRows;
     // An operand copy larger than the L2 cache is packed per block, where
     // its tiles read it.
+    tileOptions.l2CacheBytes =
+        options.l2CacheBytes > 0 ? options.l2CacheBytes : getHostL2CacheBytes();
     tileOptions.packMinBytes = options.packMinBytes;
     if (options.packMinBytes < 0)
       tileOptions.packMinBytes = 0;

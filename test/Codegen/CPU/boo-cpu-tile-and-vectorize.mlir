@@ -11,6 +11,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s --check-prefix=DWROWS
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="clip-padded-windows=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOCLIP
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="overlap-merged-tails=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOOVERLAP
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=8192 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -828,25 +829,63 @@ func.func @conv_nchw_1x1(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) ->
 
 // -----
 
+// The tiles of output channels each read the whole image again (64 KiB):
+// with an L2 cache of 1 MiB (the default) it stays there, and the forall
+// keeps the loop order (channels, then positions). With one of 8 KiB
+// (ORDER), the positions' tiles go first: each strip of 32 positions is
+// read once, and the filter (2 KiB, at most half the cache) by every strip.
+// CHECK-LABEL: func.func @conv_nchw_1x1_large_image
+// CHECK:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 1024) step (8, 32)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// ORDER-LABEL: func.func @conv_nchw_1x1_large_image
+// ORDER-SAME:    %[[X:.+]]: tensor<1x16x32x32xf32>, %[[W:.+]]: tensor<32x16x1x1xf32>
+// ORDER:         %[[XC:.+]] = tensor.collapse_shape %[[X]]
+// ORDER:         scf.forall (%[[P:.+]], %[[K:.+]]) = (0, 0) to (1024, 32) step (32, 8)
+// ORDER-DAG:       tensor.extract_slice %[[XC]][0, 0, %[[P]]] [1, 16, 32]
+// ORDER-DAG:       tensor.extract_slice %[[W]][%[[K]], 0, 0, 0] [8, 16, 1, 1]
+// ORDER:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+#m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw_1x1_large_image(%x: tensor<1x16x32x32xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x32x32xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x32x32xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x32x32x32xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) outs(%acc : tensor<1x32x32x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x32x32xf32>
+  return %0 : tensor<1x32x32x32xf32>
+}
+
+// -----
+
 // 7x9 = 63 positions, no multiple of 16: the leading 48 positions are
 // computed by one contraction and the last 16 (47 to 62) by a second, each
 // from its own fill and reading a slice of the collapsed image in place;
 // the second result is inserted after the first, over position 47, which
-// both compute the same way. Nothing is copied.
+// both compute the same way. Nothing is copied. Their vector tile of 16
+// positions (half of 32) takes 16 rows of output channels (twice 8).
 // CHECK-LABEL: func.func @conv_nchw_1x1_63_positions
 // CHECK-SAME:    %[[X:.+]]: tensor<1x16x7x9xf32>
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[XC:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<1x16x7x9xf32> into tensor<1x16x63xf32>
 // CHECK:         %[[E:.+]] = tensor.empty() : tensor<1x32x63xf32>
 // CHECK:         %[[XL:.+]] = tensor.extract_slice %[[XC]][0, 0, 0] [1, 16, 48] [1, 1, 1]
-// CHECK:         %[[L:.+]] = scf.forall (%{{.+}}, %[[P:.+]]) = (0, 0) to (32, 48) step (8, 16)
+// CHECK:         %[[L:.+]] = scf.forall (%{{.+}}, %[[P:.+]]) = (0, 0) to (32, 48) step (16, 16)
 // CHECK:           tensor.extract_slice %[[XL]][0, 0, %[[P]]] [1, 16, 16]
-// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// CHECK:           vector.contract {{.*}} : vector<16x16xf32>, vector<16x16xf32> into vector<16x16xf32>
 // CHECK:         %[[RL:.+]] = tensor.insert_slice %[[L]] into %[[E]][0, 0, 0] [1, 32, 48] [1, 1, 1]
 // CHECK:         %[[XT:.+]] = tensor.extract_slice %[[XC]][0, 0, 47] [1, 16, 16] [1, 1, 1]
-// CHECK:         %[[T:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (8)
+// CHECK:         %[[T:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (16)
 // CHECK:           tensor.extract_slice %[[XT]][0, 0, 0] [1, 16, 16]
-// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// CHECK:           vector.contract {{.*}} : vector<16x16xf32>, vector<16x16xf32> into vector<16x16xf32>
 // CHECK:         %[[RT:.+]] = tensor.insert_slice %[[T]] into %[[RL]][0, 0, 47] [1, 32, 16] [1, 1, 1]
 // CHECK:         %[[OUT:.+]] = tensor.expand_shape %[[RT]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 7, 9]
 // CHECK:         return %[[OUT]]

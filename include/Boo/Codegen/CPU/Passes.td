@@ -112,6 +112,12 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "this many bytes, whose blocks are each read by several tiles, "
               "is packed one block at a time in the iteration of the "
               "contraction's forall that reads it (0: never)">,
+       Option<"l2CacheBytes", "l2-cache-bytes", "int64_t",
+              /*default=*/"1048576",
+              "Bytes of the L2 cache per core: a contraction whose row tiles "
+              "would each read again an input larger than this, in place, "
+              "visits its vector tiles first where the input its row tiles "
+              "read fits in half of it (CPUTileOrder.h)">,
        Option<"rowChainBytes", "row-chain-bytes", "int64_t",
               /*default=*/"16384",
               "Bytes of the full-rank operands of a row chain's root (a "

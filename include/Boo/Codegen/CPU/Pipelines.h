@@ -32,6 +32,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Bytes of the L1 data cache the tiles are sized for "
                      "(0: the host's, as the system reports it)"),
       llvm::cl::init(0)};
+  Option<int64_t> l2CacheBytes{
+      *this, "l2-cache-bytes",
+      llvm::cl::desc("Bytes of the L2 cache per core the order of a "
+                     "contraction's tiles is chosen for "
+                     "(boo-cpu-tile-and-vectorize's l2-cache-bytes; 0: the "
+                     "host's, as sysfs reports it)"),
+      llvm::cl::init(0)};
   Option<int64_t> streamMinBytes{
       *this, "stream-min-bytes",
       llvm::cl::desc("A layer norm's result of at least this many bytes is "
