@@ -34,6 +34,10 @@
 // RUN:   --input="2x3xf32=1 2 3 4 5 6" --input="3x2xf32=1 0 0 1 1 1" \
 // RUN:   | FileCheck %s --check-prefix=MATMUL
 // MATMUL: result[0]: 2x2xf32=[4 5][10 11]
+// The same with LLVM's loop unrolling (off by default).
+// RUN: boo-run-module --module=%s --function=matmul --cpu-loop-unrolling \
+// RUN:   --input="2x3xf32=1 2 3 4 5 6" --input="3x2xf32=1 0 0 1 1 1" \
+// RUN:   | FileCheck %s --check-prefix=MATMUL
 
 // bf16 rounds to nearest even: 1 + 2^-8 is a tie and stays 1; 1 + 2^-7 is
 // exact; 0.1 + 0.2 are 0.10009765625 + 0.2001953125 in bf16, whose sum

@@ -19,6 +19,12 @@
 // CALL: result[0]: 2x3xf32=[11 12 13][14 15 16]
 // CALL: [SUCCESS]
 
+// LLVM's loop unrolling, off by default, on.
+// RUN: boo-translate --emit-module --cpu-loop-unrolling %s -o %t/unrolled.boomod
+// RUN: boo-run-module --module=%t/unrolled.boomod --function=add --device=cpu \
+// RUN:   --input="2x3xf32=[1 2 3][4 5 6]" --input="2x3xf32=10" \
+// RUN:   --expected_output="2x3xf32=[11 12 13][14 15 16]" | FileCheck %s --check-prefix=CALL
+
 // --benchmark times N calls after a warm-up.
 // RUN: boo-run-module --module=%t/cpu.boomod --function=add --benchmark=5 \
 // RUN:   --input="2x3xf32=1" --input="2x3xf32=2" --output= | FileCheck %s --check-prefix=BENCH
