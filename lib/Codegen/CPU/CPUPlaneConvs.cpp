@@ -76,31 +76,23 @@ int64_t carriedRows(PlaneConv conv, int64_t tapsPerRow) {
 }
 
 /// The lanes of a plane's registers for output rows of `cols`: half a
-/// register for rows that fit in one, else `vectorWidth`, or twice that
-/// for stride-2 rows longer than `vectorWidth` (a stride-2 tap of 16
-/// lanes is one two-register shuffle on AVX-512, of 8 lanes two: with 16,
-/// MobileNetV2's 112x112x96 stride-2 layer went from 0.116 to 0.081 ms on
-/// `cpu:1`, 56x56x144 from 0.035 to 0.033 ms, 28x28x192 from 0.0144 to
-/// 0.012-0.014 ms; 7-wide rows were twice as slow in 16 lanes), and for
-/// rows that then carry their taps to the next (they do not with
-/// `vectorWidth`: too many registers) and take no more register halves.
-/// MobileNetV2's 28x28x192 layer at stride 1 (4 registers of 8 per row,
-/// 24 taps to carry) took 0.041-0.049 ms and takes 0.029-0.031 ms with
-/// rows of 2 registers of 16 (`cpu:1`); rows that carry with 8 lanes, or
-/// that carry with neither, were slower with 16 (14x14x576: 0.024 ->
-/// 0.027 ms, 56x56x144 at stride 2: 0.036 -> 0.040 ms).
-int64_t planeLanes(PlaneConv conv, int64_t cols, int64_t vectorWidth) {
+/// register for rows that fit in one, else `vectorWidth` for rows that fit
+/// in one register of it (7-wide rows were twice as slow in 16 lanes),
+/// else twice that. A stride-2 tap of 16 lanes is one two-register shuffle
+/// on AVX-512, of 8 lanes two (MobileNetV2's 112x112x96 stride-2 layer
+/// went from 0.116 to 0.081 ms on `cpu:1`), and 28-wide stride-1 rows
+/// carry their taps to the next row in 2 registers of 16, not in 4 of 8
+/// (28x28x192: 0.041-0.049 -> 0.029-0.031 ms). On a Zen 5, which issues
+/// two 512-bit FMAs per cycle, the other stride-1 rows gain too (on
+/// `cpu:1`, alternating `boo-run-module --benchmark` runs): 56x56x144 went
+/// from 0.101-0.103 to 0.083 ms, 112x112x32 from 0.090 to 0.060-0.064,
+/// 14x14x576 from 0.0177-0.0179 to 0.0129-0.0132, 14x14x384 from
+/// 0.0119-0.0129 to 0.0090-0.0092. (On the Zen 4 before it, whose 512-bit
+/// FMAs take two cycles, 14x14x576 went the other way, 0.024 -> 0.027.)
+int64_t planeLanes(int64_t cols, int64_t vectorWidth) {
   if (2 * cols <= vectorWidth)
     return vectorWidth / 2;
-  if (conv.cols.stride == 2 && cols > vectorWidth)
-    return 2 * vectorWidth;
-  int64_t tapCols = conv.op.getStaticLoopRanges()[conv.cols.tap];
-  int64_t narrow = llvm::divideCeil(cols, vectorWidth);
-  int64_t wide = llvm::divideCeil(cols, 2 * vectorWidth);
-  if (2 * wide <= narrow && carriedRows(conv, narrow * tapCols) == 0 &&
-      carriedRows(conv, wide * tapCols) > 0)
-    return 2 * vectorWidth;
-  return vectorWidth;
+  return cols > vectorWidth ? 2 * vectorWidth : vectorWidth;
 }
 
 /// Builds the rows of one output plane (convolvePlanes).
@@ -675,7 +667,7 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
     return false;
   int64_t cols =
       cast<ShapedType>(op.getDpsInits()[0].getType()).getShape().back();
-  int64_t lanes = planeLanes(*conv, cols, vectorWidth);
+  int64_t lanes = planeLanes(cols, vectorWidth);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value fill;

@@ -1424,6 +1424,40 @@ func.func @depthwise_nchw_wide_rows(%x: tensor<1x2x1x4x28xf32>, %w: tensor<2x1x1
 
 // -----
 
+// Stride-1 output rows longer than a register of 8 (14 here, as in
+// MobileNetV2's 14x14 layers) are computed in one register of 16 lanes,
+// not in two of 8: every image read and every row written is 16 lanes.
+// CHECK-LABEL: func.func @depthwise_nchw_14_wide(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x1x4x14xf32>
+// CHECK: scf.forall (%{{.+}}) in (2)
+// CHECK-NOT: vector<8xf32>
+// CHECK: vector.transfer_read %[[X]]{{.*}} : tensor<1x2x1x4x14xf32>, vector<16xf32>
+// CHECK-NOT: vector<8xf32>
+// CHECK: vector.transfer_write %{{.+}} : vector<16xf32>
+// CHECK-NOT: vector<8xf32>
+// CHECK: return
+func.func @depthwise_nchw_14_wide(%x: tensor<1x2x1x4x14xf32>, %w: tensor<2x1x1x3x3xf32>) -> tensor<1x2x1x4x14xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 0, 1, 1] high[0, 0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %e: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x1x4x14xf32> to tensor<1x2x1x6x16xf32>
+  %empty = tensor.empty() : tensor<1x2x1x4x14xf32>
+  %fill = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x2x1x4x14xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x2x1x4x14xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh + kh, ow + kw)>, affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>, affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, m, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x2x1x6x16xf32>, tensor<2x1x1x3x3xf32>) outs(%fill : tensor<1x2x1x4x14xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x1x4x14xf32>
+  return %r : tensor<1x2x1x4x14xf32>
+}
+
+// -----
+
 // Stride-2 output rows longer than a register of 8 (14 here) are computed
 // in registers of 16 lanes, each tap one shuffle of two registers of the
 // image row (its even or odd columns), and the taps add to one chain of
