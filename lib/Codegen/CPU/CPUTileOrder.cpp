@@ -6,9 +6,9 @@
 //
 // visitVectorTilesFirst (CPUTileOrder.h). On cpu:1 (alternating
 // boo-run-module --benchmark runs), ResNet-50's channels-first 1x1 layers
-// 256->128 at 56x56 went from 0.98-1.11 to 0.84-0.86 ms, 256->64 from
-// 0.49-0.52 to 0.44-0.45 and 512->128 at 28x28 from 0.53-0.54 to
-// 0.48-0.49. Channels-last convolutions read a reordered filter along the
+// 256->128 at 56x56 went from 0.94-1.11 to 0.83-0.86 ms, 256->64 from
+// 0.49-0.52 to 0.44-0.45 and 512->128 at 28x28 from 0.51-0.54 to
+// 0.46-0.49. Channels-last convolutions read a reordered filter along the
 // vector loop, a copy packed per block where it is large
 // (CPUPackedBlocks.h): they keep their order (the 3x3 512->512 layer at
 // 7x7 took 1.11-1.30 ms so, 1.03-1.04 without).
@@ -61,7 +61,7 @@ linalg::GenericOp mlir::boo::visitVectorTilesFirst(
     return op;
   auto [vectorBytes, vectorCopied] =
       largestInput(op, vectorLoop, *rowLoop, copies);
-  auto [rowBytes, rowCopied] = largestInput(op, *rowLoop, vectorLoop, copies);
+  int64_t rowBytes = largestInput(op, *rowLoop, vectorLoop, copies).first;
   if (vectorCopied || vectorBytes <= l2CacheBytes ||
       rowBytes > l2CacheBytes / 2)
     return op;
