@@ -30,10 +30,9 @@ namespace mlir::boo {
 /// one `scf.forall` over the output planes that computes each plane in
 /// place, one output row at a time, vectorized along the row:
 ///  - the row's accumulators (vectors of `vectorWidth` lanes, half as
-///    many when the row fits in half a register, twice as many for
-///    stride-2 rows longer than `vectorWidth` and where that lets the
-///    interior rows below carry their taps) start at the fill that made
-///    the initial value, else at the initial value;
+///    many when the row fits in half a register, twice as many for rows
+///    longer than `vectorWidth`) start at the fill that made the initial
+///    value, else at the initial value;
 ///  - each window row inside the image adds its taps: a tap's lanes are
 ///    read from the image row at the tap's column (zero past the row's
 ///    end); a stride-2 tap is one shuffle of two registers of the row;

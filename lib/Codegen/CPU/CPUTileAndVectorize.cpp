@@ -40,6 +40,7 @@
 #include "CPUReversals.h"
 #include "CPURowReductions.h"
 #include "CPUTileOrder.h"
+#include "CPUTileSizes.h"
 #include "CPUVectorBodies.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -68,69 +69,6 @@ namespace {
 /// plane (convolveChannelPlanes): a network's stem has 3.
 constexpr int64_t kMaxPlaneChannels = 4;
 
-/// The tile of the vector loop: the largest divisor of `n` up to `limit`
-/// that is `lanes` times a power of two, so that the vector is whole
-/// registers (LLVM widens a 24-lane vector to 32 on a 16-lane machine and
-/// moves it element by element); else the largest power of two dividing
-/// `n` (up to `limit`), else the largest divisor.
-static int64_t vectorDivisor(int64_t n, int64_t limit, int64_t lanes) {
-  for (int64_t t = llvm::bit_floor(uint64_t(limit / lanes)) * lanes; t >= lanes;
-       t /= 2)
-    if (n % t == 0)
-      return t;
-  for (int64_t t = llvm::bit_floor(uint64_t(std::min(n, limit))); t > 1; t /= 2)
-    if (n % t == 0)
-      return t;
-  return largestDivisor(n, limit);
-}
-
-/// The vector loop of `op`: the loop of the output's innermost dim, skipping
-/// dims whose loop has extent 1 (a depthwise convolution's one output
-/// channel per group: its vector loop is the group loop).
-static unsigned vectorLoop(linalg::GenericOp op) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  for (AffineExpr e : llvm::reverse(outMap.getResults())) {
-    unsigned d = cast<AffineDimExpr>(e).getPosition();
-    if (ranges[d] != 1)
-      return d;
-  }
-  return cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
-}
-
-/// For a copy with a transposed input (one input, no reductions, the
-/// input's innermost non-unit dim indexed by a parallel loop other than
-/// `vecDim`), that loop.
-static std::optional<unsigned> transposedLoop(linalg::GenericOp op,
-                                              unsigned vecDim) {
-  if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 0)
-    return std::nullopt;
-  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // The input's innermost dim, skipping unit ones.
-  for (AffineExpr e : llvm::reverse(map.getResults())) {
-    auto inner = dyn_cast<AffineDimExpr>(e);
-    if (!inner)
-      return std::nullopt;
-    if (ranges[inner.getPosition()] == 1)
-      continue;
-    if (inner.getPosition() == vecDim)
-      return std::nullopt;
-    return inner.getPosition();
-  }
-  return std::nullopt;
-}
-
-/// Whether some input of `op` is indexed by every loop: each output element
-/// reads its own elements of it, and nothing of it is reused across loops
-/// (a row reduction's partial sums, a layer norm's weight gradient), as in
-/// no convolution or contraction.
-static bool hasFullInput(linalg::GenericOp op) {
-  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
-    return op.getMatchingIndexingMap(operand).isPermutation();
-  });
-}
-
 /// Whether `op` has an input indexed by every loop (hasFullInput) and every
 /// such input has the vector loop as its innermost dim: each element is
 /// read once, in contiguous vectors (a row reduction's partial sums), so
@@ -149,146 +87,6 @@ static bool readsOnceContiguously(linalg::GenericOp op) {
       return false;
   }
   return any;
-}
-
-/// Chooses tile sizes for `op`, or failure if the op is not a candidate.
-static FailureOr<SmallVector<int64_t>>
-chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
-                int64_t rowTile, int64_t reductionTile) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.empty())
-    return failure();
-  unsigned numLoops = ranges.size();
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  SmallVector<int64_t> tiles(numLoops, 1);
-  // Every input map must be linear with positive coefficients; remember the
-  // loops that share a windowed access.
-  SmallVector<SmallVector<unsigned>> windows;
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(operand);
-    for (AffineExpr e : map.getResults()) {
-      FailureOr<LinearExpr> lin = decomposeLinear(e);
-      if (failed(lin))
-        return failure();
-      if (lin->terms.size() < 2)
-        continue;
-      SmallVector<unsigned> window;
-      for (auto [d, c] : lin->terms)
-        window.push_back(d);
-      windows.push_back(window);
-    }
-  }
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (!outMap.isProjectedPermutation() || outMap.getNumResults() == 0)
-    return failure();
-  // Gives loop `d` a tile of up to `limit` unless it shares a window with a
-  // loop that already has a tile > 1 (a tile may only slide one loop of
-  // each window).
-  auto assign = [&](unsigned d, int64_t limit, bool isVector = false) {
-    if (tiles[d] > 1)
-      return;
-    for (ArrayRef<unsigned> window : windows)
-      if (llvm::is_contained(window, d))
-        for (unsigned other : window)
-          if (other != d && tiles[other] > 1)
-            return;
-    tiles[d] = isVector ? vectorDivisor(ranges[d], limit, vectorLanes)
-                        : largestDivisor(ranges[d], limit);
-  };
-  // Vector dim: the loop of the output's innermost (non-unit) dim.
-  unsigned vecDim = vectorLoop(op);
-  // A transposing copy (one input, contiguous along another loop of the
-  // output) is tiled in register-wide squares: whole rows of the input are
-  // read, whole rows of the output written, and the square is transposed
-  // in registers.
-  if (std::optional<unsigned> inner = transposedLoop(op, vecDim)) {
-    tiles[vecDim] = vectorDivisor(ranges[vecDim], 2 * vectorLanes, vectorLanes);
-    tiles[*inner] = vectorDivisor(ranges[*inner], 2 * vectorLanes, vectorLanes);
-    return tiles;
-  }
-  assign(vecDim, vectorTile, /*isVector=*/true);
-  // A contraction whose vector tile is narrower than vectorTile takes more
-  // rows, up to twice rowTile, for as many accumulators: a merged 1x1
-  // channels-first convolution at 28x28 (784 positions, a tile of 16) has
-  // 16 rows of output channels instead of 8. A Zen 5 core issues two
-  // 512-bit FMAs per cycle of 4 cycles' latency: 8 accumulators left it
-  // waiting (on cpu:1, ResNet-50's 512->128 layer went from 0.56-0.58 to
-  // 0.51-0.52 ms, 128->512 from 0.49 to 0.45-0.46).
-  int64_t rows = rowTile;
-  if (op.getNumDpsInputs() >= 2 && op.getNumReductionLoops() > 0 &&
-      tiles[vecDim] < vectorTile && tiles[vecDim] % vectorLanes == 0)
-    rows = std::min(2 * rowTile, rowTile * vectorTile / tiles[vecDim]);
-  // Row dim: the parallel loop of an output dim (other than the vector
-  // dim) that admits the largest tile; ties go to the innermost output dim.
-  // For a forward convolution this is the output row (ow), for a weight
-  // gradient the output channel.
-  // In a contraction, a loop that indexes every input the vector loop
-  // indexes (the block loop of blockVectorLoop) shares no vector across
-  // rows and is no row dim.
-  auto sharesNoVector = [&](unsigned d) {
-    if (op.getNumReductionLoops() == 0)
-      return false;
-    return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
-      AffineMap map = op.getMatchingIndexingMap(operand);
-      return !map.isFunctionOfDim(vecDim) || map.isFunctionOfDim(d);
-    });
-  };
-  std::optional<unsigned> rowDim;
-  int64_t bestRow = 1;
-  for (AffineExpr e : outMap.getResults()) {
-    unsigned d = cast<AffineDimExpr>(e).getPosition();
-    int64_t t = largestDivisor(ranges[d], rows);
-    if (d != vecDim && t >= bestRow && t > 1 && !sharesNoVector(d)) {
-      bestRow = t;
-      rowDim = d;
-    }
-  }
-  if (rowDim)
-    assign(*rowDim, rows);
-  // Reduction dim: the reduction loop of some input's innermost dim (a
-  // channel loop), else the reduction loop that admits the largest tile.
-  // None when an input is indexed by every loop (a row reduction's
-  // partial sums, a layer norm's weight gradient): nothing is reused
-  // across the reduction, and the tile accumulates element-wise, one step
-  // of the reduction at a time.
-  std::optional<unsigned> redDim;
-  bool readsOnce = hasFullInput(op);
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(operand);
-    if (readsOnce || map.getNumResults() == 0)
-      continue;
-    // The innermost dim, skipping those of unit loops (a 1x1 filter's).
-    std::optional<unsigned> inner;
-    for (AffineExpr e : llvm::reverse(map.getResults())) {
-      auto d = dyn_cast<AffineDimExpr>(e);
-      if (d && ranges[d.getPosition()] == 1)
-        continue;
-      if (d)
-        inner = d.getPosition();
-      break;
-    }
-    if (inner && iters[*inner] == utils::IteratorType::reduction) {
-      redDim = inner;
-      break;
-    }
-  }
-  // When every input is indexed by the vector loop (a depthwise
-  // convolution), a tiled reduction would be a vector.contract with the
-  // vector loop in all three operands, which lowers to shuffles: the
-  // reductions stay untiled, and the tile is an element-wise multiply-add.
-  if (!redDim && !readsOnce && !everyInputIndexedBy(op, vecDim)) {
-    int64_t best = 1;
-    for (unsigned d = 0; d < numLoops; ++d) {
-      int64_t t = largestDivisor(ranges[d], reductionTile);
-      if (iters[d] == utils::IteratorType::reduction && t > best) {
-        best = t;
-        redDim = d;
-      }
-    }
-  }
-  if (redDim)
-    assign(*redDim, reductionTile);
-  return tiles;
 }
 
 /// In a tiled op, rewrites windowed input accesses whose other loops have
@@ -353,16 +151,6 @@ static LogicalResult removeWindows(RewriterBase &rewriter,
     op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(newMaps));
   });
   return success();
-}
-
-/// The tiles of a row reduction's combination (splitRowReduction): one row
-/// (every parallel loop 1), every reduction loop whole.
-static SmallVector<int64_t> rowCombineTileSizes(linalg::GenericOp op) {
-  SmallVector<int64_t> tiles = op.getStaticLoopRanges();
-  for (auto [t, it] : llvm::zip(tiles, op.getIteratorTypesArray()))
-    if (it == utils::IteratorType::parallel)
-      t = 1;
-  return tiles;
 }
 
 /// Reorders the loops of `op` so that the loops of operand `of`'s dims
