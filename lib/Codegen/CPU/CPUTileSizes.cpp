@@ -13,6 +13,8 @@
 
 #include "CPUOperandLayouts.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::boo;
 
@@ -71,6 +73,38 @@ static bool hasFullInput(linalg::GenericOp op) {
   return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
     return op.getMatchingIndexingMap(operand).isPermutation();
   });
+}
+
+/// The bytes of one way of an L1 data cache (Zen 4's, Zen 5's and recent
+/// Intel cores': 64 sets of 64-byte lines), and the lines of one set the
+/// rows of a tile may take.
+constexpr int64_t kL1WayBytes = 4096;
+constexpr int64_t kRowLinesPerSet = 8;
+
+/// Whether `rows` rows along loop `d` of an input of `op` not indexed by
+/// its vector loop (a filter's output channels, read one scalar per row)
+/// would take more than kRowLinesPerSet lines of one L1 set: rows 4 KiB
+/// apart (1024 float input channels) all fall in one set. A merged 1x1
+/// channels-first convolution at 14x14 with 1024 input channels (its
+/// overlapping last tile 16 positions wide) took 0.48-0.52 ms with 16
+/// rows in that tile, 0.45-0.46 with 8 (cpu:1, alternating runs).
+static bool crowdsCacheSet(linalg::GenericOp op, unsigned d, int64_t rows) {
+  unsigned vecDim = vectorLoop(op);
+  AffineExpr loop = getAffineDimExpr(d, op.getContext());
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    auto type = dyn_cast<ShapedType>(operand->get().getType());
+    std::optional<unsigned> pos = map.getResultPosition(loop);
+    if (!type || !type.hasStaticShape() || map.isFunctionOfDim(vecDim) || !pos)
+      continue;
+    int64_t stride = type.getElementTypeBitWidth() / 8;
+    for (int64_t size : type.getShape().drop_front(*pos + 1))
+      stride *= size;
+    int64_t sets = kL1WayBytes / std::gcd(stride, kL1WayBytes);
+    if (rows > kRowLinesPerSet * std::min(rows, sets))
+      return true;
+  }
+  return false;
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -166,7 +200,9 @@ mlir::boo::chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes,
     }
   }
   if (rowDim)
-    assign(*rowDim, rows);
+    assign(*rowDim, rows > rowTile && crowdsCacheSet(op, *rowDim, rows)
+                        ? rowTile
+                        : rows);
   // Reduction dim: the reduction loop of some input's innermost dim (a
   // channel loop), else the reduction loop that admits the largest tile.
   // None when an input is indexed by every loop (a row reduction's

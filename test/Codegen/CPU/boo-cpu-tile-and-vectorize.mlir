@@ -927,6 +927,37 @@ func.func @conv_nchw_1x1_63_positions(%x: tensor<1x16x7x9xf32>, %w: tensor<32x16
 
 // -----
 
+// The same with 1024 input channels: the filter's rows (the output
+// channels the tiles broadcast from) are 4 KiB apart, all in one set of
+// the L1 cache, and 16 of them would take more than 8 lines of a set: the
+// 16-position tiles keep 8 rows (crowdsCacheSet).
+// CHECK-LABEL: func.func @conv_nchw_1x1_63_positions_wide
+// CHECK:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 48) step (8, 16)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// CHECK:         scf.forall (%{{.+}}) = (0) to (32) step (8)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+#m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw_1x1_63_positions_wide(%x: tensor<1x1024x7x9xf32>, %w: tensor<32x1024x1x1xf32>) -> tensor<1x32x7x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x7x9xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x7x9xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x32x7x9xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x1024x7x9xf32>, tensor<32x1024x1x1xf32>) outs(%acc : tensor<1x32x7x9xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x7x9xf32>
+  return %0 : tensor<1x32x7x9xf32>
+}
+
+// -----
+
 // A stride-2 1x1 NCHW convolution (a ResNet downsampling layer, with an
 // odd input width: 15 columns give 8): the image is first subsampled by a
 // copy that reads every other row and column (a strided slice per
