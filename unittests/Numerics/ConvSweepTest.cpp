@@ -195,6 +195,30 @@ bool randomMergedConvProblem(CaseRng &rng, ConvProblem &p) {
   return p.validate(error);
 }
 
+/// A problem whose channels per group (input and output) are odd multiples
+/// of 8 from 24 (24 to 88): a channels-last vector loop over them is
+/// computed in two overlapping pieces of 16 lanes (splitVectorLoop), for
+/// output channels forward, input channels backward, the filter's
+/// innermost dim for a weight gradient; 1-D to 3-D, groups, strides,
+/// padding, every layout.
+bool randomSplitChannelsProblem(CaseRng &rng, ConvProblem &p) {
+  return drawValidProblem(rng, p, [&] {
+    int rank = rng.pick(std::vector<int>{1, 2, 2, 2, 3});
+    p = ConvProblem::withDefaults(rank);
+    p.batch = rng.range(1, 2);
+    p.groups = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+    p.inChannels = p.groups * 8 * (2 * rng.range(1, 5) + 1);
+    p.outChannels = p.groups * 8 * (2 * rng.range(1, 5) + 1);
+    for (int d = 0; d < rank; ++d) {
+      p.inSpatial[d] = d + 2 < rank ? rng.range(1, 3) : rng.range(1, 9);
+      p.filterSpatial[d] = std::min(p.inSpatial[d], rng.range(1, 3));
+      p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2});
+      p.padLow[d] = p.padHigh[d] = rng.range(0, 1);
+    }
+    return rank;
+  });
+}
+
 /// A problem with many output channels (8 to 12 blocks of 32, per group),
 /// whose reordered filter the CPU schedule packs one block at a time in
 /// the iterations that read it when the case sets pack-min-bytes low:
@@ -691,6 +715,19 @@ TEST(ConvSweep, MergedPositions) {
     // multiple and an overlapping last tile, now and then padded.
     c.overlapMergedTails = rng.coin(0.7);
     return made;
+  });
+}
+
+TEST(ConvSweep, SplitVectorLoops) {
+  runSweep("ConvSweep.SplitVectorLoops", 45, [](CaseRng &rng, Case &c) {
+    switch (rng.range(0, 2)) {
+    case 0:
+      return makeForward(rng, c, randomSplitChannelsProblem);
+    case 1:
+      return makeBackwardData(rng, c, randomSplitChannelsProblem);
+    default:
+      return makeBackwardWeight(rng, c, randomSplitChannelsProblem);
+    }
   });
 }
 

@@ -128,6 +128,22 @@ mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
                       SmallVectorImpl<linalg::GenericOp> &copies,
                       SmallVectorImpl<linalg::GenericOp> &tails);
 
+/// A contraction whose vector loop (the loop of the output's innermost
+/// dim) has an extent above `lanes` that is a multiple of half of them but
+/// not of them (24 output channels, for 16 lanes), with a fill as its
+/// initial value, computed by two generics: over the leading multiple of
+/// `lanes` and over the last `lanes` (8 to 23 of 24), each from its own
+/// fill, reading slices of the inputs that the loop indexes (as one plain
+/// dim: a filter's output channels); the second is appended to `tails`
+/// and overwrites the lanes both compute with the same values
+/// (CPUVectorLoopSplit.cpp). Returns the first generic, or `op` when it
+/// does not apply (the loop in a window, or indexing every input: a
+/// depthwise convolution's).
+linalg::GenericOp splitVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
+                                  int64_t lanes,
+                                  SmallVectorImpl<linalg::GenericOp> &copies,
+                                  SmallVectorImpl<linalg::GenericOp> &tails);
+
 /// A contraction whose vector loop `vecDim` (the loop of the output's
 /// innermost dim) slides in a window, as the output columns of an NCHW
 /// convolution do, cannot tile its reduction, and multiplies by one

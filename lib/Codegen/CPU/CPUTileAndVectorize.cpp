@@ -406,6 +406,8 @@ struct BooCPUTileAndVectorizePass
           promoteInputsToF32(rewriter, op, copies);
         op = mergeInnerOutputLoops(rewriter, op, 2 * vectorWidth,
                                    overlapMergedTails, copies, tails);
+        if (splitVectorLoops)
+          op = splitVectorLoop(rewriter, op, 2 * vectorWidth, copies, tails);
         op = repackWindowedVectorLoop(rewriter, op, vectorLoop(op), copies);
         if (readsEveryInputAlongVectorLoop(op))
           op = orderLoopsLikeOutput(rewriter, op);

@@ -10,6 +10,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="plane-convs=false" -canonicalize -cse | FileCheck %s --check-prefix=NOPLANE
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s --check-prefix=DWROWS
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="clip-padded-windows=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOCLIP
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="split-vector-loops=false" -canonicalize -cse | FileCheck %s --check-prefix=NOSPLIT
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="overlap-merged-tails=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOOVERLAP
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=8192 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
 
@@ -1797,4 +1798,52 @@ func.func @depthwise_long_rows(%x: tensor<1x4x20x8xf32>, %w: tensor<3x3x8xf32>) 
     linalg.yield %s : f32
   } -> tensor<1x4x20x8xf32>
   return %r : tensor<1x4x20x8xf32>
+}
+
+// -----
+
+// A channels-last convolution to 24 output channels (MobileNetV2's
+// 96->24): its vector loop, no multiple of 16 lanes, is computed in two
+// pieces of 16 (splitVectorLoop), channels 0-15 and 8-23, each from its
+// own zeros with its own slice of the filter (reordered so that its
+// output channels are contiguous); the second is inserted over the first
+// at channel 8. Without the split the vector tile was 8 lanes.
+// CHECK-LABEL: func.func @conv_nhwc_24_channels
+// CHECK-SAME:    %[[X:.+]]: tensor<1x4x8x32xf32>, %[[W:.+]]: tensor<24x1x1x32xf32>
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<1x4x8x24xf32>
+// CHECK:         %[[WL:.+]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [16, 1, 1, 32]
+// CHECK:         scf.forall
+// CHECK:           tensor.extract_slice %[[WL]]
+// CHECK:         %[[L:.+]] = scf.forall (%{{.+}}) in (4) {{.*}} -> (tensor<1x4x8x16xf32>)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// CHECK:         %[[RL:.+]] = tensor.insert_slice %[[L]] into %[[E]][0, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1]
+// CHECK:         %[[WT:.+]] = tensor.extract_slice %[[W]][8, 0, 0, 0] [16, 1, 1, 32]
+// CHECK:         scf.forall
+// CHECK:           tensor.extract_slice %[[WT]]
+// CHECK:         %[[T:.+]] = scf.forall (%{{.+}}) in (4) {{.*}} -> (tensor<1x4x8x16xf32>)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// CHECK:         %[[RT:.+]] = tensor.insert_slice %[[T]] into %[[RL]][0, 0, 0, 8] [1, 4, 8, 16] [1, 1, 1, 1]
+// CHECK:         return %[[RT]]
+// With split-vector-loops=false: tiles of 8 output channels, in 3 blocks.
+// NOSPLIT-LABEL: func.func @conv_nhwc_24_channels
+// NOSPLIT:         scf.forall (%{{.+}}, %{{.+}}) in (4, 3) {{.*}} -> (tensor<1x4x8x3x8xf32>)
+// NOSPLIT:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x8xf32> into vector<8x8xf32>
+#s_in = affine_map<(n, oh, ow, k, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
+#s_fil = affine_map<(n, oh, ow, k, kh, kw, c) -> (k, kh, kw, c)>
+#s_out = affine_map<(n, oh, ow, k, kh, kw, c) -> (n, oh, ow, k)>
+#s_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nhwc_24_channels(%x: tensor<1x4x8x32xf32>, %w: tensor<24x1x1x32xf32>) -> tensor<1x4x8x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x8x24xf32>
+  %acc = linalg.generic {indexing_maps = [#s_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x4x8x24xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x4x8x24xf32>
+  %0 = linalg.generic {indexing_maps = [#s_in, #s_fil, #s_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x4x8x32xf32>, tensor<24x1x1x32xf32>) outs(%acc : tensor<1x4x8x24xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x24xf32>
+  return %0 : tensor<1x4x8x24xf32>
 }

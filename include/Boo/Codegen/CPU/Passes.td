@@ -106,6 +106,13 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "their leading multiple and an overlapping last tile, reading "
               "the image in place (false: padded with zeros, the image "
               "and the result copied)">,
+       Option<"splitVectorLoops", "split-vector-loops", "bool",
+              /*default=*/"true",
+              "A contraction whose vector loop has an extent above 2 x "
+              "vector-width that is a multiple of vector-width but not of "
+              "twice it (24 output channels) is computed in two overlapping "
+              "pieces of 2 x vector-width lanes (0-15 and 8-23), not in "
+              "tiles of vector-width lanes">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "
