@@ -100,6 +100,8 @@ static bool crowdsCacheSet(linalg::GenericOp op, unsigned d, int64_t rows) {
     int64_t stride = type.getElementTypeBitWidth() / 8;
     for (int64_t size : type.getShape().drop_front(*pos + 1))
       stride *= size;
+    if (stride <= 0) // sub-byte elements, an empty dim
+      continue;
     int64_t sets = kL1WayBytes / std::gcd(stride, kL1WayBytes);
     if (rows > kRowLinesPerSet * std::min(rows, sets))
       return true;
