@@ -509,6 +509,19 @@ bool makeBackwardWeight(CaseRng &rng, Case &c,
   return true;
 }
 
+/// Forward, backward data or backward weight (equally likely) of a problem
+/// from `draw`.
+bool makeAnyDirection(CaseRng &rng, Case &c, ProblemDraw draw) {
+  switch (rng.range(0, 2)) {
+  case 0:
+    return makeForward(rng, c, draw);
+  case 1:
+    return makeBackwardData(rng, c, draw);
+  default:
+    return makeBackwardWeight(rng, c, draw);
+  }
+}
+
 bool makeBackwardBias(CaseRng &rng, Case &c) {
   ConvProblem p;
   if (!randomConvProblem(rng, p))
@@ -720,14 +733,7 @@ TEST(ConvSweep, MergedPositions) {
 
 TEST(ConvSweep, SplitVectorLoops) {
   runSweep("ConvSweep.SplitVectorLoops", 45, [](CaseRng &rng, Case &c) {
-    switch (rng.range(0, 2)) {
-    case 0:
-      return makeForward(rng, c, randomSplitChannelsProblem);
-    case 1:
-      return makeBackwardData(rng, c, randomSplitChannelsProblem);
-    default:
-      return makeBackwardWeight(rng, c, randomSplitChannelsProblem);
-    }
+    return makeAnyDirection(rng, c, randomSplitChannelsProblem);
   });
 }
 
@@ -786,14 +792,7 @@ TEST(ConvSweep, PaddedWindows) {
 
 TEST(ConvSweep, EdgeCases) {
   runSweep("ConvSweep.EdgeCases", 120, [](CaseRng &rng, Case &c) {
-    switch (rng.range(0, 2)) {
-    case 0:
-      return makeForward(rng, c, randomTinyConvProblem);
-    case 1:
-      return makeBackwardData(rng, c, randomTinyConvProblem);
-    default:
-      return makeBackwardWeight(rng, c, randomTinyConvProblem);
-    }
+    return makeAnyDirection(rng, c, randomTinyConvProblem);
   });
 }
 

@@ -236,14 +236,6 @@ linalg::GenericOp buildMerged(RewriterBase &rewriter, linalg::GenericOp op,
   return merged;
 }
 
-/// Offsets all 0 but `offset` at `pos`, for a slice of rank `rank`.
-SmallVector<OpFoldResult> offsetsAlong(RewriterBase &rewriter, unsigned rank,
-                                       unsigned pos, int64_t offset) {
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-  offsets[pos] = rewriter.getIndexAttr(offset);
-  return offsets;
-}
-
 /// The merged generic of `op` computed in two pieces: over the leading
 /// multiple of `lanes` of the merged extent, then over its last `lanes`
 /// positions (overlapping the first piece). Each piece reads slices of the
@@ -268,20 +260,10 @@ std::pair<linalg::GenericOp, Value> buildOverlappingPieces(
   for (auto [offset, size] :
        {std::pair<int64_t, int64_t>{0, lead}, {extent - lanes, lanes}}) {
     SmallVector<Value> pieceOperands;
-    for (auto [operand, pair] : llvm::zip(operands.drop_back(), pairs)) {
-      if (!pair) {
-        pieceOperands.push_back(operand);
-        continue;
-      }
-      auto type = cast<RankedTensorType>(operand.getType());
-      SmallVector<OpFoldResult> sizes =
-          getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
-      sizes[*pair] = rewriter.getIndexAttr(size);
-      pieceOperands.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, operand,
-          offsetsAlong(rewriter, type.getRank(), *pair, offset), sizes,
-          SmallVector<OpFoldResult>(type.getRank(), rewriter.getIndexAttr(1))));
-    }
+    for (auto [operand, pair] : llvm::zip(operands.drop_back(), pairs))
+      pieceOperands.push_back(
+          pair ? extractSliceAlong(rewriter, loc, operand, *pair, offset, size)
+               : operand);
     SmallVector<int64_t> shape(outType.getShape());
     shape[outPos] = size;
     pieceOperands.push_back(
@@ -293,12 +275,8 @@ std::pair<linalg::GenericOp, Value> buildOverlappingPieces(
       tails.push_back(piece);
     else
       first = piece;
-    unsigned rank = outType.getRank();
-    result = tensor::InsertSliceOp::create(
-        rewriter, loc, piece.getResult(0), result,
-        offsetsAlong(rewriter, rank, outPos, offset),
-        getAsIndexOpFoldResult(rewriter.getContext(), shape),
-        SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+    result = insertSliceAlong(rewriter, loc, piece.getResult(0), result, outPos,
+                              offset);
   }
   return {first, result};
 }

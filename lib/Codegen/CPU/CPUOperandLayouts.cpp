@@ -156,6 +156,32 @@ linalg::GenericOp mlir::boo::copyThrough(RewriterBase &rewriter, Location loc,
       });
 }
 
+Value mlir::boo::extractSliceAlong(RewriterBase &rewriter, Location loc,
+                                   Value value, unsigned pos, int64_t offset,
+                                   int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+  offsets[pos] = rewriter.getIndexAttr(offset);
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+  sizes[pos] = rewriter.getIndexAttr(size);
+  SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes,
+                                        strides);
+}
+
+Value mlir::boo::insertSliceAlong(RewriterBase &rewriter, Location loc,
+                                  Value piece, Value dest, unsigned pos,
+                                  int64_t offset) {
+  auto type = cast<RankedTensorType>(piece.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+  offsets[pos] = rewriter.getIndexAttr(offset);
+  SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(
+      rewriter, loc, piece, dest, offsets,
+      getAsIndexOpFoldResult(rewriter.getContext(), type.getShape()), strides);
+}
+
 Value mlir::boo::refill(RewriterBase &rewriter, Value value,
                         RankedTensorType type,
                         SmallVectorImpl<linalg::GenericOp> &copies) {

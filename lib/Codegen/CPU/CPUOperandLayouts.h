@@ -53,6 +53,16 @@ linalg::GenericOp copyThrough(RewriterBase &rewriter, Location loc, Value input,
 Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
              SmallVectorImpl<linalg::GenericOp> &copies);
 
+/// `value`'s slice (a ranked tensor's) of `size` elements from `offset`
+/// along dim `pos`, the other dims whole.
+Value extractSliceAlong(RewriterBase &rewriter, Location loc, Value value,
+                        unsigned pos, int64_t offset, int64_t size);
+
+/// `dest` with `piece` inserted from `offset` along dim `pos` (from 0
+/// along the others).
+Value insertSliceAlong(RewriterBase &rewriter, Location loc, Value piece,
+                       Value dest, unsigned pos, int64_t offset);
+
 /// The bytes of a statically shaped ranked tensor type, or nullopt.
 std::optional<int64_t> staticTensorBytes(Type type);
 

@@ -22,41 +22,6 @@
 using namespace mlir;
 using namespace mlir::boo;
 
-/// The offsets, sizes and unit strides of a slice of a tensor of `type`:
-/// `size` elements from `offset` along dim `pos`, the other dims whole.
-static std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
-                  SmallVector<OpFoldResult>>
-sliceAlong(RewriterBase &rewriter, RankedTensorType type, unsigned pos,
-           int64_t offset, int64_t size) {
-  SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-  offsets[pos] = rewriter.getIndexAttr(offset);
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
-  sizes[pos] = rewriter.getIndexAttr(size);
-  SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
-  return {offsets, sizes, strides};
-}
-
-/// `value`'s slice of `size` elements from `offset` along dim `pos`.
-static Value extractAlong(RewriterBase &rewriter, Location loc, Value value,
-                          unsigned pos, int64_t offset, int64_t size) {
-  auto [offsets, sizes, strides] = sliceAlong(
-      rewriter, cast<RankedTensorType>(value.getType()), pos, offset, size);
-  return tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes,
-                                        strides);
-}
-
-/// `dest` with `piece` inserted from `offset` along dim `pos`.
-static Value insertAlong(RewriterBase &rewriter, Location loc, Value piece,
-                         Value dest, unsigned pos, int64_t offset) {
-  auto type = cast<RankedTensorType>(piece.getType());
-  auto [offsets, sizes, strides] =
-      sliceAlong(rewriter, type, pos, 0, type.getDimSize(pos));
-  offsets[pos] = rewriter.getIndexAttr(offset);
-  return tensor::InsertSliceOp::create(rewriter, loc, piece, dest, offsets,
-                                       sizes, strides);
-}
-
 linalg::GenericOp
 mlir::boo::splitVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                            int64_t lanes,
@@ -111,7 +76,7 @@ mlir::boo::splitVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
     for (auto [operand, pos] :
          llvm::zip(op.getDpsInputs(), ArrayRef(positions).drop_back()))
       inputs.push_back(
-          pos ? extractAlong(rewriter, loc, operand, *pos, offset, size)
+          pos ? extractSliceAlong(rewriter, loc, operand, *pos, offset, size)
               : operand);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{pieceInit.getType()}, inputs,
@@ -119,8 +84,8 @@ mlir::boo::splitVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
         op.getIteratorTypesArray());
     rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
                                generic.getRegion().begin());
-    result = insertAlong(rewriter, loc, generic.getResult(0), result, outPos,
-                         offset);
+    result = insertSliceAlong(rewriter, loc, generic.getResult(0), result,
+                              outPos, offset);
     if (first)
       tails.push_back(generic);
     else
