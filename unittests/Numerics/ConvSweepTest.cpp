@@ -724,8 +724,9 @@ TEST(ConvSweep, MergedPositions) {
   runSweep("ConvSweep.MergedPositions", 60, [](CaseRng &rng, Case &c) {
     bool made = rng.coin() ? makeForward(rng, c, randomMergedConvProblem)
                            : makeBackwardData(rng, c, randomMergedConvProblem);
-    // Extents that are no multiple of 16 are mostly split into a leading
-    // multiple and an overlapping last tile, now and then padded.
+    // Extents that are no multiple of 32 are mostly split into a leading
+    // multiple and a last tile (overlapping where fewer positions are left:
+    // 7x9, not 28x28), now and then padded (to a multiple of 16).
     c.overlapMergedTails = rng.coin(0.7);
     return made;
   });

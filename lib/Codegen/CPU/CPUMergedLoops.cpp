@@ -236,9 +236,18 @@ linalg::GenericOp buildMerged(RewriterBase &rewriter, linalg::GenericOp op,
   return merged;
 }
 
+/// The leading piece of a merged extent split into two: a multiple of
+/// `2 * lanes` (the widest vector tile) where the extent has one, else of
+/// `lanes`.
+int64_t leadingPiece(int64_t extent, int64_t lanes) {
+  return extent > 2 * lanes ? extent - extent % (2 * lanes)
+                            : extent - extent % lanes;
+}
+
 /// The merged generic of `op` computed in two pieces: over the leading
-/// multiple of `lanes` of the merged extent, then over its last `lanes`
-/// positions (overlapping the first piece). Each piece reads slices of the
+/// piece of the merged extent (leadingPiece), then over its last `lanes`
+/// positions, or `2 * lanes` where more than `lanes` are left (overlapping
+/// the first piece where fewer are left). Each piece reads slices of the
 /// collapsed inputs (`operands`, whose last one is `op`'s initial value, a
 /// fill, uncollapsed) and starts from its own fill; its result is inserted
 /// into one tensor of `outType`, in that order, so the positions both
@@ -253,12 +262,13 @@ std::pair<linalg::GenericOp, Value> buildOverlappingPieces(
   Location loc = op.getLoc();
   unsigned outPos = *pairs.back();
   int64_t extent = outType.getDimSize(outPos);
-  int64_t lead = extent - extent % lanes;
+  int64_t lead = leadingPiece(extent, lanes);
+  int64_t last = extent - lead <= lanes ? lanes : 2 * lanes;
   Value result = tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
                                          outType.getElementType());
   linalg::GenericOp first;
   for (auto [offset, size] :
-       {std::pair<int64_t, int64_t>{0, lead}, {extent - lanes, lanes}}) {
+       {std::pair<int64_t, int64_t>{0, lead}, {extent - last, last}}) {
     SmallVector<Value> pieceOperands;
     for (auto [operand, pair] : llvm::zip(operands.drop_back(), pairs))
       pieceOperands.push_back(
@@ -314,10 +324,13 @@ mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
   init = op.getDpsInitOperand(0);
   // With a fill as the initial value, an extent of more than `lanes` that
   // is no multiple of them is computed in two overlapping pieces instead
-  // of padded.
+  // of padded; one that is an odd multiple of them (28x28: 784, 49 x 16)
+  // in two pieces too, so that all but its last `lanes` positions take the
+  // widest vector tile (on cpu:1, ResNet-50's 512->128 layer went from
+  // 0.46 to 0.42 ms).
   auto initFill = init->get().getDefiningOp<linalg::GenericOp>();
-  bool split = splitExtents && padded != extent && extent > lanes && initFill &&
-               isFill(initFill);
+  bool split = splitExtents && leadingPiece(extent, lanes) != extent &&
+               extent > lanes && initFill && isFill(initFill);
   SmallVector<std::optional<unsigned>> pairs;
   for (const std::optional<Pair> &pair : *found)
     pairs.push_back(pair ? std::optional<unsigned>(pair->pos) : std::nullopt);

@@ -122,12 +122,15 @@ linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
 /// the result sliced by a copy) when that adds at most an eighth (14x14:
 /// 196 positions become 208); else nothing is merged. With
 /// `splitExtents` and a fill as the initial value, such an extent is
-/// instead computed by two generics, over its leading multiple of `lanes`
-/// and over its last `lanes` positions (180 to 195 of 196), each from its
-/// own fill, reading slices of the inputs in place; the second is
-/// appended to `tails`, to be tiled like the first, and overwrites the
-/// positions both compute with the same values. An input that reads
-/// the loops with strides (a stride-2 1x1 convolution's `2*oh`, `2*ow`)
+/// instead computed by two generics, over its leading multiple of
+/// `2 * lanes` (of `lanes` for fewer than `2 * lanes` positions) and over
+/// its last `lanes` positions (180 to 195 of 196), or `2 * lanes` where
+/// more are left, each from its own fill, reading slices of the inputs in
+/// place; the second is appended to `tails`, to be tiled like the first,
+/// and overwrites the positions both compute with the same values. So is
+/// an extent that is an odd multiple of `lanes` (784: 768, then 768 to
+/// 783), whose leading piece then takes tiles of `2 * lanes`. An input that
+/// reads the loops with strides (a stride-2 1x1 convolution's `2*oh`, `2*ow`)
 /// is subsampled by a copy first. A channels-first 1x1 convolution is then
 /// a matrix product whose vector loop runs along the image's contiguous
 /// rows, with no transposed copies (CPUMergedLoops.cpp). Returns the new

@@ -867,27 +867,27 @@ func.func @conv_nchw_1x1_large_image(%x: tensor<1x16x32x32xf32>, %w: tensor<32x1
 
 // -----
 
-// 7x9 = 63 positions, no multiple of 16: the leading 48 positions are
-// computed by one contraction and the last 16 (47 to 62) by a second, each
+// 7x9 = 63 positions, no multiple of 32: the leading 32 positions are
+// computed by one contraction and the last 32 (31 to 62) by a second, each
 // from its own fill and reading a slice of the collapsed image in place;
-// the second result is inserted after the first, over position 47, which
-// both compute the same way. Nothing is copied. Their vector tile of 16
-// positions (half of 32) takes 16 rows of output channels (twice 8).
+// the second result is inserted after the first, over position 31, which
+// both compute the same way. Nothing is copied. Both take the full vector
+// tile of 32 positions and 8 rows of output channels.
 // CHECK-LABEL: func.func @conv_nchw_1x1_63_positions
 // CHECK-SAME:    %[[X:.+]]: tensor<1x16x7x9xf32>
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[XC:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<1x16x7x9xf32> into tensor<1x16x63xf32>
 // CHECK:         %[[E:.+]] = tensor.empty() : tensor<1x32x63xf32>
-// CHECK:         %[[XL:.+]] = tensor.extract_slice %[[XC]][0, 0, 0] [1, 16, 48] [1, 1, 1]
-// CHECK:         %[[L:.+]] = scf.forall (%{{.+}}, %[[P:.+]]) = (0, 0) to (32, 48) step (16, 16)
-// CHECK:           tensor.extract_slice %[[XL]][0, 0, %[[P]]] [1, 16, 16]
-// CHECK:           vector.contract {{.*}} : vector<16x16xf32>, vector<16x16xf32> into vector<16x16xf32>
-// CHECK:         %[[RL:.+]] = tensor.insert_slice %[[L]] into %[[E]][0, 0, 0] [1, 32, 48] [1, 1, 1]
-// CHECK:         %[[XT:.+]] = tensor.extract_slice %[[XC]][0, 0, 47] [1, 16, 16] [1, 1, 1]
-// CHECK:         %[[T:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (16)
-// CHECK:           tensor.extract_slice %[[XT]][0, 0, 0] [1, 16, 16]
-// CHECK:           vector.contract {{.*}} : vector<16x16xf32>, vector<16x16xf32> into vector<16x16xf32>
-// CHECK:         %[[RT:.+]] = tensor.insert_slice %[[T]] into %[[RL]][0, 0, 47] [1, 32, 16] [1, 1, 1]
+// CHECK:         %[[XL:.+]] = tensor.extract_slice %[[XC]][0, 0, 0] [1, 16, 32] [1, 1, 1]
+// CHECK:         %[[L:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (8)
+// CHECK:           tensor.extract_slice %[[XL]][0, 0, 0] [1, 16, 32]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         %[[RL:.+]] = tensor.insert_slice %[[L]] into %[[E]][0, 0, 0] [1, 32, 32] [1, 1, 1]
+// CHECK:         %[[XT:.+]] = tensor.extract_slice %[[XC]][0, 0, 31] [1, 16, 32] [1, 1, 1]
+// CHECK:         %[[T:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (8)
+// CHECK:           tensor.extract_slice %[[XT]][0, 0, 0] [1, 16, 32]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         %[[RT:.+]] = tensor.insert_slice %[[T]] into %[[RL]][0, 0, 31] [1, 32, 32] [1, 1, 1]
 // CHECK:         %[[OUT:.+]] = tensor.expand_shape %[[RT]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 7, 9]
 // CHECK:         return %[[OUT]]
 // With overlap-merged-tails=false they are padded to 64 (two vectors of
@@ -928,33 +928,76 @@ func.func @conv_nchw_1x1_63_positions(%x: tensor<1x16x7x9xf32>, %w: tensor<32x16
 
 // -----
 
+// 6x8 = 48 positions, an odd multiple of 16: the leading 32 take the full
+// vector tile (8 rows), the last 16 (32 to 47, no overlap) a tile of 16
+// positions and 16 rows of output channels (twice 8), as many
+// accumulators.
+// CHECK-LABEL: func.func @conv_nchw_1x1_48_positions
+// CHECK:         %[[XC:.+]] = tensor.collapse_shape
+// CHECK:         %[[XL:.+]] = tensor.extract_slice %[[XC]][0, 0, 0] [1, 16, 32] [1, 1, 1]
+// CHECK:         %[[L:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (8)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// CHECK:         %[[RL:.+]] = tensor.insert_slice %[[L]] into %{{.+}}[0, 0, 0] [1, 32, 32] [1, 1, 1]
+// CHECK:         %[[XT:.+]] = tensor.extract_slice %[[XC]][0, 0, 32] [1, 16, 16] [1, 1, 1]
+// CHECK:         %[[T:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (16)
+// CHECK:           vector.contract {{.*}} : vector<16x16xf32>, vector<16x16xf32> into vector<16x16xf32>
+// CHECK:         tensor.insert_slice %[[T]] into %[[RL]][0, 0, 32] [1, 32, 16] [1, 1, 1]
+// With overlap-merged-tails=false, 48 is a multiple of 16: one
+// contraction, tiles of 16 positions and 16 rows.
+// NOOVERLAP-LABEL: func.func @conv_nchw_1x1_48_positions
+// NOOVERLAP:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 48) step (16, 16)
+// NOOVERLAP:           vector.contract {{.*}} : vector<16x16xf32>, vector<16x16xf32> into vector<16x16xf32>
+// NOOVERLAP-NOT:     scf.forall (
+// NOOVERLAP:         return
+#m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw_1x1_48_positions(%x: tensor<1x16x6x8xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<1x32x6x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x6x8xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x6x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x32x6x8xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x6x8xf32>, tensor<32x16x1x1xf32>) outs(%acc : tensor<1x32x6x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x6x8xf32>
+  return %0 : tensor<1x32x6x8xf32>
+}
+
+// -----
+
 // The same with 1024 input channels: the filter's rows (the output
 // channels the tiles broadcast from) are 4 KiB apart, all in one set of
 // the L1 cache, and 16 of them would take more than 8 lines of a set: the
-// 16-position tiles keep 8 rows (crowdsCacheSet).
-// CHECK-LABEL: func.func @conv_nchw_1x1_63_positions_wide
-// CHECK:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 48) step (8, 16)
-// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
+// last 16 positions' tiles keep 8 rows (crowdsCacheSet).
+// CHECK-LABEL: func.func @conv_nchw_1x1_48_positions_wide
+// CHECK:         scf.forall (%{{.+}}) = (0) to (32) step (8)
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
 // CHECK:         scf.forall (%{{.+}}) = (0) to (32) step (8)
 // CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x16xf32> into vector<8x16xf32>
 #m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
 #m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
 #m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-func.func @conv_nchw_1x1_63_positions_wide(%x: tensor<1x1024x7x9xf32>, %w: tensor<32x1024x1x1xf32>) -> tensor<1x32x7x9xf32> {
+func.func @conv_nchw_1x1_48_positions_wide(%x: tensor<1x1024x6x8xf32>, %w: tensor<32x1024x1x1xf32>) -> tensor<1x32x6x8xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x32x7x9xf32>
-  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x7x9xf32>) {
+  %e = tensor.empty() : tensor<1x32x6x8xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x32x6x8xf32>) {
   ^bb0(%o: f32):
     linalg.yield %zero : f32
-  } -> tensor<1x32x7x9xf32>
-  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x1024x7x9xf32>, tensor<32x1024x1x1xf32>) outs(%acc : tensor<1x32x7x9xf32>) {
+  } -> tensor<1x32x6x8xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x1024x6x8xf32>, tensor<32x1024x1x1xf32>) outs(%acc : tensor<1x32x6x8xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %o, %m : f32
     linalg.yield %s : f32
-  } -> tensor<1x32x7x9xf32>
-  return %0 : tensor<1x32x7x9xf32>
+  } -> tensor<1x32x6x8xf32>
+  return %0 : tensor<1x32x6x8xf32>
 }
 
 // -----

@@ -102,10 +102,11 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
        Option<"overlapMergedTails", "overlap-merged-tails", "bool",
               /*default=*/"true",
               "A channels-first 1x1 convolution's merged positions that are "
-              "no multiple of 2 x vector-width (14x14: 196) are computed as "
-              "their leading multiple and an overlapping last tile, reading "
-              "the image in place (false: padded with zeros, the image "
-              "and the result copied)">,
+              "no multiple of 4 x vector-width (14x14: 196; 28x28: 784) are "
+              "computed as their leading multiple and a last tile, "
+              "overlapping where fewer positions are left, reading the image "
+              "in place (false: padded with zeros to a multiple of 2 x "
+              "vector-width, the image and the result copied)">,
        Option<"splitVectorLoops", "split-vector-loops", "bool",
               /*default=*/"true",
               "A contraction whose vector loop has an extent above 2 x "

@@ -74,8 +74,9 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> overlapMergedTails{
       *this, "overlap-merged-tails",
       llvm::cl::desc("Compute a channels-first 1x1 convolution's merged "
-                     "positions that are no multiple of 2 x vector-width as "
-                     "a leading multiple and an overlapping last tile "
+                     "positions that are no multiple of 4 x vector-width as "
+                     "a leading multiple and a last tile, overlapping where "
+                     "fewer positions are left "
                      "(boo-cpu-tile-and-vectorize's overlap-merged-tails); "
                      "false: pad them with zeros"),
       llvm::cl::init(true)};
