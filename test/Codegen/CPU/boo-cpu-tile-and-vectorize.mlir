@@ -13,6 +13,8 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="split-vector-loops=false" -canonicalize -cse | FileCheck %s --check-prefix=NOSPLIT
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="overlap-merged-tails=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOOVERLAP
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=8192 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=98304 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=131072 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDERHALF
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -832,12 +834,16 @@ func.func @conv_nchw_1x1(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) ->
 
 // The tiles of output channels each read the whole image again (64 KiB):
 // with an L2 cache of 1 MiB (the default) it stays there, and the forall
-// keeps the loop order (channels, then positions). With one of 8 KiB
-// (ORDER), the positions' tiles go first: each strip of 32 positions is
-// read once, and the filter (2 KiB, at most half the cache) by every strip.
+// keeps the loop order (channels, then positions); so with one of 128 KiB
+// (ORDERHALF), of which it takes no more than half. With one of 8 KiB or
+// 96 KiB (ORDER), the positions' tiles go first: each strip of 32
+// positions is read once, and the filter (2 KiB, at most half the cache)
+// by every strip.
 // CHECK-LABEL: func.func @conv_nchw_1x1_large_image
 // CHECK:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 1024) step (8, 32)
 // CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// ORDERHALF-LABEL: func.func @conv_nchw_1x1_large_image
+// ORDERHALF:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 1024) step (8, 32)
 // ORDER-LABEL: func.func @conv_nchw_1x1_large_image
 // ORDER-SAME:    %[[X:.+]]: tensor<1x16x32x32xf32>, %[[W:.+]]: tensor<32x16x1x1xf32>
 // ORDER:         %[[XC:.+]] = tensor.collapse_shape %[[X]]
