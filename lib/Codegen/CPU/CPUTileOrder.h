@@ -8,9 +8,9 @@
 // channels-first 1x1 convolution (loops n, k, positions, c), every tile of
 // output channels reads the whole image again. Where that image is larger
 // than half of the L2 cache and the filter fits in half of it, the
-// positions' tiles are visited
-// first instead, so that each strip of the image stays in the L1 and L2
-// caches while the filter, read again by every strip, stays in L2.
+// positions' tiles are visited first instead, so that each strip of the
+// image stays in the L1 and L2 caches while the filter, read again by
+// every strip, stays in L2.
 //
 //===----------------------------------------------------------------------===//
 

@@ -124,9 +124,8 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               /*default=*/"1048576",
               "Bytes of the L2 cache per core: a contraction whose row tiles "
               "would each read again an input larger than half of this, in "
-              "place, "
-              "visits its vector tiles first where the input its row tiles "
-              "read fits in half of it (CPUTileOrder.h)">,
+              "place, visits its vector tiles first where the input its row "
+              "tiles read fits in half of it (CPUTileOrder.h)">,
        Option<"rowChainBytes", "row-chain-bytes", "int64_t",
               /*default=*/"16384",
               "Bytes of the full-rank operands of a row chain's root (a "
