@@ -244,51 +244,30 @@ int64_t leadingPiece(int64_t extent, int64_t lanes) {
                             : extent - extent % lanes;
 }
 
-/// The merged generic of `op` computed in two pieces: over the leading
-/// piece of the merged extent (leadingPiece), then over its last `lanes`
-/// positions, or `2 * lanes` where more than `lanes` are left (overlapping
-/// the first piece where fewer are left). Each piece reads slices of the
-/// collapsed inputs (`operands`, whose last one is `op`'s initial value, a
-/// fill, uncollapsed) and starts from its own fill; its result is inserted
-/// into one tensor of `outType`, in that order, so the positions both
-/// compute (the same way) hold the second's values. Returns the first
-/// piece and that tensor; the second piece goes to `tails`.
+/// The merged generic of `op` computed in two pieces (computeInPieces):
+/// over the leading piece of the merged extent (leadingPiece), then over
+/// its last `lanes` positions, or `2 * lanes` where more than `lanes` are
+/// left (overlapping the first piece where fewer are left), each reading
+/// slices of the collapsed inputs (`operands`, whose last one is `op`'s
+/// initial value, a fill, uncollapsed) in place, its factors put in
+/// order. Returns the first piece and the tensor of `outType` both are
+/// inserted into; the second piece goes to `tails`.
 std::pair<linalg::GenericOp, Value> buildOverlappingPieces(
     RewriterBase &rewriter, linalg::GenericOp op, ArrayRef<Value> operands,
     ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters,
     ArrayRef<std::optional<unsigned>> pairs, RankedTensorType outType,
     int64_t lanes, SmallVectorImpl<linalg::GenericOp> &copies,
     SmallVectorImpl<linalg::GenericOp> &tails) {
-  Location loc = op.getLoc();
-  unsigned outPos = *pairs.back();
-  int64_t extent = outType.getDimSize(outPos);
+  int64_t extent = outType.getDimSize(*pairs.back());
   int64_t lead = leadingPiece(extent, lanes);
   int64_t last = extent - lead <= lanes ? lanes : 2 * lanes;
-  Value result = tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
-                                         outType.getElementType());
-  linalg::GenericOp first;
-  for (auto [offset, size] :
-       {std::pair<int64_t, int64_t>{0, lead}, {extent - last, last}}) {
-    SmallVector<Value> pieceOperands;
-    for (auto [operand, pair] : llvm::zip(operands.drop_back(), pairs))
-      pieceOperands.push_back(
-          pair ? extractSliceAlong(rewriter, loc, operand, *pair, offset, size)
-               : operand);
-    SmallVector<int64_t> shape(outType.getShape());
-    shape[outPos] = size;
-    pieceOperands.push_back(
-        refill(rewriter, operands.back(),
-               RankedTensorType::get(shape, outType.getElementType()), copies));
-    linalg::GenericOp piece = buildMerged(rewriter, op, pieceOperands, maps,
-                                          iters, pairs, /*inlineRegion=*/false);
-    if (first)
-      tails.push_back(piece);
-    else
-      first = piece;
-    result = insertSliceAlong(rewriter, loc, piece.getResult(0), result, outPos,
-                              offset);
-  }
-  return {first, result};
+  auto [pieces, result] = computeInPieces(
+      rewriter, op, operands.drop_back(), operands.back(), outType, pairs, maps,
+      iters, {{0, lead}, {extent - last, last}}, copies);
+  for (linalg::GenericOp piece : pieces)
+    putImageFactorLast(rewriter, piece, pairs);
+  tails.push_back(pieces.back());
+  return {pieces.front(), result};
 }
 
 } // namespace
@@ -328,9 +307,8 @@ mlir::boo::mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
   // in two pieces too, so that all but its last `lanes` positions take the
   // widest vector tile (on cpu:1, ResNet-50's 512->128 layer went from
   // 0.46 to 0.42 ms).
-  auto initFill = init->get().getDefiningOp<linalg::GenericOp>();
   bool split = splitExtents && leadingPiece(extent, lanes) != extent &&
-               extent > lanes && initFill && isFill(initFill);
+               extent > lanes && isRefillable(init->get());
   SmallVector<std::optional<unsigned>> pairs;
   for (const std::optional<Pair> &pair : *found)
     pairs.push_back(pair ? std::optional<unsigned>(pair->pos) : std::nullopt);

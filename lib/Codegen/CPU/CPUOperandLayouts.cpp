@@ -182,14 +182,19 @@ Value mlir::boo::insertSliceAlong(RewriterBase &rewriter, Location loc,
       getAsIndexOpFoldResult(rewriter.getContext(), type.getShape()), strides);
 }
 
+bool mlir::boo::isRefillable(Value value) {
+  auto fill = value.getDefiningOp<linalg::GenericOp>();
+  return fill && isFill(fill) && fill.getNumDpsInputs() == 0 &&
+         fill.getMatchingIndexingMap(fill.getDpsInitOperand(0)).isIdentity() &&
+         llvm::hasSingleElement(fill.getBody()->getOperations());
+}
+
 Value mlir::boo::refill(RewriterBase &rewriter, Value value,
                         RankedTensorType type,
                         SmallVectorImpl<linalg::GenericOp> &copies) {
+  if (!isRefillable(value))
+    return nullptr;
   auto fill = value.getDefiningOp<linalg::GenericOp>();
-  if (!fill || fill.getNumDpsInputs() != 0 || fill.getNumDpsInits() != 1 ||
-      !fill.getMatchingIndexingMap(fill.getDpsInitOperand(0)).isIdentity() ||
-      !llvm::hasSingleElement(fill.getBody()->getOperations()))
-    return nullptr; // not a fill with a constant (yield only) body
   Location loc = fill.getLoc();
   Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                        type.getElementType());
@@ -201,6 +206,41 @@ Value mlir::boo::refill(RewriterBase &rewriter, Value value,
   fill.getRegion().cloneInto(&copy.getRegion(), mapping);
   copies.push_back(copy);
   return copy.getResult(0);
+}
+
+std::pair<SmallVector<linalg::GenericOp>, Value> mlir::boo::computeInPieces(
+    RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs, Value init,
+    RankedTensorType outType, ArrayRef<std::optional<unsigned>> positions,
+    ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters,
+    ArrayRef<std::pair<int64_t, int64_t>> pieces,
+    SmallVectorImpl<linalg::GenericOp> &copies) {
+  assert(isRefillable(init) && "each piece starts from a refill of init");
+  Location loc = op.getLoc();
+  unsigned outPos = *positions.back();
+  Value result = tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
+                                         outType.getElementType());
+  SmallVector<linalg::GenericOp> generics;
+  for (auto [offset, size] : pieces) {
+    SmallVector<Value> sliced;
+    for (auto [input, pos] : llvm::zip(inputs, positions.drop_back()))
+      sliced.push_back(
+          pos ? extractSliceAlong(rewriter, loc, input, *pos, offset, size)
+              : input);
+    SmallVector<int64_t> shape(outType.getShape());
+    shape[outPos] = size;
+    Value pieceInit =
+        refill(rewriter, init,
+               RankedTensorType::get(shape, outType.getElementType()), copies);
+    auto generic =
+        linalg::GenericOp::create(rewriter, loc, TypeRange{pieceInit.getType()},
+                                  sliced, ValueRange{pieceInit}, maps, iters);
+    rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
+                               generic.getRegion().begin());
+    generics.push_back(generic);
+    result = insertSliceAlong(rewriter, loc, generic.getResult(0), result,
+                              outPos, offset);
+  }
+  return {generics, result};
 }
 
 int64_t mlir::boo::largestDivisor(int64_t n, int64_t limit) {

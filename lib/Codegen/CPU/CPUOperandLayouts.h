@@ -47,11 +47,30 @@ bool isFill(linalg::GenericOp op);
 linalg::GenericOp copyThrough(RewriterBase &rewriter, Location loc, Value input,
                               AffineMap readMap, RankedTensorType type);
 
+/// Whether `value` is the result of a fill that refill can copy: no
+/// inputs, an identity map, a body that only yields.
+bool isRefillable(Value value);
+
 /// A zero-input generic (a fill) like the one defining `value` but
 /// producing `type` (appended to `copies`), or null when `value` is not
-/// such a fill.
+/// such a fill (isRefillable).
 Value refill(RewriterBase &rewriter, Value value, RankedTensorType type,
              SmallVectorImpl<linalg::GenericOp> &copies);
+
+/// The generics of `op`'s body (cloned) with `maps` and `iters`, one per
+/// piece (offset, size) along the dim each operand has at `positions`
+/// (`inputs`, then the result, of type `outType`; an input without one is
+/// read whole), each over slices of the inputs and from its own refill of
+/// `init` (isRefillable). Their results are inserted into one tensor, in
+/// order, so that a piece overwrites the elements an earlier one also
+/// computed. Returns the generics and that tensor.
+std::pair<SmallVector<linalg::GenericOp>, Value>
+computeInPieces(RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs,
+                Value init, RankedTensorType outType,
+                ArrayRef<std::optional<unsigned>> positions,
+                ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters,
+                ArrayRef<std::pair<int64_t, int64_t>> pieces,
+                SmallVectorImpl<linalg::GenericOp> &copies);
 
 /// `value`'s slice (a ranked tensor's) of `size` elements from `offset`
 /// along dim `pos`, the other dims whole.

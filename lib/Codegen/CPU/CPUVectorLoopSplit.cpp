@@ -37,8 +37,7 @@ mlir::boo::splitVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
       everyInputIndexedBy(op, d))
     return op;
   OpOperand *init = op.getDpsInitOperand(0);
-  auto fill = init->get().getDefiningOp<linalg::GenericOp>();
-  if (!fill || !isFill(fill))
+  if (!isRefillable(init->get()))
     return op;
   // Each operand reads the loop as one plain dim, or not at all.
   AffineExpr loop = getAffineDimExpr(d, op.getContext());
@@ -50,47 +49,14 @@ mlir::boo::splitVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
       return op;
     positions.push_back(pos);
   }
-  Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto outType = cast<RankedTensorType>(init->get().getType());
-  unsigned outPos = *positions.back();
   int64_t lead = extent - extent % lanes;
-  std::pair<int64_t, int64_t> pieces[] = {{0, lead}, {extent - lanes, lanes}};
-  // Each piece's own fill (none is made unless both can be).
-  SmallVector<Value> pieceInits;
-  for (std::pair<int64_t, int64_t> piece : pieces) {
-    SmallVector<int64_t> shape(outType.getShape());
-    shape[outPos] = piece.second;
-    auto type = RankedTensorType::get(shape, outType.getElementType());
-    Value pieceInit = refill(rewriter, init->get(), type, copies);
-    if (!pieceInit)
-      return op;
-    pieceInits.push_back(pieceInit);
-  }
-  Value result = tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
-                                         outType.getElementType());
-  linalg::GenericOp first;
-  for (auto [piece, pieceInit] : llvm::zip(pieces, pieceInits)) {
-    auto [offset, size] = piece;
-    SmallVector<Value> inputs;
-    for (auto [operand, pos] :
-         llvm::zip(op.getDpsInputs(), ArrayRef(positions).drop_back()))
-      inputs.push_back(
-          pos ? extractSliceAlong(rewriter, loc, operand, *pos, offset, size)
-              : operand);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{pieceInit.getType()}, inputs,
-        ValueRange{pieceInit}, op.getIndexingMapsArray(),
-        op.getIteratorTypesArray());
-    rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
-                               generic.getRegion().begin());
-    result = insertSliceAlong(rewriter, loc, generic.getResult(0), result,
-                              outPos, offset);
-    if (first)
-      tails.push_back(generic);
-    else
-      first = generic;
-  }
+  auto [pieces, result] =
+      computeInPieces(rewriter, op, op.getDpsInputs(), init->get(),
+                      cast<RankedTensorType>(init->get().getType()), positions,
+                      op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+                      {{0, lead}, {extent - lanes, lanes}}, copies);
+  tails.push_back(pieces.back());
   rewriter.replaceOp(op, result);
-  return first;
+  return pieces.front();
 }
