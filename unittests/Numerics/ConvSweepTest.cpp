@@ -283,14 +283,14 @@ bool randomDepthwiseProblem(CaseRng &rng, ConvProblem &p,
 
 /// A channels-first depthwise problem, which the CPU schedule computes
 /// plane by plane (convolvePlanes): 1 to 12 groups, one or two output
-/// channels per group, rows of 4 to 40 (less than a register, whole
+/// channels per group, rows of 4 to 72 (less than a register, whole
 /// registers and a tail); a fifth of them 3x3 at stride 1 with rows of 25
 /// to 32, which take registers of 16 lanes to carry their taps.
 bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
   int64_t groups = rng.range(1, 12);
   int64_t multiplier = rng.pick(std::vector<int64_t>{1, 1, 2});
   if (!rng.coin(0.2))
-    return randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 4, 40);
+    return randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 4, 72);
   if (!randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 27, 34))
     return false;
   p.filterSpatial = {3, 3};

@@ -126,6 +126,11 @@ private:
   /// The registers read are kept in `pieces`, by first column.
   Value stridedTap(Value row, int64_t col, int64_t shared,
                    DenseMap<int64_t, Value> &pieces);
+  /// The lanes of a unit-stride tap whose first lane reads column `col`
+  /// of image row `row`: the row's register at the multiple of `lanes`
+  /// at or left of `col`, shuffled with the next one (zero registers left
+  /// and right of the row). The registers read are kept in `pieces`.
+  Value alignedTap(Value row, int64_t col, DenseMap<int64_t, Value> &pieces);
   /// Whether the tap of window column `kx` for register `j` of an output
   /// row reads the image: a tap left of the row (in a wide padding) adds
   /// nothing, in every row.
@@ -214,6 +219,29 @@ Value PlaneBuilder::stridedTap(Value row, int64_t col, int64_t shared,
   return arith::SelectOp::create(b, loc, mask, tap, zeros);
 }
 
+Value PlaneBuilder::alignedTap(Value row, int64_t col,
+                               DenseMap<int64_t, Value> &pieces) {
+  int64_t base = llvm::divideFloorSigned(col, lanes) * lanes;
+  auto piece = [&](int64_t start) {
+    Value &v = pieces[start];
+    if (!v)
+      v = start + lanes <= 0 || start >= inCols
+              ? arith::ConstantOp::create(
+                    b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f))
+                    .getResult()
+              : readImage(row, start, lanes);
+    return v;
+  };
+  Value first = piece(base);
+  if (col == base)
+    return first;
+  SmallVector<int64_t> lanesOf;
+  for (int64_t i = 0; i < lanes; ++i)
+    lanesOf.push_back(col - base + i);
+  Value second = piece(base + lanes);
+  return vector::ShuffleOp::create(b, loc, first, second, lanesOf);
+}
+
 SmallVector<Value> PlaneBuilder::rowTaps(Value row) {
   const Window &w = conv.cols;
   SmallVector<Value> taps;
@@ -230,6 +258,10 @@ SmallVector<Value> PlaneBuilder::rowTaps(Value row) {
         // A strided tap's lanes span two registers: one two-register
         // shuffle (a wider shuffle became several per tap on x86).
         tap = stridedTap(row, col, std::max<int64_t>(first, 0), pieces);
+        continue;
+      }
+      if (w.stride == 1) {
+        tap = alignedTap(row, col, pieces);
         continue;
       }
       // A unit-stride tap is read where it starts (a register), shifted
