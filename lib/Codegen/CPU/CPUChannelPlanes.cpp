@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUConvWindows.h"
 #include "CPUPlaneConvs.h"
 
 #include "CPUOperandLayouts.h"

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUConvWindows.h"
 #include "CPUPlaneConvs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUPaddedWindows.h"
+#include "CPUConvWindows.h"
 #include "CPUOperandLayouts.h"
 #include "CPUPlaneConvs.h"
 

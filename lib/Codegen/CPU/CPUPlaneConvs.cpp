@@ -5,20 +5,18 @@
 //===----------------------------------------------------------------------===//
 //
 // A channels-first depthwise convolution computed in its own layout, one
-// output row at a time (see CPUPlaneConvs.h), and the matching of windows,
-// bodies, fills and padding that CPUDepthwiseRows.cpp shares.
+// output row at a time (see CPUPlaneConvs.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CPUPlaneConvs.h"
 
-#include "CPUOperandLayouts.h"
+#include "CPUConvWindows.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -63,6 +61,9 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
 /// window row: none where they would take more than kMaxCarriedTaps
 /// registers.
 constexpr int64_t kMaxCarriedTaps = 12;
+/// The most lanes the sums of a group of output registers take in
+/// shifted-sums mode (16 registers of 16 lanes).
+constexpr int64_t kMaxSumLanes = 256;
 /// How many window rows further down output row oh+1's window row 0 is
 /// than oh's (every window row, when no window row of oh+1 is one of oh's).
 int64_t rowShift(const Window &w, int64_t tapRows) {
@@ -154,6 +155,31 @@ private:
   /// `plane` with output rows [from, to) computed, each window row inside
   /// an scf.if on whether its image row is inside the image.
   Value checkedRows(Value plane, int64_t from, int64_t to);
+  /// Calls `add(ky, imageRow, acc)` for each window row ky of output row
+  /// `oh` (one of [from, to)) whose image row is inside the image: inside
+  /// an scf.if on `oh` where only some rows of [from, to) have it. Null
+  /// values of `acc` are zeros.
+  void
+  addWindowRows(Value oh, int64_t from, int64_t to, SmallVector<Value> &acc,
+                function_ref<void(int64_t, Value, SmallVector<Value> &)> add);
+  /// The lanes of the sums of window column `kx` for register `j` of
+  /// an output row in shifted-sums mode, from `q` (the column's sums per
+  /// register of the image row, first at register `first`, null outside).
+  Value shiftedSum(ArrayRef<Value> q, int64_t first, int64_t kx, int64_t j);
+  /// The image registers (by first register and count) whose sums window
+  /// column `kx` needs for output registers [j0, j1), inside the image.
+  std::pair<int64_t, int64_t> sumRegisters(int64_t j0, int64_t j1, int64_t kx);
+  /// How many lanes the sums of output registers [j0, j1) take.
+  int64_t sumLanes(int64_t j0, int64_t j1);
+  /// `sums` (output row `oh`'s initial values) plus its taps in
+  /// shifted-sums mode: for each group of output registers, the products
+  /// of each window column's weight with the image rows' registers at
+  /// multiples of the lanes are summed over the window rows, per window
+  /// column and register; each output register adds the sums of each
+  /// window column shifted to its columns (one shuffle of two registers),
+  /// not one shuffled tap per window row and column.
+  SmallVector<Value> shiftedSums(Value oh, SmallVector<Value> sums,
+                                 int64_t from, int64_t to);
   /// `plane` with output rows [from, to) computed, whose image rows are
   /// all inside the image; the taps of the image rows the next output row
   /// reads again are carried to it.
@@ -173,6 +199,8 @@ private:
   SmallVector<Value> loops, weights;
   Value splat;
   int64_t chunks = 1, sets = 1;
+  /// Whether rows use shifted sums (shiftedSums).
+  bool shifted = false;
 };
 
 Value PlaneBuilder::readImage(Value row, int64_t start, int64_t n) {
@@ -353,6 +381,20 @@ Value PlaneBuilder::checkedRows(Value plane, int64_t from, int64_t to) {
   Value oh = rowLoop.getInductionVar();
   Value rowPlane = rowLoop.getRegionIterArgs()[0];
   SmallVector<Value> sums = initialSums(oh, rowPlane);
+  if (shifted)
+    sums = shiftedSums(oh, sums, from, to);
+  else
+    addWindowRows(oh, from, to, sums,
+                  [&](int64_t ky, Value row, SmallVector<Value> &acc) {
+                    addTaps(rowTaps(row), ky, acc);
+                  });
+  scf::YieldOp::create(b, loc, writeRow(oh, rowPlane, sums));
+  return rowLoop.getResult(0);
+}
+
+void PlaneBuilder::addWindowRows(
+    Value oh, int64_t from, int64_t to, SmallVector<Value> &acc,
+    function_ref<void(int64_t, Value, SmallVector<Value> &)> add) {
   for (int64_t ky = 0; ky < tapRows; ++ky) {
     // Image row oh*stride + ky*dilation + offset is inside the image for
     // oh in [lo, hi).
@@ -372,22 +414,105 @@ Value PlaneBuilder::checkedRows(Value plane, int64_t from, int64_t to) {
       both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, oh,
                                  index(hi)));
     if (!cond) {
-      addTaps(rowTaps(imageRow(oh, ky)), ky, sums);
+      add(ky, imageRow(oh, ky), acc);
       continue;
     }
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(sums)), cond,
+    for (Value &v : acc)
+      if (!v)
+        v = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(acc)), cond,
                                   /*withElseRegion=*/true);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    SmallVector<Value> added = sums;
-    addTaps(rowTaps(imageRow(oh, ky)), ky, added);
+    SmallVector<Value> added = acc;
+    add(ky, imageRow(oh, ky), added);
     scf::YieldOp::create(b, loc, added);
     b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, loc, sums);
+    scf::YieldOp::create(b, loc, acc);
     b.setInsertionPointAfter(ifOp);
-    sums = SmallVector<Value>(ifOp.getResults());
+    acc = SmallVector<Value>(ifOp.getResults());
   }
-  scf::YieldOp::create(b, loc, writeRow(oh, rowPlane, sums));
-  return rowLoop.getResult(0);
+}
+
+std::pair<int64_t, int64_t> PlaneBuilder::sumRegisters(int64_t j0, int64_t j1,
+                                                       int64_t kx) {
+  const Window &w = conv.cols;
+  int64_t shift = w.offset + kx * w.dilation;
+  int64_t lo =
+      std::max<int64_t>(llvm::divideFloorSigned(j0 * lanes + shift, lanes), 0);
+  int64_t hi = std::min<int64_t>(
+      llvm::divideFloorSigned(std::min(j1 * lanes, outCols) - 1 + shift, lanes),
+      llvm::divideCeil(inCols, lanes) - 1);
+  return {lo, std::max<int64_t>(hi - lo + 1, 0)};
+}
+
+int64_t PlaneBuilder::sumLanes(int64_t j0, int64_t j1) {
+  int64_t n = 0;
+  for (int64_t kx = 0; kx < tapCols; ++kx)
+    n += sumRegisters(j0, j1, kx).second;
+  return n * lanes;
+}
+
+Value PlaneBuilder::shiftedSum(ArrayRef<Value> q, int64_t first, int64_t kx,
+                               int64_t j) {
+  const Window &w = conv.cols;
+  int64_t col = j * lanes + w.offset + kx * w.dilation;
+  int64_t base = llvm::divideFloorSigned(col, lanes);
+  auto reg = [&](int64_t r) -> Value {
+    if (r >= first && r < first + static_cast<int64_t>(q.size()))
+      return q[r - first];
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
+  };
+  if (col == base * lanes)
+    return reg(base);
+  SmallVector<int64_t> lanesOf;
+  for (int64_t i = 0; i < lanes; ++i)
+    lanesOf.push_back(col - base * lanes + i);
+  return vector::ShuffleOp::create(b, loc, reg(base), reg(base + 1), lanesOf);
+}
+
+SmallVector<Value> PlaneBuilder::shiftedSums(Value oh, SmallVector<Value> sums,
+                                             int64_t from, int64_t to) {
+  // Groups of output registers whose sums take at most 16 registers of
+  // 16 lanes (sumLanes).
+  for (int64_t j0 = 0, j1; j0 < chunks; j0 = j1) {
+    for (j1 = j0 + 1; j1 < chunks && sumLanes(j0, j1 + 1) <= kMaxSumLanes;)
+      ++j1;
+    SmallVector<std::pair<int64_t, int64_t>> regs;
+    SmallVector<int64_t> at = {0};
+    for (int64_t kx = 0; kx < tapCols; ++kx) {
+      regs.push_back(sumRegisters(j0, j1, kx));
+      at.push_back(at.back() + regs.back().second);
+    }
+    SmallVector<Value> q(at.back());
+    addWindowRows(
+        oh, from, to, q, [&](int64_t ky, Value row, SmallVector<Value> &acc) {
+          DenseMap<int64_t, Value> pieces;
+          for (int64_t kx = 0; kx < tapCols; ++kx)
+            for (int64_t r = 0; r < regs[kx].second; ++r) {
+              int64_t reg = regs[kx].first + r;
+              Value &piece = pieces[reg];
+              if (!piece)
+                piece = readImage(row, reg * lanes, lanes);
+              Value weight = weights[ky * tapCols + kx];
+              Value &sum = acc[at[kx] + r];
+              sum = sum ? vector::FMAOp::create(b, loc, piece, weight, sum)
+                              .getResult()
+                        : arith::MulFOp::create(b, loc, piece, weight)
+                              .getResult();
+            }
+        });
+    for (int64_t j = j0; j < j1; ++j)
+      for (int64_t kx = 0; kx < tapCols; ++kx) {
+        ArrayRef<Value> kq = ArrayRef<Value>(q).slice(at[kx], regs[kx].second);
+        if (kq.empty() || !llvm::all_of(kq, [](Value v) { return bool(v); }))
+          continue; // No window row read the image.
+        sums[j] = arith::AddFOp::create(b, loc, sums[j],
+                                        shiftedSum(kq, regs[kx].first, kx, j));
+      }
+  }
+  return sums;
 }
 
 Value PlaneBuilder::interiorRows(Value plane, int64_t from, int64_t to) {
@@ -476,221 +601,31 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
     lo = std::max(lo, first);
     hi = std::min(hi, last);
   }
+  // Unit-stride rows whose taps are not carried to the next row add
+  // shifted sums, where they fit (every output register's alone). On
+  // `cpu:1` (alternating `boo-run-module --benchmark` runs), 56x56x144
+  // went from 0.062 to 0.043 ms and 112x112x32 from 0.052 to 0.038; the
+  // rows that carry their taps were as fast or faster with them
+  // (28x28x192: 0.0139 ms against 0.0155 with shifted sums).
+  int64_t perRow = 0;
+  for (int64_t j = 0; j < chunks; ++j)
+    for (int64_t kx = 0; kx < tapCols; ++kx)
+      perRow += tapPresent(j, kx);
+  shifted = conv.cols.stride == 1 && carriedRows(conv, perRow) == 0;
+  for (int64_t j = 0; shifted && j < chunks; ++j)
+    shifted = sumLanes(j, j + 1) <= kMaxSumLanes;
+  if (shifted)
+    sets = 1;
   if (lo >= hi)
     return checkedRows(plane, 0, outRows);
-  plane = checkedRows(plane, 0, lo);
-  plane = interiorRows(plane, lo, hi);
+  if (shifted)
+    plane = checkedRows(checkedRows(plane, 0, lo), lo, hi);
+  else
+    plane = interiorRows(checkedRows(plane, 0, lo), lo, hi);
   return checkedRows(plane, hi, outRows);
 }
 
 } // namespace
-
-mlir::boo::PlaneExtents::PlaneExtents(linalg::GenericOp op, Value source) {
-  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  outRank = outType.getRank();
-  outRows = outType.getDimSize(outRank - 2);
-  outCols = outType.getDimSize(outRank - 1);
-  auto sourceType = cast<RankedTensorType>(source.getType());
-  inRows = sourceType.getDimSize(sourceType.getRank() - 2);
-  inCols = sourceType.getDimSize(sourceType.getRank() - 1);
-}
-
-std::optional<boo::PlaneImage> mlir::boo::matchPlaneImage(linalg::GenericOp op,
-                                                          int64_t minRow) {
-  if (!isDepthwiseCandidate(op))
-    return std::nullopt;
-  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  unsigned rank = outType.getRank();
-  if (rank < 3 || outType.getShape().back() < minRow)
-    return std::nullopt;
-  std::optional<PlaneImage> found;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    unsigned n = map.getNumResults();
-    if (n < 2)
-      continue;
-    std::optional<ConvWindow> rows = matchConvWindow(op, map.getResult(n - 2));
-    std::optional<ConvWindow> cols = matchConvWindow(op, map.getResult(n - 1));
-    if (rows && cols && rows->out == outMap.getDimPosition(rank - 2) &&
-        cols->out == outMap.getDimPosition(rank - 1) && rows->tap != cols->tap)
-      found = PlaneImage{in, op.getDpsInputOperand(in->getOperandNumber() == 0),
-                         *rows, *cols};
-  }
-  return found;
-}
-
-std::optional<boo::ConvWindow> mlir::boo::matchConvWindow(linalg::GenericOp op,
-                                                          AffineExpr e) {
-  FailureOr<boo::LinearExpr> linear = decomposeLinear(e);
-  if (failed(linear) || linear->terms.size() != 2)
-    return std::nullopt;
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  for (auto [o, k] : {std::pair(0, 1), std::pair(1, 0)}) {
-    auto [out, stride] = linear->terms[o];
-    auto [tap, dilation] = linear->terms[k];
-    if (iters[out] == utils::IteratorType::parallel &&
-        iters[tap] == utils::IteratorType::reduction)
-      return ConvWindow{out, tap, stride, dilation, linear->constant};
-  }
-  return std::nullopt;
-}
-
-bool mlir::boo::isMultiplyAddBody(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() > 5)
-    return false;
-  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add || !add.getType().isF32())
-    return false;
-  Value out = body.getArgument(2);
-  Value product = add.getLhs() == out   ? add.getRhs()
-                  : add.getRhs() == out ? add.getLhs()
-                                        : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  auto inputOf = [&](Value v) -> int {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      v = ext.getIn();
-    auto arg = dyn_cast<BlockArgument>(v);
-    Type type = v.getType();
-    if (!arg || arg.getOwner() != &body ||
-        !(type.isF32() || type.isF16() || type.isBF16()))
-      return -1;
-    return arg.getArgNumber();
-  };
-  int a = inputOf(mul.getLhs()), b = inputOf(mul.getRhs());
-  return (a == 0 && b == 1) || (a == 1 && b == 0);
-}
-
-/// The value a fill `init` is filled with, at the rewriter's insertion
-/// point, or null when `init` is no fill.
-static Value fillValueOf(RewriterBase &rewriter, Value init) {
-  auto fill = init.getDefiningOp<linalg::GenericOp>();
-  if (!fill || !boo::isFill(fill))
-    return Value();
-  Block &body = fill.getRegion().front();
-  Value v = body.getTerminator()->getOperand(0);
-  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body)
-    return arg.getArgNumber() < fill.getNumDpsInputs()
-               ? fill.getDpsInputs()[arg.getArgNumber()]
-               : Value();
-  if (!fill.getRegion().isAncestor(v.getParentRegion()))
-    return v;
-  if (matchPattern(v, m_Constant()))
-    return rewriter.clone(*v.getDefiningOp())->getResult(0);
-  return Value();
-}
-
-Value mlir::boo::convDestination(RewriterBase &rewriter, linalg::GenericOp op,
-                                 Value &fill) {
-  Value init = op.getDpsInits()[0];
-  fill = fillValueOf(rewriter, init);
-  return fill ? init.getDefiningOp<linalg::GenericOp>().getDpsInits()[0] : init;
-}
-
-void mlir::boo::replaceConvolution(RewriterBase &rewriter, linalg::GenericOp op,
-                                   ValueRange results) {
-  SmallVector<tensor::PadOp> pads;
-  for (Value input : op.getDpsInputs())
-    if (auto pad = input.getDefiningOp<tensor::PadOp>())
-      pads.push_back(pad);
-  rewriter.replaceOp(op, results);
-  for (tensor::PadOp pad : pads)
-    if (pad->use_empty())
-      rewriter.eraseOp(pad);
-}
-
-bool mlir::boo::isDepthwiseCandidate(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureTensorSemantics() || !isMultiplyAddBody(op))
-    return false;
-  auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  return outType && outType.hasStaticShape() &&
-         outMap.isProjectedPermutation() &&
-         outMap.getNumResults() == op.getNumParallelLoops();
-}
-
-bool mlir::boo::isDepthwiseWindow(linalg::GenericOp op, OpOperand *image,
-                                  OpOperand *filter, const ConvWindow &rows,
-                                  const ConvWindow &cols, unsigned rowDim,
-                                  unsigned colDim) {
-  // The window is a filter: at most kMaxTaps taps (they are unrolled),
-  // and no larger than the output plane. A batch-1 weight gradient has the
-  // shape of a depthwise convolution too, with the output gradient's plane
-  // as its window and the filter's as its output; it is no candidate.
-  constexpr int64_t kMaxTaps = 64;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t tapRows = ranges[rows.tap], tapCols = ranges[cols.tap];
-  if (tapRows * tapCols > kMaxTaps || tapRows > ranges[rows.out] ||
-      tapCols > ranges[cols.out])
-    return false;
-  // Every other loop is an outer loop of the output or a reduction of
-  // extent 1, read as a plain dim.
-  SmallVector<unsigned> window = {rows.out, cols.out, rows.tap, cols.tap};
-  for (auto [d, iter] : llvm::enumerate(op.getIteratorTypesArray()))
-    if (iter == utils::IteratorType::reduction && ranges[d] != 1 &&
-        !llvm::is_contained(window, d))
-      return false;
-  AffineMap imageMap = op.getMatchingIndexingMap(image);
-  for (auto [i, e] : llvm::enumerate(imageMap.getResults())) {
-    if (i == rowDim || i == colDim)
-      continue;
-    auto dim = dyn_cast<AffineDimExpr>(e);
-    if (!dim || llvm::is_contained(window, dim.getPosition()))
-      return false;
-  }
-  AffineMap filterMap = op.getMatchingIndexingMap(filter);
-  return filterMap.isProjectedPermutation() &&
-         filterMap.isFunctionOfDim(rows.tap) &&
-         filterMap.isFunctionOfDim(cols.tap) &&
-         !filterMap.isFunctionOfDim(rows.out) &&
-         !filterMap.isFunctionOfDim(cols.out);
-}
-
-Value mlir::boo::readImageRow(OpBuilder &b, Location loc, Value image,
-                              ArrayRef<Value> indices, int64_t n,
-                              bool inBounds) {
-  Type type = cast<RankedTensorType>(image.getType()).getElementType();
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  Value v =
-      vector::TransferReadOp::create(b, loc, VectorType::get({n}, type), image,
-                                     indices, zero, ArrayRef<bool>{inBounds});
-  if (!type.isF32())
-    v = arith::ExtFOp::create(b, loc, VectorType::get({n}, b.getF32Type()), v);
-  return v;
-}
-
-std::pair<int64_t, int64_t> mlir::boo::windowRowsInside(const ConvWindow &w,
-                                                        int64_t ky,
-                                                        int64_t inRows,
-                                                        int64_t outRows) {
-  int64_t base = ky * w.dilation + w.offset;
-  int64_t lo =
-      std::clamp<int64_t>(llvm::divideCeilSigned(-base, w.stride), 0, outRows);
-  int64_t hi = std::clamp<int64_t>(
-      llvm::divideFloorSigned(inRows - 1 - base, w.stride) + 1, lo, outRows);
-  return {lo, hi};
-}
-
-Value mlir::boo::unpadWindows(Value image, unsigned rowDim, unsigned colDim,
-                              ConvWindow &rows, ConvWindow &cols) {
-  auto pad = image.getDefiningOp<tensor::PadOp>();
-  if (!pad || !pad.getConstantPaddingValue() ||
-      !matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) ||
-      ShapedType::isDynamicShape(pad.getStaticLow()) ||
-      ShapedType::isDynamicShape(pad.getStaticHigh()))
-    return image;
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  for (unsigned i = 0; i < low.size(); ++i)
-    if (i != rowDim && i != colDim && (low[i] != 0 || high[i] != 0))
-      return image;
-  rows.offset -= low[rowDim];
-  cols.offset -= low[colDim];
-  return pad.getSource();
-}
 
 bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
                                int64_t vectorWidth) {

@@ -1512,6 +1512,82 @@ func.func @depthwise_nchw_wide_rows(%x: tensor<1x2x1x4x28xf32>, %w: tensor<2x1x1
 
 // -----
 
+// Output rows of 40 are 3 registers of 16 lanes, whose 18 taps of the two
+// image rows the next row reads again are too many to carry: each output
+// row adds shifted sums instead. Every window column's products with the
+// image rows' registers at columns 0, 16 and 32 are summed over the window
+// rows (a multiply for the first, multiply-adds after; 9 sums); each
+// output register adds its initial value, the left column's sums shifted
+// a lane right (a zero register left of the row), the middle column's and
+// the right column's shifted a lane left (a zero register right of it):
+// 6 shuffles per output row rather than 18 shuffled taps. No taps are
+// carried.
+// CHECK-LABEL: func.func @depthwise_nchw_shifted_sums(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x1x4x40xf32>
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK: scf.forall (%[[G:.+]]) in (2)
+// CHECK: scf.for %[[OH:.+]] = %c1 to %c3 step %c1 iter_args(%[[PLANE:[a-z0-9]+]] = %{{[a-z0-9]+}}) -> (tensor<1x1x1x4x40xf32>) {
+// CHECK: %[[UP:.+]] = arith.addi %[[OH]], %c-1
+// CHECK: %[[U0:.+]] = vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[UP]], %c0], %{{.+}} {in_bounds = [true]}
+// CHECK: arith.mulf %[[U0]],
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[UP]], %c16], %{{.+}} {in_bounds = [true]}
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[UP]], %c32], %{{[a-z0-9_]+}} :
+// CHECK-COUNT-7: arith.mulf
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[OH]], %c0]
+// CHECK-COUNT-9: vector.fma
+// CHECK: %[[DOWN:.+]] = arith.addi %[[OH]], %c1
+// CHECK: vector.transfer_read %[[X]][%c0, %[[G]], %c0, %[[DOWN]], %c0]
+// CHECK: %[[L0:.+]] = vector.fma
+// CHECK: %[[L1:.+]] = vector.fma
+// CHECK: %[[L2:.+]] = vector.fma
+// CHECK: %[[M0:.+]] = vector.fma
+// CHECK: %[[M1:.+]] = vector.fma
+// CHECK: %[[M2:.+]] = vector.fma
+// CHECK: %[[R0:.+]] = vector.fma
+// CHECK: %[[R1:.+]] = vector.fma
+// CHECK: %[[R2:.+]] = vector.fma
+// CHECK-NOT: vector.fma
+// CHECK: %[[SL0:.+]] = vector.shuffle %[[ZERO]], %[[L0]] [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]
+// CHECK: %[[I0:.+]] = arith.addf %[[SL0]], %[[ZERO]]
+// CHECK: %[[C0:.+]] = arith.addf %[[I0]], %[[M0]]
+// CHECK: %[[SR0:.+]] = vector.shuffle %[[R0]], %[[R1]] [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+// CHECK: %[[OUT0:.+]] = arith.addf %[[C0]], %[[SR0]]
+// CHECK: vector.shuffle %[[L0]], %[[L1]] [15,
+// CHECK: vector.shuffle %[[R1]], %[[R2]] [1,
+// CHECK: vector.shuffle %[[L1]], %[[L2]] [15,
+// CHECK: vector.shuffle %[[R2]], %[[ZERO]] [1,
+// CHECK: %[[W0:.+]] = vector.transfer_write %[[OUT0]], %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0] {in_bounds = [true]}
+// CHECK: %[[W1:.+]] = vector.transfer_write %{{.+}}, %[[W0]][%c0, %c0, %c0, %[[OH]], %c16] {in_bounds = [true]}
+// CHECK: vector.transfer_write %{{.+}}, %[[W1]][%c0, %c0, %c0, %[[OH]], %c32] : vector<16xf32>
+// CHECK: scf.yield
+
+#dw_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh + kh, ow + kw)>
+#dw_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
+#dw_out = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, m, oh, ow)>
+#dw_id = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+
+func.func @depthwise_nchw_shifted_sums(%x: tensor<1x2x1x4x40xf32>, %w: tensor<2x1x1x3x3xf32>) -> tensor<1x2x1x4x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 0, 1, 1] high[0, 0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %e: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x1x4x40xf32> to tensor<1x2x1x6x42xf32>
+  %empty = tensor.empty() : tensor<1x2x1x4x40xf32>
+  %fill = linalg.generic {indexing_maps = [#dw_id], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x2x1x4x40xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x2x1x4x40xf32>
+  %r = linalg.generic {indexing_maps = [#dw_in, #dw_fil, #dw_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x2x1x6x42xf32>, tensor<2x1x1x3x3xf32>) outs(%fill : tensor<1x2x1x4x40xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x1x4x40xf32>
+  return %r : tensor<1x2x1x4x40xf32>
+}
+
+// -----
+
 // Stride-1 output rows longer than a register of 8 (14 here, as in
 // MobileNetV2's 14x14 layers) are computed in one register of 16 lanes,
 // not in two of 8: every image read and every row written is 16 lanes.
