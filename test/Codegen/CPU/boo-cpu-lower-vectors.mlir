@@ -59,3 +59,24 @@ func.func @strided_kept(%m: memref<8x8xf32>, %i: index) -> (vector<4xf32>, vecto
   %b = vector.transfer_read %m[%c0, %i], %z {in_bounds = [true]} : memref<8x8xf32>, vector<4xf32>
   return %a, %b : vector<4xf32>, vector<4xf32>
 }
+
+// -----
+
+// A tile of 16 channels x 3x3 taps written into a KCYX weight gradient:
+// its rows of 3 floats are contiguous in the memref, and the write becomes
+// one of 144 lanes into the collapsed memref (9 stores of 16 lanes on x86,
+// not 48 of 3); its shape cast is unrolled into the 48 rows' inserts. A
+// tile whose rows are 16 lanes wide is left as it is.
+// CHECK-LABEL: func.func @narrow_rows_flattened
+// CHECK-SAME:    %[[M:[a-z0-9]+]]: memref<32x32x3x3xf32>, %[[V:[a-z0-9]+]]: vector<16x3x3xf32>
+// CHECK:         %[[FLAT:.+]] = memref.collapse_shape %[[M]] {{\[\[}}0], [1, 2, 3]] : memref<32x32x3x3xf32> into memref<32x288xf32>
+// CHECK-COUNT-47: vector.insert_strided_slice {{.+}} : vector<3xf32> into vector<144xf32>
+// CHECK:         %[[LANES:.+]] = vector.insert_strided_slice {{.+}} {offsets = [141], strides = [1]} : vector<3xf32> into vector<144xf32>
+// CHECK:         vector.transfer_write %[[LANES]], %[[FLAT]]{{.+}} : vector<144xf32>, memref<32x288xf32>
+// CHECK:         vector.transfer_write %{{.+}} : vector<4x16x1x1xf32>, memref<32x32x3x3xf32>
+func.func @narrow_rows_flattened(%m: memref<32x32x3x3xf32>, %v: vector<16x3x3xf32>, %w: vector<4x16xf32>, %k: index, %c: index) {
+  %c0 = arith.constant 0 : index
+  vector.transfer_write %v, %m[%k, %c, %c0, %c0] {in_bounds = [true, true, true]} : vector<16x3x3xf32>, memref<32x32x3x3xf32>
+  vector.transfer_write %w, %m[%k, %c, %c0, %c0] {in_bounds = [true, true], permutation_map = affine_map<(d0, d1, d2, d3) -> (d0, d1)>} : vector<4x16xf32>, memref<32x32x3x3xf32>
+  return
+}

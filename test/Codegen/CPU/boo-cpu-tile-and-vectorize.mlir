@@ -1979,3 +1979,29 @@ func.func @conv_nhwc_24_channels(%x: tensor<1x4x8x32xf32>, %w: tensor<24x1x1x32x
   } -> tensor<1x4x8x24xf32>
   return %0 : tensor<1x4x8x24xf32>
 }
+
+// -----
+
+// A weight gradient copied back to KCYX (a transposing copy, contiguous
+// along c in its input, along x in its output) is tiled 16 channels at a
+// time with the 3x3 taps whole, the output dims after c holding 9
+// elements: each tile reads 9 rows of 16 channels and writes 144
+// contiguous floats, not 16 runs of 3 taps.
+// CHECK-LABEL: func.func @weight_gradient_to_kcyx(
+// CHECK: scf.forall (%[[K:.+]], %[[C:.+]]) = (0, 0) to (32, 32) step (1, 16)
+// CHECK: %[[T:.+]] = vector.transfer_read %{{.+}} : tensor<3x3x16xf32>, vector<3x3x16xf32>
+// CHECK: %[[R:.+]] = vector.transpose %[[T]], [2, 0, 1] : vector<3x3x16xf32> to vector<16x3x3xf32>
+// CHECK: vector.transfer_write %[[R]], %{{.+}} : vector<16x3x3xf32>, tensor<16x3x3xf32>
+// CHECK: tensor.parallel_insert_slice %{{.+}}[%[[K]], %[[C]], 0, 0] [1, 16, 3, 3]
+
+#kyxc = affine_map<(k, c, y, x) -> (k, y, x, c)>
+#kcyx = affine_map<(k, c, y, x) -> (k, c, y, x)>
+
+func.func @weight_gradient_to_kcyx(%g: tensor<32x3x3x32xf32>) -> tensor<32x32x3x3xf32> {
+  %e = tensor.empty() : tensor<32x32x3x3xf32>
+  %r = linalg.generic {indexing_maps = [#kyxc, #kcyx], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%g : tensor<32x3x3x32xf32>) outs(%e : tensor<32x32x3x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<32x32x3x3xf32>
+  return %r : tensor<32x32x3x3xf32>
+}

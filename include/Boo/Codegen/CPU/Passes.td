@@ -192,8 +192,15 @@ def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {
     not the innermost (strided lanes: 16 channels of a KYX1 filter, 9
     floats apart) become one `memref.load` per lane, where
     `convert-vector-to-scf` would loop over the lanes.
+
+    First, transfers whose innermost dim is at most 128 bits wide are
+    flattened into one 1-D transfer where the memref is contiguous over
+    their dims (upstream's `populateFlattenVectorTransferPatterns`): a
+    16x3x3 tile of a KCYX weight gradient is written as 144 lanes (9
+    stores of 16 on x86) rather than 48 rows of 3 (two stores each).
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
 }
