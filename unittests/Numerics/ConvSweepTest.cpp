@@ -284,11 +284,22 @@ bool randomDepthwiseProblem(CaseRng &rng, ConvProblem &p,
 /// A channels-first depthwise problem, which the CPU schedule computes
 /// plane by plane (convolvePlanes): 1 to 12 groups, one or two output
 /// channels per group, rows of 4 to 72 (less than a register, whole
-/// registers and a tail); a fifth of them 3x3 at stride 1 with rows of 25
-/// to 32, which take registers of 16 lanes to carry their taps.
+/// registers and a tail); a fifth of them strided, from images of 9 to 15
+/// columns (output rows two to a register), and a fifth of the rest 3x3 at
+/// stride 1 with rows of 25 to 32, which take registers of 16 lanes to
+/// carry their taps.
 bool randomPlaneConvProblem(CaseRng &rng, ConvProblem &p) {
   int64_t groups = rng.range(1, 12);
   int64_t multiplier = rng.pick(std::vector<int64_t>{1, 1, 2});
+  if (rng.coin(0.2)) {
+    // Strided rows from images of 9-15 columns: output rows of up to 8
+    // take two to a register.
+    if (!randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 9, 15))
+      return false;
+    p.strides[1] = rng.pick(std::vector<int64_t>{2, 3});
+    std::string error;
+    return p.validate(error);
+  }
   if (!rng.coin(0.2))
     return randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 4, 72);
   if (!randomDepthwiseProblem(rng, p, "NCHW", groups, multiplier, 27, 34))

@@ -1982,6 +1982,64 @@ func.func @conv_nhwc_24_channels(%x: tensor<1x4x8x32xf32>, %w: tensor<24x1x1x32x
 
 // -----
 
+// Stride-2 output rows of 6 (half a register of 16 lanes) from image rows
+// of 12 (one register, with zero lanes to spare) are computed two to a
+// register: an scf.for over pairs of output rows (2 pairs of the 5 rows),
+// each window row of both rows read as one 16-lane register each (zeros
+// outside the image, an scf.if on the row), each tap one shuffle of the
+// two (lanes 0-5 from the first row's image row, 8-13 from the second's,
+// every other lane lane 15: zero), each multiply-add 16 lanes, and the two
+// rows written from the two halves. The last row is computed alone.
+// CHECK-LABEL: func.func @depthwise_nchw_row_pairs(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x1x10x12xf32>
+// CHECK: scf.forall (%[[G:.+]]) in (2)
+// CHECK: scf.for %[[P:.+]] = %c0 to %c2 step %c1 iter_args(%[[PLANE:.+]] = %{{.+}}) -> (tensor<1x1x1x5x6xf32>)
+// CHECK:   %[[OH:.+]] = arith.muli %[[P]], %c2
+// CHECK:   %[[A:.+]] = scf.if %{{.+}} -> (vector<16xf32>) {
+// CHECK:     vector.transfer_read %[[X]][%c0, %[[G]], %c0, %{{.+}}, %c0], %{{[a-z0-9_]+}} : tensor<1x2x1x10x12xf32>, vector<16xf32>
+// CHECK:   %[[B:.+]] = scf.if %{{.+}} -> (vector<16xf32>) {
+// CHECK:   %[[T:.+]] = vector.shuffle %[[A]], %[[B]] [15, 1, 3, 5, 7, 9, 15, 15, 15, 17, 19, 21, 23, 25, 15, 15]
+// CHECK:   vector.fma %[[T]], %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK:   vector.shuffle %[[A]], %[[B]] [0, 2, 4, 6, 8, 10, 15, 15, 16, 18, 20, 22, 24, 26, 15, 15]
+// CHECK:   vector.shuffle %[[A]], %[[B]] [1, 3, 5, 7, 9, 11, 15, 15, 17, 19, 21, 23, 25, 27, 15, 15]
+// CHECK-COUNT-6: vector.fma {{.+}} : vector<16xf32>
+// CHECK:   %[[LOW:.+]] = vector.extract_strided_slice %{{.+}} {offsets = [0], sizes = [8], strides = [1]}
+// CHECK:   %[[W0:.+]] = vector.transfer_write %[[LOW]], %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0] : vector<8xf32>
+// CHECK:   %[[HIGH:.+]] = vector.extract_strided_slice %{{.+}} {offsets = [8], sizes = [8], strides = [1]}
+// CHECK:   vector.transfer_write %[[HIGH]], %[[W0]][%c0, %c0, %c0, %{{.+}}, %c0] : vector<8xf32>
+// CHECK:   scf.yield
+// CHECK: vector.extract_strided_slice %{{.+}} {offsets = [0], sizes = [8], strides = [1]}
+// CHECK: vector.transfer_write %{{.+}}[%c0, %c0, %c0, %c4, %c0] : vector<8xf32>
+// CHECK-NOT: vector.transfer_write
+// CHECK: tensor.parallel_insert_slice
+
+#dwp_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh * 2 + kh, ow * 2 + kw)>
+#dwp_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
+#dwp_out = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, m, oh, ow)>
+#dwp_id = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+
+func.func @depthwise_nchw_row_pairs(%x: tensor<1x2x1x10x12xf32>, %w: tensor<2x1x1x3x3xf32>) -> tensor<1x2x1x5x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 0, 1, 1] high[0, 0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %e: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x1x10x12xf32> to tensor<1x2x1x12x14xf32>
+  %empty = tensor.empty() : tensor<1x2x1x5x6xf32>
+  %fill = linalg.generic {indexing_maps = [#dwp_id], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x2x1x5x6xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x2x1x5x6xf32>
+  %r = linalg.generic {indexing_maps = [#dwp_in, #dwp_fil, #dwp_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %w : tensor<1x2x1x12x14xf32>, tensor<2x1x1x3x3xf32>) outs(%fill : tensor<1x2x1x5x6xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x1x5x6xf32>
+  return %r : tensor<1x2x1x5x6xf32>
+}
+
+// -----
+
 // A weight gradient copied back to KCYX (a transposing copy, contiguous
 // along c in its input, along x in its output) is tiled 16 channels at a
 // time with the 3x3 taps whole, the output dims after c holding 9
