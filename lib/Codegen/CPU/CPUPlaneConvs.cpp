@@ -79,17 +79,10 @@ int64_t carriedRows(PlaneConv conv, int64_t tapsPerRow) {
 /// The lanes of a plane's registers for output rows of `cols`: half a
 /// register for rows that fit in one, else `vectorWidth` for rows that fit
 /// in one register of it (7-wide rows were twice as slow in 16 lanes),
-/// else twice that. A stride-2 tap of 16 lanes is one two-register shuffle
-/// on AVX-512, of 8 lanes two (MobileNetV2's 112x112x96 stride-2 layer
-/// went from 0.116 to 0.081 ms on `cpu:1`), and 28-wide stride-1 rows
-/// carry their taps to the next row in 2 registers of 16, not in 4 of 8
-/// (28x28x192: 0.041-0.049 -> 0.029-0.031 ms). On a Zen 5, which issues
-/// two 512-bit FMAs per cycle, the other stride-1 rows gain too (on
-/// `cpu:1`, alternating `boo-run-module --benchmark` runs): 56x56x144 went
-/// from 0.101-0.103 to 0.083 ms, 112x112x32 from 0.090 to 0.060-0.064,
-/// 14x14x576 from 0.0177-0.0179 to 0.0129-0.0132, 14x14x384 from
-/// 0.0119-0.0129 to 0.0090-0.0092. (On the Zen 4 before it, whose 512-bit
-/// FMAs take two cycles, 14x14x576 went the other way, 0.024 -> 0.027.)
+/// else twice that: a stride-2 tap of 16 lanes is one two-register
+/// shuffle on AVX-512, 28-wide rows carry their taps in 2 registers of 16,
+/// and a Zen 5 issues two 512-bit FMAs per cycle (the measurements are in
+/// docs/CPUPipeline.md, "Plane convolutions").
 int64_t planeLanes(int64_t cols, int64_t vectorWidth) {
   if (2 * cols <= vectorWidth)
     return vectorWidth / 2;
@@ -689,12 +682,9 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
   loops.assign(planeLoops.begin(), planeLoops.end());
   // Strided rows of at most one register of `lanes` (half of a 512-bit
   // one) whose image rows fit in a register of twice that, with a lane to
-  // spare, are computed two to a register: each tap is one shuffle of the
-  // two rows' image rows, each multiply-add 16 lanes. On `cpu:1`
-  // (alternating `boo-run-module --benchmark` runs) MobileNetV2's
-  // 14x14x576 stride-2 layer went from 0.0071-0.0074 to 0.0059-0.0062 ms.
-  // The 7x7x960 stride-1 layer, whose rows carry their taps to the next
-  // row, went the other way (0.0081 -> 0.0088 ms) and is left as it is.
+  // spare, are computed two to a register (pairedRows; 14x14x576 at stride
+  // 2: 0.0071-0.0074 -> 0.0059-0.0062 ms on cpu:1). Unit-stride rows,
+  // which carry their taps to the next row, were slower paired.
   paired = pairRows && outCols <= lanes && inCols < 2 * lanes && outRows >= 2 &&
            conv.cols.stride > 1;
   if (paired) {
