@@ -36,6 +36,7 @@ using namespace mlir;
 namespace {
 /// The most lanes a strided read is unrolled into (longer ones stay loops).
 constexpr int64_t kMaxUnrolledLanes = 64;
+/// Transfers whose innermost dim is at most this wide are flattened.
 constexpr unsigned kNarrowTransferBits = 128;
 
 /// The dim of `op`'s memref its 1-D vector runs along, where that is not
@@ -89,7 +90,7 @@ struct BooCPULowerVectorsPass
     : public mlir::boo::impl::BooCPULowerVectorsBase<BooCPULowerVectorsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    // Transfers whose innermost dim is narrower than kNarrowTransferBits
+    // Transfers whose innermost dim is at most kNarrowTransferBits wide
     // (a 16x3x3 tile of a KCYX weight gradient) are flattened into one
     // 1-D transfer where the memref is contiguous there: 9 stores of 16
     // lanes rather than 48 of 3 lanes, each two instructions on x86.

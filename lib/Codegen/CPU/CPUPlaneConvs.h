@@ -45,9 +45,9 @@ namespace mlir::boo {
 ///    rows' registers summed over the window rows, then shifted to each
 ///    output register's columns (one shuffle per column and register
 ///    rather than one per tap). Strided rows of at most `vectorWidth`
-///    outputs whose image rows fit in a register of twice that are
-///    computed two to a register, each tap one shuffle of the two rows'
-///    image rows;
+///    outputs whose image rows fit in a register of twice that, with a
+///    lane to spare, are computed two to a register, each tap one shuffle
+///    of the two rows' image rows;
 ///  - the row is written back, its tail masked.
 /// The image's padded copy and the transposes are gone. Returns whether it
 /// applied.
