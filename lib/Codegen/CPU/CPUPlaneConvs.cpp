@@ -622,9 +622,22 @@ Value PlaneBuilder::rowPair(Value oh, Value plane, bool second) {
   // first row's image row, lane slot+i of the second's; the lanes outside
   // the image row read the last lane of the first register, a zero (the
   // image row is narrower than the register).
+  // The image rows by their offset from row oh*stride, each read once
+  // (the first row's last window row is the second's first at stride 2).
+  const Window &h = conv.rows;
+  DenseMap<int64_t, Value> imageRows;
+  auto rowAt = [&](int64_t offset) {
+    Value &row = imageRows[offset];
+    if (!row)
+      row = wholeImageRow(arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, oh, index(h.stride)),
+          index(offset)));
+    return row;
+  };
   for (int64_t ky = 0; ky < tapRows; ++ky) {
-    Value first = wholeImageRow(imageRow(oh, ky));
-    Value other = wholeImageRow(imageRow(next, ky));
+    int64_t offset = ky * h.dilation + h.offset;
+    Value first = rowAt(offset);
+    Value other = rowAt(offset + h.stride);
     for (int64_t kx = 0; kx < tapCols; ++kx) {
       SmallVector<int64_t> lanesOf(lanes, lanes - 1);
       for (int64_t i = 0; i < std::min(slot, outCols); ++i) {

@@ -1985,8 +1985,9 @@ func.func @conv_nhwc_24_channels(%x: tensor<1x4x8x32xf32>, %w: tensor<24x1x1x32x
 // Stride-2 output rows of 6 (half a register of 16 lanes) from image rows
 // of 12 (one register, with zero lanes to spare) are computed two to a
 // register: an scf.for over pairs of output rows (2 pairs of the 5 rows),
-// each window row of both rows read as one 16-lane register each (zeros
-// outside the image, an scf.if on the row), each tap one shuffle of the
+// the image rows of both read once each as one 16-lane register (zeros
+// outside the image, an scf.if on the row; 5 rows, the first row's last
+// window row being the second's first), each tap one shuffle of the
 // two (lanes 0-5 from the first row's image row, 8-13 from the second's,
 // every other lane lane 15: zero), each multiply-add 16 lanes, and the two
 // rows written from the two halves. The last row is computed alone.
@@ -2002,7 +2003,9 @@ func.func @conv_nhwc_24_channels(%x: tensor<1x4x8x32xf32>, %w: tensor<24x1x1x32x
 // CHECK:   vector.fma %[[T]], %{{.+}}, %{{.+}} : vector<16xf32>
 // CHECK:   vector.shuffle %[[A]], %[[B]] [0, 2, 4, 6, 8, 10, 15, 15, 16, 18, 20, 22, 24, 26, 15, 15]
 // CHECK:   vector.shuffle %[[A]], %[[B]] [1, 3, 5, 7, 9, 11, 15, 15, 17, 19, 21, 23, 25, 27, 15, 15]
-// CHECK-COUNT-6: vector.fma {{.+}} : vector<16xf32>
+// CHECK-COUNT-2: scf.if %{{.+}} -> (vector<16xf32>)
+// CHECK:   vector.shuffle %[[B]], %{{.+}} [15, 1, 3, 5, 7, 9, 15, 15, 15, 17, 19, 21, 23, 25, 15, 15]
+// CHECK-COUNT-3: vector.fma {{.+}} : vector<16xf32>
 // CHECK:   %[[LOW:.+]] = vector.extract_strided_slice %{{.+}} {offsets = [0], sizes = [8], strides = [1]}
 // CHECK:   %[[W0:.+]] = vector.transfer_write %[[LOW]], %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0] : vector<8xf32>
 // CHECK:   %[[HIGH:.+]] = vector.extract_strided_slice %{{.+}} {offsets = [8], sizes = [8], strides = [1]}
