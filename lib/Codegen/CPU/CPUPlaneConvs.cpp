@@ -12,6 +12,7 @@
 #include "CPUPlaneConvs.h"
 
 #include "CPUConvWindows.h"
+#include "CPUPlaneBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -19,20 +20,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
+using namespace mlir::boo::planes;
 
 namespace {
-
-using Window = boo::ConvWindow;
-
-/// The parts of a plane convolution (convolvePlanes).
-struct PlaneConv {
-  linalg::GenericOp op;
-  OpOperand *image = nullptr, *filter = nullptr;
-  /// The windows of the image's two innermost dims (rows, columns); their
-  /// offsets are into `source`, the image without its zero padding.
-  Window rows, cols;
-  Value source;
-};
 
 /// The image operand of `op` and its windows, if `op` is a plane
 /// convolution whose output rows have at least `minRow` elements.
@@ -61,9 +51,6 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
 /// window row: none where they would take more than kMaxCarriedTaps
 /// registers.
 constexpr int64_t kMaxCarriedTaps = 12;
-/// The most lanes the sums of a group of output registers take in
-/// shifted-sums mode (16 registers of 16 lanes).
-constexpr int64_t kMaxSumLanes = 256;
 /// How many window rows further down output row oh+1's window row 0 is
 /// than oh's (every window row, when no window row of oh+1 is one of oh's).
 int64_t rowShift(const Window &w, int64_t tapRows) {
@@ -89,127 +76,7 @@ int64_t planeLanes(int64_t cols, int64_t vectorWidth) {
   return cols > vectorWidth ? 2 * vectorWidth : vectorWidth;
 }
 
-/// Builds the rows of one output plane (convolvePlanes).
-class PlaneBuilder : boo::PlaneExtents {
-public:
-  PlaneBuilder(RewriterBase &rewriter, PlaneConv conv, int64_t lanes,
-               int64_t maxSets, bool pairRows)
-      : PlaneExtents(conv.op, conv.source), b(rewriter), conv(conv),
-        loc(conv.op.getLoc()), lanes(lanes), maxSets(maxSets),
-        pairRows(pairRows) {
-    SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
-    tapRows = ranges[conv.rows.tap];
-    tapCols = ranges[conv.cols.tap];
-    f32 = b.getF32Type();
-  }
-
-  /// The plane at `loops` (the value of every loop but the window's):
-  /// `plane` (the output's slice) with each row computed; `init`, when
-  /// set, is every accumulator's initial value.
-  Value build(Value plane, ArrayRef<Value> loops, Value init);
-
-private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  VectorType f32Vector(int64_t n) { return VectorType::get({n}, f32); }
-  /// `n` lanes of the image row `row` from column `start` on (zero past
-  /// the row's end), in f32.
-  Value readImage(Value row, int64_t start, int64_t n);
-  /// The lanes of a strided tap whose first lane reads column `col` of
-  /// image row `row` (columns col + i*stride; lanes left of the row are
-  /// zero), shuffled out of two registers of the row: those from column
-  /// `shared` on, when they cover the tap, else two from its first column.
-  /// The registers read are kept in `pieces`, by first column.
-  Value stridedTap(Value row, int64_t col, int64_t shared,
-                   DenseMap<int64_t, Value> &pieces);
-  /// The lanes of a unit-stride tap whose first lane reads column `col`
-  /// of image row `row`: the row's register at the multiple of `lanes`
-  /// at or left of `col`, shuffled with the next one (zero registers left
-  /// and right of the row). The registers read are kept in `pieces`.
-  Value alignedTap(Value row, int64_t col, DenseMap<int64_t, Value> &pieces);
-  /// Whether the tap of window column `kx` for register `j` of an output
-  /// row reads the image: a tap left of the row (in a wide padding) adds
-  /// nothing, in every row.
-  bool tapPresent(int64_t j, int64_t kx) {
-    const Window &w = conv.cols;
-    return j * lanes * w.stride + w.offset + kx * w.dilation +
-               (lanes - 1) * w.stride >=
-           0;
-  }
-  /// The taps of image row `row` for every register of an output row and
-  /// every window column (index j * tapCols + kx); null for the taps left
-  /// of the row, which add nothing.
-  SmallVector<Value> rowTaps(Value row);
-  /// `sums` with the taps of window row `ky` multiplied and added.
-  void addTaps(ArrayRef<Value> taps, int64_t ky, SmallVector<Value> &sums);
-  /// The partial sums of output row `oh` before any tap: the initial
-  /// values (read from `plane` unless a fill's), then zeros.
-  SmallVector<Value> initialSums(Value oh, Value plane);
-  /// `plane` with output row `oh` written: the sum of the sets of `sums`.
-  Value writeRow(Value oh, Value plane, ArrayRef<Value> sums);
-  /// `plane` with output rows [from, to) computed, each window row inside
-  /// an scf.if on whether its image row is inside the image.
-  Value checkedRows(Value plane, int64_t from, int64_t to);
-  /// Calls `add(ky, imageRow, acc)` for each window row ky of output row
-  /// `oh` (one of [from, to)) whose image row is inside the image: inside
-  /// an scf.if on `oh` where only some rows of [from, to) have it. Null
-  /// values of `acc` are zeros.
-  void
-  addWindowRows(Value oh, int64_t from, int64_t to, SmallVector<Value> &acc,
-                function_ref<void(int64_t, Value, SmallVector<Value> &)> add);
-  /// The lanes of the sums of window column `kx` for register `j` of
-  /// an output row in shifted-sums mode, from `q` (the column's sums per
-  /// register of the image row, first at register `first`, null outside).
-  Value shiftedSum(ArrayRef<Value> q, int64_t first, int64_t kx, int64_t j);
-  /// The image registers (by first register and count) whose sums window
-  /// column `kx` needs for output registers [j0, j1), inside the image.
-  std::pair<int64_t, int64_t> sumRegisters(int64_t j0, int64_t j1, int64_t kx);
-  /// How many lanes the sums of output registers [j0, j1) take.
-  int64_t sumLanes(int64_t j0, int64_t j1);
-  /// `sums` (output row `oh`'s initial values) plus its taps in
-  /// shifted-sums mode: for each group of output registers, the products
-  /// of each window column's weight with the image rows' registers at
-  /// multiples of the lanes are summed over the window rows, per window
-  /// column and register; each output register adds the sums of each
-  /// window column shifted to its columns (one shuffle of two registers),
-  /// not one shuffled tap per window row and column.
-  SmallVector<Value> shiftedSums(Value oh, SmallVector<Value> sums,
-                                 int64_t from, int64_t to);
-  /// `plane` with output rows [from, to) computed, whose image rows are
-  /// all inside the image; the taps of the image rows the next output row
-  /// reads again are carried to it.
-  Value interiorRows(Value plane, int64_t from, int64_t to);
-  /// The image row of output row `oh` and window row `ky`.
-  Value imageRow(Value oh, int64_t ky);
-
-  RewriterBase &b;
-  PlaneConv conv;
-  Location loc;
-  int64_t lanes, maxSets;
-  int64_t tapRows, tapCols;
-  Type f32;
-  // Set by build: the plane's loops, the broadcast weights (index
-  // ky * tapCols + kx), the fill's splat (or null), the registers of an
-  // output row, and the sets of partial sums.
-  SmallVector<Value> loops, weights;
-  Value splat;
-  int64_t chunks = 1, sets = 1;
-  /// Whether rows use shifted sums (shiftedSums).
-  bool shifted = false;
-  /// Whether two output rows may share a register (pairedRows), and
-  /// whether they do: each then takes `slot` of its `lanes` lanes.
-  bool pairRows, paired = false;
-  int64_t slot = 0;
-
-  /// `plane` with every output row computed two rows to a register
-  /// (pairedRows mode).
-  Value pairedRows(Value plane);
-  /// `plane` with output rows `oh` and, when `second`, oh+1 computed in
-  /// one register: rows oh in lanes [0, slot), oh+1 in [slot, 2*slot).
-  Value rowPair(Value oh, Value plane, bool second);
-  /// Image row `row` in one register (zero past the row's end), or zeros
-  /// when `row` is outside the image.
-  Value wholeImageRow(Value row);
-};
+} // namespace
 
 Value PlaneBuilder::readImage(Value row, int64_t start, int64_t n) {
   SmallVector<Value> indices;
@@ -219,6 +86,26 @@ Value PlaneBuilder::readImage(Value row, int64_t start, int64_t n) {
   indices.append({row, index(start)});
   return boo::readImageRow(b, loc, conv.source, indices, n,
                            start + n <= inCols);
+}
+
+Value PlaneBuilder::readPlaneRow(Value plane, Value oh, int64_t col,
+                                 int64_t n) {
+  SmallVector<Value> indices(outRank - 2, index(0));
+  indices.append({oh, index(col)});
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  return vector::TransferReadOp::create(b, loc, f32Vector(n), plane, indices,
+                                        zero,
+                                        ArrayRef<bool>{col + n <= outCols});
+}
+
+Value PlaneBuilder::writePlaneRow(Value plane, Value oh, int64_t col,
+                                  Value value) {
+  SmallVector<Value> indices(outRank - 2, index(0));
+  indices.append({oh, index(col)});
+  int64_t n = cast<VectorType>(value.getType()).getNumElements();
+  return vector::TransferWriteOp::create(b, loc, value, plane, indices,
+                                         ArrayRef<bool>{col + n <= outCols})
+      .getResult();
 }
 
 Value PlaneBuilder::stridedTap(Value row, int64_t col, int64_t shared,
@@ -250,9 +137,7 @@ Value PlaneBuilder::stridedTap(Value row, int64_t col, int64_t shared,
   Value mask = arith::ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(VectorType::get({lanes}, b.getI1Type()), kept));
-  Value zeros = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
-  return arith::SelectOp::create(b, loc, mask, tap, zeros);
+  return arith::SelectOp::create(b, loc, mask, tap, zeros(lanes));
 }
 
 Value PlaneBuilder::alignedTap(Value row, int64_t col,
@@ -261,21 +146,13 @@ Value PlaneBuilder::alignedTap(Value row, int64_t col,
   auto piece = [&](int64_t start) {
     Value &v = pieces[start];
     if (!v)
-      v = start + lanes <= 0 || start >= inCols
-              ? arith::ConstantOp::create(
-                    b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f))
-                    .getResult()
-              : readImage(row, start, lanes);
+      v = start + lanes <= 0 || start >= inCols ? zeros(lanes)
+                                                : readImage(row, start, lanes);
     return v;
   };
   Value first = piece(base);
-  if (col == base)
-    return first;
-  SmallVector<int64_t> lanesOf;
-  for (int64_t i = 0; i < lanes; ++i)
-    lanesOf.push_back(col - base + i);
-  Value second = piece(base + lanes);
-  return vector::ShuffleOp::create(b, loc, first, second, lanesOf);
+  return col == base ? first
+                     : shiftLanes(first, piece(base + lanes), col - base);
 }
 
 SmallVector<Value> PlaneBuilder::rowTaps(Value row) {
@@ -314,9 +191,7 @@ SmallVector<Value> PlaneBuilder::rowTaps(Value row) {
       }
       if (width != lanes ||
           !llvm::equal(lanesOf, llvm::seq<int64_t>(0, lanes))) {
-        Value zeros = arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(f32Vector(width), 0.0f));
-        tap = vector::ShuffleOp::create(b, loc, tap, zeros, lanesOf);
+        tap = vector::ShuffleOp::create(b, loc, tap, zeros(width), lanesOf);
       }
     }
   }
@@ -339,21 +214,10 @@ void PlaneBuilder::addTaps(ArrayRef<Value> taps, int64_t ky,
 SmallVector<Value> PlaneBuilder::initialSums(Value oh, Value plane) {
   SmallVector<Value> sums;
   for (int64_t j = 0; j < chunks; ++j) {
-    if (splat) {
-      sums.push_back(splat);
-      continue;
-    }
-    SmallVector<Value> indices(outRank - 2, index(0));
-    indices.append({oh, index(j * lanes)});
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-    sums.push_back(vector::TransferReadOp::create(
-        b, loc, f32Vector(lanes), plane, indices, zero,
-        ArrayRef<bool>{(j + 1) * lanes <= outCols}));
+    sums.push_back(splat ? splat : readPlaneRow(plane, oh, j * lanes, lanes));
   }
-  Value zeros = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
   for (int64_t p = 1; p < sets; ++p)
-    sums.append(chunks, zeros);
+    sums.append(chunks, zeros(lanes));
   return sums;
 }
 
@@ -362,21 +226,19 @@ Value PlaneBuilder::writeRow(Value oh, Value plane, ArrayRef<Value> sums) {
     Value sum = sums[j];
     for (int64_t p = 1; p < sets; ++p)
       sum = arith::AddFOp::create(b, loc, sum, sums[p * chunks + j]);
-    SmallVector<Value> indices(outRank - 2, index(0));
-    indices.append({oh, index(j * lanes)});
-    plane = vector::TransferWriteOp::create(
-                b, loc, sum, plane, indices,
-                ArrayRef<bool>{(j + 1) * lanes <= outCols})
-                .getResult();
+    plane = writePlaneRow(plane, oh, j * lanes, sum);
   }
   return plane;
 }
 
 Value PlaneBuilder::imageRow(Value oh, int64_t ky) {
-  const Window &w = conv.rows;
+  return imageRowAt(oh, ky * conv.rows.dilation + conv.rows.offset);
+}
+
+Value PlaneBuilder::imageRowAt(Value oh, int64_t offset) {
   return arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, oh, index(w.stride)),
-      index(ky * w.dilation + w.offset));
+      b, loc, arith::MulIOp::create(b, loc, oh, index(conv.rows.stride)),
+      index(offset));
 }
 
 Value PlaneBuilder::checkedRows(Value plane, int64_t from, int64_t to) {
@@ -427,8 +289,7 @@ void PlaneBuilder::addWindowRows(
     }
     for (Value &v : acc)
       if (!v)
-        v = arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
+        v = zeros(lanes);
     auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(acc)), cond,
                                   /*withElseRegion=*/true);
     b.setInsertionPointToStart(ifOp.thenBlock());
@@ -440,87 +301,6 @@ void PlaneBuilder::addWindowRows(
     b.setInsertionPointAfter(ifOp);
     acc = SmallVector<Value>(ifOp.getResults());
   }
-}
-
-std::pair<int64_t, int64_t> PlaneBuilder::sumRegisters(int64_t j0, int64_t j1,
-                                                       int64_t kx) {
-  const Window &w = conv.cols;
-  int64_t shift = w.offset + kx * w.dilation;
-  int64_t lo =
-      std::max<int64_t>(llvm::divideFloorSigned(j0 * lanes + shift, lanes), 0);
-  int64_t hi = std::min<int64_t>(
-      llvm::divideFloorSigned(std::min(j1 * lanes, outCols) - 1 + shift, lanes),
-      llvm::divideCeil(inCols, lanes) - 1);
-  return {lo, std::max<int64_t>(hi - lo + 1, 0)};
-}
-
-int64_t PlaneBuilder::sumLanes(int64_t j0, int64_t j1) {
-  int64_t n = 0;
-  for (int64_t kx = 0; kx < tapCols; ++kx)
-    n += sumRegisters(j0, j1, kx).second;
-  return n * lanes;
-}
-
-Value PlaneBuilder::shiftedSum(ArrayRef<Value> q, int64_t first, int64_t kx,
-                               int64_t j) {
-  const Window &w = conv.cols;
-  int64_t col = j * lanes + w.offset + kx * w.dilation;
-  int64_t base = llvm::divideFloorSigned(col, lanes);
-  auto reg = [&](int64_t r) -> Value {
-    if (r >= first && r < first + static_cast<int64_t>(q.size()))
-      return q[r - first];
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
-  };
-  if (col == base * lanes)
-    return reg(base);
-  SmallVector<int64_t> lanesOf;
-  for (int64_t i = 0; i < lanes; ++i)
-    lanesOf.push_back(col - base * lanes + i);
-  return vector::ShuffleOp::create(b, loc, reg(base), reg(base + 1), lanesOf);
-}
-
-SmallVector<Value> PlaneBuilder::shiftedSums(Value oh, SmallVector<Value> sums,
-                                             int64_t from, int64_t to) {
-  // Groups of output registers whose sums take at most 16 registers of
-  // 16 lanes (sumLanes).
-  for (int64_t j0 = 0, j1; j0 < chunks; j0 = j1) {
-    for (j1 = j0 + 1; j1 < chunks && sumLanes(j0, j1 + 1) <= kMaxSumLanes;)
-      ++j1;
-    SmallVector<std::pair<int64_t, int64_t>> regs;
-    SmallVector<int64_t> at = {0};
-    for (int64_t kx = 0; kx < tapCols; ++kx) {
-      regs.push_back(sumRegisters(j0, j1, kx));
-      at.push_back(at.back() + regs.back().second);
-    }
-    SmallVector<Value> q(at.back());
-    addWindowRows(
-        oh, from, to, q, [&](int64_t ky, Value row, SmallVector<Value> &acc) {
-          DenseMap<int64_t, Value> pieces;
-          for (int64_t kx = 0; kx < tapCols; ++kx)
-            for (int64_t r = 0; r < regs[kx].second; ++r) {
-              int64_t reg = regs[kx].first + r;
-              Value &piece = pieces[reg];
-              if (!piece)
-                piece = readImage(row, reg * lanes, lanes);
-              Value weight = weights[ky * tapCols + kx];
-              Value &sum = acc[at[kx] + r];
-              sum = sum ? vector::FMAOp::create(b, loc, piece, weight, sum)
-                              .getResult()
-                        : arith::MulFOp::create(b, loc, piece, weight)
-                              .getResult();
-            }
-        });
-    for (int64_t j = j0; j < j1; ++j)
-      for (int64_t kx = 0; kx < tapCols; ++kx) {
-        ArrayRef<Value> kq = ArrayRef<Value>(q).slice(at[kx], regs[kx].second);
-        if (kq.empty() || !llvm::all_of(kq, [](Value v) { return bool(v); }))
-          continue; // No window row read the image.
-        sums[j] = arith::AddFOp::create(b, loc, sums[j],
-                                        shiftedSum(kq, regs[kx].first, kx, j));
-      }
-  }
-  return sums;
 }
 
 Value PlaneBuilder::interiorRows(Value plane, int64_t from, int64_t to) {
@@ -571,126 +351,6 @@ Value PlaneBuilder::interiorRows(Value plane, int64_t from, int64_t to) {
   return rowLoop.getResult(0);
 }
 
-Value PlaneBuilder::wholeImageRow(Value row) {
-  Value inside = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, index(0)),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
-                            index(inRows)));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32Vector(lanes)}, inside,
-                                /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(b, loc, readImage(row, 0, lanes));
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(
-      b, loc,
-      ValueRange{arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f))});
-  return ifOp.getResult(0);
-}
-
-Value PlaneBuilder::rowPair(Value oh, Value plane, bool second) {
-  const Window &w = conv.cols;
-  Value next = arith::AddIOp::create(b, loc, oh, index(1));
-  Value zeros = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(f32Vector(lanes), 0.0f));
-  // Initial values: the fill's splat, or the two rows read from `plane`.
-  SmallVector<Value> sums(sets, zeros);
-  if (splat) {
-    sums[0] = splat;
-  } else {
-    auto rowOf = [&](Value r) {
-      SmallVector<Value> indices(outRank - 2, index(0));
-      indices.append({r, index(0)});
-      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-      return vector::TransferReadOp::create(b, loc, f32Vector(slot), plane,
-                                            indices, zero,
-                                            ArrayRef<bool>{outCols == slot})
-          .getResult();
-    };
-    Value low = rowOf(oh);
-    Value high =
-        second ? rowOf(next)
-               : arith::ConstantOp::create(
-                     b, loc, DenseElementsAttr::get(f32Vector(slot), 0.0f))
-                     .getResult();
-    sums[0] = vector::ShuffleOp::create(
-        b, loc, low, high, llvm::to_vector(llvm::seq<int64_t>(0, lanes)));
-  }
-  // Lane i of a tap reads column i*stride + kx*dilation + offset of the
-  // first row's image row, lane slot+i of the second's; the lanes outside
-  // the image row read the last lane of the first register, a zero (the
-  // image row is narrower than the register).
-  // The image rows by their offset from row oh*stride, each read once
-  // (the first row's last window row is the second's first at stride 2).
-  const Window &h = conv.rows;
-  DenseMap<int64_t, Value> imageRows;
-  auto rowAt = [&](int64_t offset) {
-    Value &row = imageRows[offset];
-    if (!row)
-      row = wholeImageRow(arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, oh, index(h.stride)),
-          index(offset)));
-    return row;
-  };
-  for (int64_t ky = 0; ky < tapRows; ++ky) {
-    int64_t offset = ky * h.dilation + h.offset;
-    Value first = rowAt(offset);
-    Value other = rowAt(offset + h.stride);
-    for (int64_t kx = 0; kx < tapCols; ++kx) {
-      SmallVector<int64_t> lanesOf(lanes, lanes - 1);
-      for (int64_t i = 0; i < std::min(slot, outCols); ++i) {
-        int64_t col = i * w.stride + kx * w.dilation + w.offset;
-        if (col < 0 || col >= inCols)
-          continue;
-        lanesOf[i] = col;
-        lanesOf[slot + i] = lanes + col;
-      }
-      Value tap = vector::ShuffleOp::create(b, loc, first, other, lanesOf);
-      int64_t t = ky * tapCols + kx;
-      sums[t % sets] =
-          vector::FMAOp::create(b, loc, tap, weights[t], sums[t % sets]);
-    }
-  }
-  Value sum = sums[0];
-  for (int64_t p = 1; p < sets; ++p)
-    sum = arith::AddFOp::create(b, loc, sum, sums[p]);
-  // Each row's lanes are written back, its tail masked.
-  auto write = [&](Value r, int64_t from) {
-    Value lanesOfRow = vector::ExtractStridedSliceOp::create(
-        b, loc, sum, ArrayRef<int64_t>{from}, ArrayRef<int64_t>{slot},
-        ArrayRef<int64_t>{1});
-    SmallVector<Value> indices(outRank - 2, index(0));
-    indices.append({r, index(0)});
-    plane = vector::TransferWriteOp::create(b, loc, lanesOfRow, plane, indices,
-                                            ArrayRef<bool>{outCols == slot})
-                .getResult();
-  };
-  write(oh, 0);
-  if (second)
-    write(next, slot);
-  return plane;
-}
-
-Value PlaneBuilder::pairedRows(Value plane) {
-  int64_t pairs = outRows / 2;
-  auto pairLoop = scf::ForOp::create(b, loc, index(0), index(pairs), index(1),
-                                     ValueRange{plane});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(pairLoop.getBody());
-    Value oh =
-        arith::MulIOp::create(b, loc, pairLoop.getInductionVar(), index(2));
-    scf::YieldOp::create(b, loc,
-                         rowPair(oh, pairLoop.getRegionIterArgs()[0], true));
-  }
-  plane = pairLoop.getResult(0);
-  if (outRows % 2)
-    plane = rowPair(index(outRows - 1), plane, false);
-  return plane;
-}
-
 Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
   loops.assign(planeLoops.begin(), planeLoops.end());
   // Strided rows of at most one register of `lanes` (half of a 512-bit
@@ -732,6 +392,8 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
   // were chains of 9 dependent multiply-adds: 0.055 ms against 0.014 ms
   // with 3 sets (more sets were slower again). At most `maxSets`.
   sets = std::clamp<int64_t>(8 / chunks, 1, maxSets);
+  if (paired)
+    return pairedRows(plane);
   // The output rows whose window rows are all inside the image need no
   // checks; the rows above and below them do.
   int64_t lo = 0, hi = outRows;
@@ -740,8 +402,6 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
     lo = std::max(lo, first);
     hi = std::min(hi, last);
   }
-  if (paired)
-    return pairedRows(plane);
   // Unit-stride rows whose taps are not carried to the next row add
   // shifted sums, where they fit (every output register's alone). On
   // `cpu:1` (alternating `boo-run-module --benchmark` runs), 56x56x144
@@ -765,8 +425,6 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
     plane = interiorRows(checkedRows(plane, 0, lo), lo, hi);
   return checkedRows(plane, hi, outRows);
 }
-
-} // namespace
 
 bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
                                int64_t vectorWidth) {
