@@ -170,20 +170,17 @@ mlir::boo::chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes,
     // boo-cpu-lower-vectors, ResNet-50's 512->512 gradient at 7x7 went
     // from 1.78-1.83 to 1.41-1.60 ms on cpu:1 (alternating runs), at 14x14
     // stride 2 from 2.18-2.56 to 1.80-2.14 ms.
-    auto inOut = llvm::find_if(outMap.getResults(), [&](AffineExpr e) {
-      return cast<AffineDimExpr>(e).getPosition() == *inner;
-    });
-    SmallVector<unsigned> after;
-    int64_t elements = 1;
-    for (AffineExpr e : llvm::make_range(
-             inOut == outMap.getResults().end() ? inOut : std::next(inOut),
-             outMap.getResults().end())) {
-      after.push_back(cast<AffineDimExpr>(e).getPosition());
-      elements *= ranges[after.back()];
+    std::optional<unsigned> innerPos =
+        outMap.getResultPosition(getAffineDimExpr(*inner, op.getContext()));
+    if (innerPos) {
+      auto after = llvm::seq<unsigned>(*innerPos + 1, outMap.getNumResults());
+      int64_t elements = 1;
+      for (unsigned i : after)
+        elements *= ranges[outMap.getDimPosition(i)];
+      if (elements <= 2 * vectorLanes)
+        for (unsigned i : after)
+          tiles[outMap.getDimPosition(i)] = ranges[outMap.getDimPosition(i)];
     }
-    if (inOut != outMap.getResults().end() && elements <= 2 * vectorLanes)
-      for (unsigned d : after)
-        tiles[d] = ranges[d];
     return tiles;
   }
   assign(vecDim, vectorTile, /*isVector=*/true);
