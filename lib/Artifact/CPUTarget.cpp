@@ -27,6 +27,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -83,6 +84,19 @@ std::string getHostLinker() {
     return findDefaultLLD();
   }();
   return linker;
+}
+
+/// What the host linker adds to a code object: compiler-rt's builtins
+/// archive (lib/Artifact/CMakeLists.txt), whose members LLVM's code calls
+/// where the host has no instruction (bf16 rounding without AVX512-BF16:
+/// __truncsfbf2), when the build found it; only the members called are
+/// linked.
+SmallVector<StringRef> getHostBuiltins() {
+#ifdef BOO_HOST_BUILTINS
+  if (llvm::sys::fs::exists(BOO_HOST_BUILTINS))
+    return {BOO_HOST_BUILTINS};
+#endif
+  return {};
 }
 
 std::string getEntrySymbol(StringRef function) {
@@ -231,7 +245,7 @@ std::optional<SmallVector<char, 0>> mlir::boo::compileHostSharedObject(
     codegen.run(*llvmModule);
   }
   std::optional<SmallVector<char, 0>> sharedObject =
-      linkSharedObject(getHostLinker(), object, {}, error);
+      linkSharedObject(getHostLinker(), object, getHostBuiltins(), error);
   if (!sharedObject)
     error = what.str() + ": " + error;
   return sharedObject;

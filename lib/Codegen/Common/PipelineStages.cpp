@@ -58,6 +58,14 @@ void mlir::boo::addLLVMLoweringStage(
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // bf16 arithmetic is computed in f32 (each result rounded to bf16 by
+  // the expansion below): LLVM would otherwise promote it itself and, on
+  // hosts without AVX512-BF16 (an AVX2 Zen 3), round through a call to
+  // compiler-rt's __truncsfbf2, which no process provides.
+  arith::ArithEmulateUnsupportedFloatsOptions emulateOptions;
+  emulateOptions.sourceTypeStrs = {"bf16"};
+  emulateOptions.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulateOptions));
   arith::ArithExpandOpsPassOptions expandOptions;
   expandOptions.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOptions));

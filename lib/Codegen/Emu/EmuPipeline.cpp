@@ -69,7 +69,9 @@ void mlir::boo::addEmuHostLoweringStages(OpPassManager &pm) {
   // 7. Scalar host lowering to LLVM (kernels take two pointers: the
   //    context and the argument array).
   //    boo-opt --convert-vector-to-scf --convert-scf-to-cf
-  //      --expand-strided-metadata --lower-affine --arith-expand
+  //      --expand-strided-metadata --lower-affine
+  //      --arith-emulate-unsupported-floats="source-types=bf16
+  //        target-type=f32" --arith-expand=include-bf16
   //      --convert-math-to-libm --convert-vector-to-llvm
   //      --finalize-memref-to-llvm --convert-math-to-llvm
   //      --convert-arith-to-llvm --convert-index-to-llvm --convert-ub-to-llvm
