@@ -6,6 +6,7 @@
 
 #include "Boo/Harness/CachedCompile.h"
 
+#include "Boo/Codegen/CPU/Pipelines.h"
 #include "Boo/Dialect/Boo/TransformOps/TuningSpec.h"
 #include "boo/ModuleFormat.h"
 
@@ -16,7 +17,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <dlfcn.h>
@@ -72,6 +75,16 @@ bool harness::computeArtifactCacheKey(ModuleOp module,
     options.cpu.print(os);
   }
   builder.add("cpu-options", cpuOptions);
+  // Options left at 0 take the host's values, and the code is compiled for
+  // the host's CPU: a cache shared between hosts keeps their kernels apart.
+  if (llvm::is_contained(options.targets, "cpu"))
+    builder.add("cpu-host",
+                llvm::formatv("{0} registers={1} l1={2} l2={3} llc={4}",
+                              llvm::sys::getHostCPUName(),
+                              getHostVectorRegisterLanes(),
+                              getHostL1DataCacheBytes(), getHostL2CacheBytes(),
+                              getHostLastLevelCacheBytes())
+                    .str());
   builder.add("cpu-loop-unrolling", options.cpuLoopUnrolling ? "1" : "0");
   builder.add("gpu-opt-level", std::to_string(options.gpuOptLevel));
   builder.add("emu-checks", options.emuChecks ? "1" : "0");

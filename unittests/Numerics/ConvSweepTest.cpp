@@ -766,6 +766,31 @@ TEST(ConvSweep, PackedBlocks) {
   });
 }
 
+TEST(ConvSweep, AccumulatorBudgets) {
+  // accumulator-lanes is the CPU pipeline's (the host's register file by
+  // default); small budgets shrink the register tiles of every host's
+  // contractions, as an AVX2 host's 96 lanes shrink its 8x32 ones.
+  if (getSweepOptions(0).device != "cpu")
+    GTEST_SKIP() << "accumulator budgets are a CPU schedule's";
+  runSweep("ConvSweep.AccumulatorBudgets", 45, [](CaseRng &rng, Case &c) {
+    bool made;
+    switch (rng.range(0, 2)) {
+    case 0:
+      made = makeAnyDirection(rng, c, randomSplitChannelsProblem);
+      break;
+    case 1:
+      made = rng.coin() ? makeForward(rng, c, randomMergedConvProblem)
+                        : makeBackwardData(rng, c, randomMergedConvProblem);
+      break;
+    default:
+      made = makeForward(rng, c, randomPackedConvProblem);
+      break;
+    }
+    c.accumulatorLanes = rng.pick(std::vector<int64_t>{16, 24, 48, 96});
+    return made;
+  });
+}
+
 TEST(ConvSweep, PlaneConvs) {
   runSweep("ConvSweep.PlaneConvs", 60, [](CaseRng &rng, Case &c) {
     // Backward weight at batch 1 has the shape of a plane convolution

@@ -403,6 +403,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
        << " vectorize=" << vectorize << " stream-min-bytes=" << c.streamMinBytes
        << " pack-min-bytes=" << c.packMinBytes
        << " overlap-merged-tails=" << c.overlapMergedTails
+       << " accumulator-lanes=" << c.accumulatorLanes
        << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
        << " BOO_SWEEP_SEED=" << options.seed << " BOO_SWEEP_CASE=" << index
        << " build/bin/BooNumericsSweepTests --gtest_filter=" << sweepName
@@ -457,6 +458,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     artifactOptions.cpu.streamMinBytes = c.streamMinBytes;
     artifactOptions.cpu.packMinBytes = c.packMinBytes;
     artifactOptions.cpu.overlapMergedTails = c.overlapMergedTails;
+    artifactOptions.cpu.accumulatorLanes = c.accumulatorLanes;
     std::string bytes;
     bool compiled;
     {

@@ -144,6 +144,8 @@ struct Case {
   int64_t packMinBytes = 0;
   /// The CPU pipeline's overlap-merged-tails.
   bool overlapMergedTails = true;
+  /// The CPU pipeline's accumulator-lanes (0: the host's).
+  int64_t accumulatorLanes = 0;
 };
 
 /// Sweep settings, from the environment.

@@ -45,6 +45,11 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     BooCPUTileAndVectorizeOptions tileOptions;
     tileOptions.vectorWidth = options.vectorWidth;
+    // The accumulators keep a quarter of the registers free for the
+    // operands of their multiply-adds (broadcast rows, vectors read).
+    tileOptions.accumulatorLanes = options.accumulatorLanes > 0
+                                       ? options.accumulatorLanes
+                                       : getHostVectorRegisterLanes() * 3 / 4;
     int64_t l1 = options.l1CacheBytes > 0 ? options.l1CacheBytes
                                           : getHostL1DataCacheBytes();
     tileOptions.rowChainBytes = l1 / 2;
@@ -99,6 +104,8 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
   //      --boo-cpu-hook-allocations --convert-scf-to-cf
   //      --expand-strided-metadata --lower-affine
+  //      --arith-emulate-unsupported-floats="source-types=bf16
+  //        target-type=f32"
   //      --arith-expand=include-bf16 --convert-math-to-libm
   //      --convert-vector-to-llvm=vector-contract-lowering=outerproduct
   //      --finalize-memref-to-llvm=use-generic-functions
@@ -172,6 +179,23 @@ SmallVector<SysfsCache> readSysfsCaches() {
   return caches;
 }
 } // namespace
+
+int64_t mlir::boo::getHostVectorRegisterLanes() {
+  static const int64_t lanes = [] {
+    llvm::Triple triple(llvm::sys::getProcessTriple());
+    if (triple.isAArch64())
+      return int64_t(32 * 4);
+    if (triple.getArch() != llvm::Triple::x86_64)
+      return int64_t(16 * 4);
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    if (features.lookup("avx512f"))
+      return int64_t(32 * 16);
+    if (features.lookup("avx"))
+      return int64_t(16 * 8);
+    return int64_t(16 * 4);
+  }();
+  return lanes;
+}
 
 int64_t mlir::boo::getHostL1DataCacheBytes() {
   static const int64_t bytes = [] {

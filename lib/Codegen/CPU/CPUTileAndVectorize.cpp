@@ -349,6 +349,8 @@ struct BooCPUTileAndVectorizePass
     SmallVector<linalg::GenericOp> candidates;
     func.walk([&](linalg::GenericOp op) { candidates.push_back(op); });
 
+    TileTargets targets{vectorWidth, 4 * vectorWidth, rowTile, reductionTile,
+                        accumulatorLanes};
     SmallVector<linalg::GenericOp> tiled;
     // The copies the contractions' operands are prepared by (promotions to
     // f32, transposes), tiled after them.
@@ -359,8 +361,7 @@ struct BooCPUTileAndVectorizePass
     // Whether each tile of `op` writes whole 64-byte lines of its output
     // (its vector tile, along the output's innermost dim).
     auto writesWholeLines = [&](linalg::GenericOp op) {
-      FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(
-          op, vectorWidth, 4 * vectorWidth, rowTile, reductionTile);
+      FailureOr<SmallVector<int64_t>> tiles = chooseTileSizes(op, targets);
       auto type = cast<ShapedType>(op.getDpsInits()[0].getType());
       return succeeded(tiles) &&
              (*tiles)[vectorLoop(op)] * type.getElementTypeBitWidth() >= 64 * 8;
@@ -393,8 +394,7 @@ struct BooCPUTileAndVectorizePass
       auto choose = [&]() -> FailureOr<SmallVector<int64_t>> {
         if (combine)
           return rowCombineTileSizes(op);
-        return chooseTileSizes(op, vectorWidth, 4 * vectorWidth, rowTile,
-                               reductionTile);
+        return chooseTileSizes(op, targets);
       };
       FailureOr<SmallVector<int64_t>> tiles = choose();
       if (failed(tiles))

@@ -109,10 +109,52 @@ static bool crowdsCacheSet(linalg::GenericOp op, unsigned d, int64_t rows) {
   return false;
 }
 
+/// Shrinks the register tile of a reduction (`tiles` along `vecDim` and
+/// `rowDim`) whose accumulators hold more than `accumulatorLanes` f32
+/// lanes, which would spill them to the stack in every step of the
+/// reduction: of the vector tiles that divide the vector loop (halving
+/// down to one vector) and the most rows that then fit, it takes the one
+/// that holds the most lanes, then the one that loads fewer registers per
+/// step (rows broadcast plus vectors read). An AVX2 host (16 registers of
+/// 8 lanes) gets 12 accumulator registers where the tile aims at 8 rows of
+/// 32 lanes (32 registers); see docs/CPUPipeline.md, "Choose static tile
+/// sizes".
+static void fitAccumulators(SmallVector<int64_t> &tiles,
+                            ArrayRef<int64_t> ranges, unsigned vecDim,
+                            unsigned rowDim, const TileTargets &targets) {
+  int64_t budget = targets.accumulatorLanes;
+  if (budget <= 0 || tiles[vecDim] * tiles[rowDim] <= budget)
+    return;
+  int64_t lanes = targets.vectorLanes;
+  int64_t bestVector = tiles[vecDim], bestRows = 1;
+  auto loads = [&](int64_t vector, int64_t rows) {
+    return rows + (vector + lanes - 1) / lanes;
+  };
+  for (int64_t vector = tiles[vecDim]; vector >= 1;) {
+    int64_t rows = largestDivisor(ranges[rowDim],
+                                  std::max<int64_t>(1, budget / vector));
+    rows = std::min(rows, tiles[rowDim]);
+    int64_t held = vector * rows, bestHeld = bestVector * bestRows;
+    if (held <= budget &&
+        (held > bestHeld || bestHeld > budget ||
+         (held == bestHeld && loads(vector, rows) < loads(bestVector, bestRows)))) {
+      bestVector = vector;
+      bestRows = rows;
+    }
+    if (vector <= lanes || vector % 2 != 0 || ranges[vecDim] % (vector / 2))
+      break;
+    vector /= 2;
+  }
+  tiles[vecDim] = bestVector;
+  tiles[rowDim] = bestRows;
+}
+
 FailureOr<SmallVector<int64_t>>
-mlir::boo::chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes,
-                           int64_t vectorTile, int64_t rowTile,
-                           int64_t reductionTile) {
+mlir::boo::chooseTileSizes(linalg::GenericOp op, const TileTargets &targets) {
+  int64_t vectorLanes = targets.vectorLanes;
+  int64_t vectorTile = targets.vectorTile;
+  int64_t rowTile = targets.rowTile;
+  int64_t reductionTile = targets.reductionTile;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.empty())
     return failure();
@@ -224,6 +266,8 @@ mlir::boo::chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes,
     assign(*rowDim, rows > rowTile && crowdsCacheSet(op, *rowDim, rows)
                         ? rowTile
                         : rows);
+  if (rowDim && op.getNumReductionLoops() > 0)
+    fitAccumulators(tiles, ranges, vecDim, *rowDim, targets);
   // Reduction dim: the reduction loop of some input's innermost dim (a
   // channel loop), else the reduction loop that admits the largest tile.
   // None when an input is indexed by every loop (a row reduction's

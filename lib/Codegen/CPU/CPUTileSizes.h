@@ -27,10 +27,25 @@ unsigned vectorLoop(linalg::GenericOp op);
 /// `vecDim`), that loop.
 std::optional<unsigned> transposedLoop(linalg::GenericOp op, unsigned vecDim);
 
+/// What chooseTileSizes aims for (boo-cpu-tile-and-vectorize's options).
+struct TileTargets {
+  /// f32 lanes of one vector (`vector-width`).
+  int64_t vectorLanes;
+  /// The most lanes of the vector loop's tile.
+  int64_t vectorTile;
+  /// The extent of the register rows' tile (`row-tile`).
+  int64_t rowTile;
+  /// The extent of the reduction's tile (`reduction-tile`).
+  int64_t reductionTile;
+  /// The most f32 lanes a contraction's accumulator tile (its rows times
+  /// its vector tile) may hold (`accumulator-lanes`): what the host's
+  /// vector registers hold with room left for the operands.
+  int64_t accumulatorLanes;
+};
+
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.
-FailureOr<SmallVector<int64_t>>
-chooseTileSizes(linalg::GenericOp op, int64_t vectorLanes, int64_t vectorTile,
-                int64_t rowTile, int64_t reductionTile);
+FailureOr<SmallVector<int64_t>> chooseTileSizes(linalg::GenericOp op,
+                                                const TileTargets &targets);
 
 /// The tiles of a row reduction's combination (splitRowReduction): one row
 /// (every parallel loop 1), every reduction loop whole.

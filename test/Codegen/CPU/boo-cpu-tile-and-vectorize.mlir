@@ -15,6 +15,8 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=8192 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=98304 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=131072 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDERHALF
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=96 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ACC96
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=48 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ACC48
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -2065,4 +2067,33 @@ func.func @weight_gradient_to_kcyx(%g: tensor<32x3x3x32xf32>) -> tensor<32x32x3x
     linalg.yield %a : f32
   } -> tensor<32x32x3x3xf32>
   return %r : tensor<32x32x3x3xf32>
+}
+
+// -----
+
+#in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (kh, kw, c, k)>
+#out = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh, ow, k)>
+
+// The register tile fits accumulator-lanes. By default (256) it is 6 rows
+// (ow: the largest divisor of 12 up to 8) of 32 output channels; an AVX2
+// host's 96 lanes (12 of its 16 registers) take 3 rows of 32, where 6 of
+// 16 would hold as many but read 8 registers per step instead of 7; 48
+// lanes take 3 rows of 16 (6 of 8 would read 7 instead of 5).
+// CHECK-LABEL: func.func @conv_nhwc_accumulator_budget
+// CHECK:         vector.contract {{.*}} : vector<6x16xf32>, vector<16x32xf32> into vector<6x32xf32>
+// ACC96-LABEL: func.func @conv_nhwc_accumulator_budget
+// ACC96:         scf.forall ({{.*}}) = (0, 0, 0) to (12, 12, 64) step (1, 3, 32)
+// ACC96:         vector.contract {{.*}} : vector<3x16xf32>, vector<16x32xf32> into vector<3x32xf32>
+// ACC48-LABEL: func.func @conv_nhwc_accumulator_budget
+// ACC48:         scf.forall ({{.*}}) = (0, 0, 0) to (12, 12, 64) step (1, 3, 16)
+// ACC48:         vector.contract {{.*}} : vector<3x16xf32>, vector<16x16xf32> into vector<3x16xf32>
+func.func @conv_nhwc_accumulator_budget(%x: tensor<1x14x14x16xf32>, %w: tensor<3x3x16x64xf32>, %acc: tensor<1x12x12x64xf32>) -> tensor<1x12x12x64xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #fil, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x14x14x16xf32>, tensor<3x3x16x64xf32>) outs(%acc : tensor<1x12x12x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x12x12x64xf32>
+  return %0 : tensor<1x12x12x64xf32>
 }

@@ -63,6 +63,11 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "Target extent of the second parallel (register-row) tile">,
        Option<"reductionTile", "reduction-tile", "int64_t", /*default=*/"16",
               "Target extent of the innermost reduction tile">,
+       Option<"accumulatorLanes", "accumulator-lanes", "int64_t",
+              /*default=*/"256",
+              "The most f32 lanes a contraction's register tile of "
+              "accumulators may hold (its rows times its vector tile); a "
+              "larger tile is shrunk to fit (0: no limit)">,
        Option<"vectorize", "vectorize", "bool", /*default=*/"true",
               "Vectorize the tiles (false: tile only, for debugging)">,
        Option<"peelFilterBytes", "peel-filter-bytes", "int64_t",

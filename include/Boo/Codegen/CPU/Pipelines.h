@@ -27,6 +27,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("f32 lanes of one vector register; the innermost "
                      "parallel tile spans up to 4 registers"),
       llvm::cl::init(8)};
+  Option<int64_t> accumulatorLanes{
+      *this, "accumulator-lanes",
+      llvm::cl::desc("The most f32 lanes a contraction's register tile of "
+                     "accumulators may hold "
+                     "(boo-cpu-tile-and-vectorize's accumulator-lanes; 0: "
+                     "three quarters of the host's vector registers: 384 "
+                     "with AVX-512, 96 with AVX2)"),
+      llvm::cl::init(0)};
   Option<int64_t> l1CacheBytes{
       *this, "l1-cache-bytes",
       llvm::cl::desc("Bytes of the L1 data cache the tiles are sized for "
@@ -105,6 +113,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// Boo (or linalg on tensors) to the LLVM dialect for the host CPU; ends
 /// with boo-verify-llvm-contract.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// The f32 lanes of the host's vector registers, all of them: 32 x 16
+/// with AVX-512, 16 x 8 with AVX, 16 x 4 on other x86-64 hosts, 32 x 4 on
+/// AArch64 (NEON), 16 x 4 elsewhere.
+int64_t getHostVectorRegisterLanes();
 
 /// The host's L1 data cache size in bytes per core, as the system reports
 /// it (sysconf on glibc, else sysfs), or 32 KiB when it reports none.
