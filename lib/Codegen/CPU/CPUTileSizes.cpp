@@ -130,20 +130,20 @@ static void fitAccumulators(SmallVector<int64_t> &tiles,
   auto loads = [&](int64_t vector, int64_t rows) {
     return rows + (vector + lanes - 1) / lanes;
   };
-  for (int64_t vector = tiles[vecDim]; vector >= 1;) {
+  for (int64_t vector = tiles[vecDim];; vector /= 2) {
     int64_t rows = largestDivisor(ranges[rowDim],
                                   std::max<int64_t>(1, budget / vector));
     rows = std::min(rows, tiles[rowDim]);
     int64_t held = vector * rows, bestHeld = bestVector * bestRows;
+    bool fewerLoads = held == bestHeld &&
+                      loads(vector, rows) < loads(bestVector, bestRows);
     if (held <= budget &&
-        (held > bestHeld || bestHeld > budget ||
-         (held == bestHeld && loads(vector, rows) < loads(bestVector, bestRows)))) {
+        (held > bestHeld || bestHeld > budget || fewerLoads)) {
       bestVector = vector;
       bestRows = rows;
     }
-    if (vector <= lanes || vector % 2 != 0 || ranges[vecDim] % (vector / 2))
+    if (vector <= lanes || vector % 2 != 0)
       break;
-    vector /= 2;
   }
   tiles[vecDim] = bestVector;
   tiles[rowDim] = bestRows;
