@@ -30,8 +30,10 @@ def read_commands(path, op_pattern=r"(conv|layernorm)\w*"):
 
 
 def run_driver(driver, commands, threads, iterations, csv_path,
-               backend="onednn", tool="boo-bench"):
-    """Runs `commands` on cpu:`threads` against `backend`; returns CSV rows."""
+               backend="onednn", tool="boo-bench", pipeline_options=""):
+    """Runs `commands` on cpu:`threads` against `backend` (Boo's kernels
+    compiled with the CPU pipeline's `pipeline_options`, if any); returns
+    CSV rows."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(commands) + "\n")
         commands_file = f.name
@@ -40,6 +42,8 @@ def run_driver(driver, commands, threads, iterations, csv_path,
                f"--reference-backend={backend}", "--time",
                f"--iterations={iterations}", "--csv", csv_path,
                "--commands-file", commands_file]
+        if pipeline_options:
+            cmd.append(f"--cpu-pipeline-options={pipeline_options}")
         result = subprocess.run(cmd, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
         if not os.path.exists(csv_path):

@@ -12,6 +12,7 @@ oneDNN's (> 1: Boo is faster), with the worst command.
   build/venv/bin/python bench/python/boo-bench-onednn.py               # all
   python3 bench/python/boo-bench-onednn.py --variants f32-nchw --threads 1
   python3 bench/python/boo-bench-onednn.py --commands-file my.txt --iterations 3
+  python3 bench/python/boo-bench-onednn.py --cpu-pipeline-options=accumulator-lanes=256
 
 Each driver run also writes its CSV (--csv-dir). A command oneDNN cannot
 run, or that fails, is listed and left out of the ratios.
@@ -78,6 +79,10 @@ def main():
                         help="command lists to run instead of --networks")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="comma-separated: " + ", ".join(VARIANTS))
+    parser.add_argument("--cpu-pipeline-options", default="",
+                        help="boo-to-llvm-cpu options for Boo's kernels "
+                             "(e.g. accumulator-lanes=256: the register "
+                             "tiles of AVX-512 hosts)")
     add_run_arguments(parser, iterations=5)
     args = parser.parse_args()
 
@@ -91,6 +96,8 @@ def main():
     print(f"Boo's speed over oneDNN's (> 1: Boo faster), {len(commands)} "
           f"commands per variant, {args.iterations} timed calls each; "
           f"CSVs in {csv_dir}")
+    if args.cpu_pipeline_options:
+        print(f"Boo's CPU pipeline options: {args.cpu_pipeline_options}")
     print(f"{'variant':<10} {'threads':>7} {'direction':<10} {'n':>3} "
           f"{'median':>7} {'worst':>7}  worst command")
     for variant in args.variants.split(","):
@@ -102,7 +109,8 @@ def main():
             csv_path = os.path.join(csv_dir, f"{variant}-{t}.csv")
             rows = run_driver(args.driver, variant_commands, t,
                               args.iterations, csv_path,
-                              tool="boo-bench-onednn")
+                              tool="boo-bench-onednn",
+                              pipeline_options=args.cpu_pipeline_options)
             summary, skipped = summarize(rows)
             for direction in sorted(summary):
                 n, median, worst, command = summary[direction]

@@ -134,6 +134,12 @@ llvm::cl::opt<std::string> tuningSpec(
     llvm::cl::desc("GPU tuning spec (default: BOO_TUNING_SPEC_PATH, else "
                    "the embedded spec)"),
     llvm::cl::cat(driverCategory));
+llvm::cl::opt<std::string> cpuPipelineOptions(
+    "cpu-pipeline-options",
+    llvm::cl::desc("Options of boo-to-llvm-cpu for --device=cpu[:N], as "
+                   "boo-run-module takes them, e.g. \"accumulator-lanes=256\" "
+                   "(an A/B run of a schedule's option against its default)"),
+    llvm::cl::value_desc("OPTIONS"), llvm::cl::cat(driverCategory));
 llvm::cl::opt<bool> preload(
     "preload",
     llvm::cl::desc("Compile every command of --commands-file for every "
@@ -436,6 +442,11 @@ bool Driver::compileAndLoad(const MIOpenProblem &problem, CommandRow &row,
   options.targets = {target};
   options.tuningSpec = tuningSpec;
   options.producer = "boo-driver";
+  if (!cpuPipelineOptions.empty() &&
+      failed(options.cpu.parseFromString(cpuPipelineOptions))) {
+    error = "invalid --cpu-pipeline-options '" + cpuPipelineOptions + "'";
+    return false;
+  }
   harness::CompileResult compiled;
   if (!harness::compileCached(**module, options, cache, compiled, error))
     return false;
@@ -686,6 +697,15 @@ int runDriver(const std::string &command) {
     target = "emu:" + target;
   else if (!llvm::StringRef(target).starts_with("gfx"))
     target = "cpu";
+  if (!cpuPipelineOptions.empty()) {
+    CPUPipelineOptions parsed;
+    if (target != "cpu")
+      return fail("--cpu-pipeline-options: --device=" + deviceName +
+                  " runs no CPU code (use cpu or cpu:N)");
+    if (failed(parsed.parseFromString(cpuPipelineOptions)))
+      return fail("invalid --cpu-pipeline-options '" + cpuPipelineOptions +
+                  "'");
+  }
   if (referenceBackend == "memcpy" && target != "cpu")
     return fail("--reference-backend=memcpy compares against the host's "
                 "memory; --device=" +
