@@ -75,9 +75,12 @@ bool harness::computeArtifactCacheKey(ModuleOp module,
     options.cpu.print(os);
   }
   builder.add("cpu-options", cpuOptions);
-  // Options left at 0 take the host's values, and the code is compiled for
-  // the host's CPU: a cache shared between hosts keeps their kernels apart.
-  if (llvm::is_contained(options.targets, "cpu"))
+  // The cpu target's options left at 0 take the host's values, and the
+  // cpu and emulator targets are compiled for the host's CPU: a cache
+  // shared between hosts keeps their kernels apart.
+  if (llvm::any_of(options.targets, [](const std::string &target) {
+        return target == "cpu" || StringRef(target).starts_with("emu:");
+      }))
     builder.add("cpu-host",
                 llvm::formatv("{0} registers={1} l1={2} l2={3} llc={4}",
                               llvm::sys::getHostCPUName(),
