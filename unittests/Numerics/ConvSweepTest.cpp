@@ -791,6 +791,30 @@ TEST(ConvSweep, AccumulatorBudgets) {
   });
 }
 
+TEST(ConvSweep, SplitRowLoops) {
+  // An AVX2 host's 96 accumulator lanes make 6 rows of 16 lanes, and 48
+  // lanes 6 rows of 8: with 7 to 40 output channels per group (input
+  // channels backward), mostly no multiple of 6, the merged 1x1
+  // channels-first convolutions' rows are split in two overlapping pieces
+  // (splitRowLoop), and positions no multiple of 16 split them again.
+  if (getSweepOptions(0).device != "cpu")
+    GTEST_SKIP() << "accumulator budgets are a CPU schedule's";
+  runSweep("ConvSweep.SplitRowLoops", 40, [](CaseRng &rng, Case &c) {
+    auto problem = [](CaseRng &rng, ConvProblem &p) {
+      if (!randomMergedConvProblem(rng, p))
+        return false;
+      p.outChannels = p.groups * rng.range(7, 40);
+      p.inChannels = p.groups * rng.range(1, 40);
+      std::string error;
+      return p.validate(error);
+    };
+    bool made = rng.coin(0.6) ? makeForward(rng, c, problem)
+                              : makeBackwardData(rng, c, problem);
+    c.accumulatorLanes = rng.pick(std::vector<int64_t>{48, 96, 96});
+    return made;
+  });
+}
+
 TEST(ConvSweep, PlaneConvs) {
   runSweep("ConvSweep.PlaneConvs", 60, [](CaseRng &rng, Case &c) {
     // Backward weight at batch 1 has the shape of a plane convolution

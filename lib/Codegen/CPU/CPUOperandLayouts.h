@@ -16,11 +16,14 @@
 #ifndef BOO_LIB_CODEGEN_CPU_CPUOPERANDLAYOUTS_H
 #define BOO_LIB_CODEGEN_CPU_CPUOPERANDLAYOUTS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::boo {
+
+struct TileTargets;
 
 /// A map result as sum(coefficient * loop) + constant.
 struct LinearExpr {
@@ -168,13 +171,34 @@ mergeInnerOutputLoops(RewriterBase &rewriter, linalg::GenericOp op,
 /// fill, reading slices of the inputs that the loop indexes (as one plain
 /// dim: a filter's output channels); the second is appended to `tails`
 /// and overwrites the lanes both compute with the same values
-/// (CPUVectorLoopSplit.cpp). Returns the first generic, or `op` when it
+/// (CPULoopSplits.cpp). Returns the first generic, or `op` when it
 /// does not apply (the loop in a window, or indexing every input: a
 /// depthwise convolution's).
 linalg::GenericOp splitVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                                   int64_t lanes,
                                   SmallVectorImpl<linalg::GenericOp> &copies,
                                   SmallVectorImpl<linalg::GenericOp> &tails);
+
+/// A contraction whose register tile under `targets.accumulatorLanes`
+/// would take rows that do not divide its row loop (6 rows of 16 lanes on
+/// an AVX2 host, for 512 output channels), with a fill as its initial
+/// value and no input copied before it (`copies`: both pieces would copy
+/// it), computed by two generics: over the leading multiple of those rows
+/// and over the last of them (506 to 511), each from its own fill, reading
+/// slices of the inputs that the row loop indexes as one plain dim; the
+/// second is appended to `tails` (CPULoopSplits.cpp). Returns the first
+/// generic, or `op` when it does not apply.
+linalg::GenericOp splitRowLoop(RewriterBase &rewriter, linalg::GenericOp op,
+                               const TileTargets &targets,
+                               SmallVectorImpl<linalg::GenericOp> &copies,
+                               SmallVectorImpl<linalg::GenericOp> &tails);
+
+/// The pieces of a piece (computeInPieces of a generic that is itself one:
+/// a channels-first 1x1 convolution's positions split, then their rows)
+/// inserted into the outer result directly, instead of into a tensor of
+/// their own that is then inserted (a copy after bufferization, whose
+/// empty-tensor elimination reaches only one level).
+void flattenNestedPieces(RewriterBase &rewriter, func::FuncOp func);
 
 /// A contraction whose vector loop `vecDim` (the loop of the output's
 /// innermost dim) slides in a window, as the output columns of an NCHW

@@ -64,6 +64,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     tileOptions.planeConvs = options.planeConvs;
     tileOptions.clipPaddedWindows = options.clipPaddedWindows;
     tileOptions.overlapMergedTails = options.overlapMergedTails;
+    tileOptions.splitRowLoops = options.splitRowLoops;
     tileOptions.depthwiseRows = options.depthwiseRows;
     // An operand copy larger than the L2 cache is packed per block, where
     // its tiles read it.

@@ -417,6 +417,10 @@ struct BooCPUTileAndVectorizePass
         op = blockVectorLoop(rewriter, op, vectorLoop(op),
                              (*tiles)[vectorLoop(op)], packMinBytes, copies);
         makeVectorDimContiguous(rewriter, op, vectorLoop(op), copies);
+        // Register tiles whose rows do not divide the row loop: its last
+        // rows are a piece of their own, tiled after this one.
+        if (splitRowLoops)
+          op = splitRowLoop(rewriter, op, targets, copies, tails);
         tiles = choose();
         if (failed(tiles))
           return;
@@ -508,6 +512,7 @@ struct BooCPUTileAndVectorizePass
       }
       tileOne(op, /*prepare=*/false);
     }
+    flattenNestedPieces(rewriter, func);
     if (!vectorize)
       return;
 

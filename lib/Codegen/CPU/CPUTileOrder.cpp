@@ -70,8 +70,16 @@ linalg::GenericOp mlir::boo::visitVectorTilesFirst(
   auto [vectorBytes, vectorCopied] =
       largestInput(op, vectorLoop, *rowLoop, copies);
   int64_t rowBytes = largestInput(op, *rowLoop, vectorLoop, copies).first;
-  if (vectorCopied || vectorBytes <= l2CacheBytes / 2 ||
-      rowBytes > l2CacheBytes / 2)
+  if (vectorCopied || vectorBytes <= l2CacheBytes / 2)
+    return op;
+  // Both inputs beyond L2: whichever order reads fewer bytes from beyond
+  // it. Row tiles first, each re-reads the vector input; vector tiles
+  // first, each re-reads the row input.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t rowTiles = ranges[*rowLoop] / tiles[*rowLoop];
+  int64_t vectorTiles = ranges[vectorLoop] / tiles[vectorLoop];
+  if (rowBytes > l2CacheBytes / 2 &&
+      vectorTiles * rowBytes >= rowTiles * vectorBytes)
     return op;
   SmallVector<unsigned> order;
   for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {

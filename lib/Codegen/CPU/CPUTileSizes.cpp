@@ -113,12 +113,16 @@ static bool crowdsCacheSet(linalg::GenericOp op, unsigned d, int64_t rows) {
 /// `rowDim`) whose accumulators hold more than `accumulatorLanes` f32
 /// lanes, which would spill them to the stack in every step of the
 /// reduction: of the vector tiles that divide the vector loop (halving
-/// down to one vector) and the most rows that then fit, it takes the one
-/// that holds the most lanes, then the one that loads fewer registers per
-/// step (rows broadcast plus vectors read). An AVX2 host (16 registers of
-/// 8 lanes) gets 12 accumulator registers where the tile aims at 8 rows of
-/// 32 lanes (32 registers); see docs/CPUPipeline.md, "Choose static tile
-/// sizes".
+/// down to one vector) and the most rows that then fit (dividing the row
+/// loop unless `targets.undividedRows`), it takes the one whose step fits
+/// the registers (the accumulators, one row of the vector operand and a
+/// broadcast register in the lanes of which `accumulatorLanes` is three
+/// quarters), then the one that holds the most lanes, then the one that
+/// loads fewer registers per step (rows broadcast plus vectors read). An
+/// AVX2 host (16 registers of 8 lanes) gets 12 accumulator registers,
+/// 6 rows of 16 lanes (3 of 32 leave 4 registers for the 4 of a vector
+/// row and a broadcast), where the tile aims at 8 rows of 32 lanes (32
+/// registers); see docs/CPUPipeline.md, "Choose static tile sizes".
 static void fitAccumulators(SmallVector<int64_t> &tiles,
                             ArrayRef<int64_t> ranges, unsigned vecDim,
                             unsigned rowDim, const TileTargets &targets) {
@@ -126,24 +130,41 @@ static void fitAccumulators(SmallVector<int64_t> &tiles,
   if (budget <= 0 || tiles[vecDim] * tiles[rowDim] <= budget)
     return;
   int64_t lanes = targets.vectorLanes;
-  int64_t bestVector = tiles[vecDim], bestRows = 1;
   auto loads = [&](int64_t vector, int64_t rows) {
     return rows + (vector + lanes - 1) / lanes;
   };
-  for (int64_t vector = tiles[vecDim];; vector /= 2) {
-    int64_t rows = largestDivisor(ranges[rowDim],
-                                  std::max<int64_t>(1, budget / vector));
-    rows = std::min(rows, tiles[rowDim]);
+  auto fits = [&](int64_t vector, int64_t rows) {
+    return 3 * (vector * rows + vector + lanes) <= 4 * budget;
+  };
+  // Whether (vector, rows) is a better tile than (bestVector, bestRows).
+  auto better = [&](int64_t vector, int64_t rows, int64_t bestVector,
+                    int64_t bestRows) {
+    if (fits(vector, rows) != fits(bestVector, bestRows))
+      return fits(vector, rows);
     int64_t held = vector * rows, bestHeld = bestVector * bestRows;
-    bool fewerLoads = held == bestHeld &&
-                      loads(vector, rows) < loads(bestVector, bestRows);
-    if (held <= budget &&
-        (held > bestHeld || bestHeld > budget || fewerLoads)) {
+    if (held != bestHeld)
+      return held > bestHeld;
+    return loads(vector, rows) < loads(bestVector, bestRows);
+  };
+  int64_t bestVector = 0, bestRows = 0;
+  for (int64_t vector = tiles[vecDim];; vector /= 2) {
+    int64_t most = std::max<int64_t>(1, budget / vector);
+    int64_t rows =
+        targets.undividedRows
+            ? std::min({most, ranges[rowDim],
+                        std::max(tiles[rowDim], targets.rowTile)})
+            : std::min(largestDivisor(ranges[rowDim], most), tiles[rowDim]);
+    if (vector * rows <= budget &&
+        (bestRows == 0 || better(vector, rows, bestVector, bestRows))) {
       bestVector = vector;
       bestRows = rows;
     }
     if (vector <= lanes || vector % 2 != 0)
       break;
+  }
+  if (bestRows == 0) {
+    bestVector = tiles[vecDim];
+    bestRows = 1;
   }
   tiles[vecDim] = bestVector;
   tiles[rowDim] = bestRows;

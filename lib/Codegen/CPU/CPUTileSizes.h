@@ -41,6 +41,11 @@ struct TileTargets {
   /// its vector tile) may hold (`accumulator-lanes`): what the host's
   /// vector registers hold with room left for the operands.
   int64_t accumulatorLanes;
+  /// Whether the rows of an accumulator tile cut down to
+  /// `accumulatorLanes` may leave a remainder of the row loop (splitRowLoop
+  /// asks so; every tile chooseTileSizes gives otherwise divides its
+  /// loop).
+  bool undividedRows = false;
 };
 
 /// Chooses tile sizes for `op`, or failure if the op is not a candidate.

@@ -14,9 +14,11 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="overlap-merged-tails=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOOVERLAP
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=8192 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=98304 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=2048 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDER
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="l2-cache-bytes=131072 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ORDERHALF
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=96 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ACC96
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=48 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ACC48
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=96 split-row-loops=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOSPLITROWS
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -840,7 +842,9 @@ func.func @conv_nchw_1x1(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) ->
 // (ORDERHALF), of which it takes no more than half. With one of 8 KiB or
 // 96 KiB (ORDER), the positions' tiles go first: each strip of 32
 // positions is read once, and the filter (2 KiB, at most half the cache)
-// by every strip.
+// by every strip. So too with one of 2 KiB, where neither input fits in
+// half of it: the 32 strips of positions re-read the filter (64 KiB in
+// all), the 4 tiles of output channels would re-read the image (256 KiB).
 // CHECK-LABEL: func.func @conv_nchw_1x1_large_image
 // CHECK:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (32, 1024) step (8, 32)
 // CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
@@ -914,6 +918,34 @@ func.func @conv_nchw_1x1_large_image(%x: tensor<1x16x32x32xf32>, %w: tensor<32x1
 // NOOVERLAP:           tensor.extract_slice %[[LEAD]]
 // NOOVERLAP:         %[[OUT:.+]] = tensor.expand_shape %[[C]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 7, 9]
 // NOOVERLAP:         return %[[OUT]]
+// With an AVX2 host's 96 accumulator lanes, the register tile is 6 rows
+// of 16 lanes (split-row-loops), and 6 rows do not divide 32 output
+// channels: each piece of positions is computed as output channels 0-29
+// and 26-31, and the four pieces are inserted into the result directly
+// (flattenNestedPieces), not into a tensor of each piece of positions.
+// ACC96-LABEL: func.func @conv_nchw_1x1_63_positions
+// ACC96-SAME:    %[[X:.+]]: tensor<1x16x7x9xf32>, %[[W:.+]]: tensor<32x16x1x1xf32>
+// ACC96:         %[[E:.+]] = tensor.empty() : tensor<1x32x63xf32>
+// ACC96:         tensor.extract_slice %[[W]][0, 0, 0, 0] [30, 16, 1, 1]
+// ACC96:         %[[A:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (30, 32) step (6, 16)
+// ACC96:           vector.contract {{.*}} : vector<6x16xf32>, vector<16x16xf32> into vector<6x16xf32>
+// ACC96:         tensor.extract_slice %[[W]][26, 0, 0, 0] [6, 16, 1, 1]
+// ACC96:         %[[B:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (16)
+// ACC96:           vector.contract {{.*}} : vector<6x16xf32>, vector<16x16xf32> into vector<6x16xf32>
+// ACC96:         %[[R1:.+]] = tensor.insert_slice %[[A]] into %[[E]][0, 0, 0] [1, 30, 32]
+// ACC96:         %[[R2:.+]] = tensor.insert_slice %[[B]] into %[[R1]][0, 26, 0] [1, 6, 32]
+// ACC96:         %[[C:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (30, 32) step (6, 16)
+// ACC96:         %[[D:.+]] = scf.forall (%{{.+}}) = (0) to (32) step (16)
+// ACC96:         %[[R3:.+]] = tensor.insert_slice %[[C]] into %[[R2]][0, 0, 31] [1, 30, 32]
+// ACC96:         %[[R4:.+]] = tensor.insert_slice %[[D]] into %[[R3]][0, 26, 31] [1, 6, 32]
+// ACC96:         tensor.expand_shape %[[R4]]
+// Without, the tile keeps to rows that divide 32: 2 of 32 lanes.
+// NOSPLITROWS-LABEL: func.func @conv_nchw_1x1_63_positions
+// NOSPLITROWS:         scf.forall (%{{.+}}) = (0) to (32) step (2)
+// NOSPLITROWS:           vector.contract {{.*}} : vector<2x16xf32>, vector<16x32xf32> into vector<2x32xf32>
+// NOSPLITROWS:         scf.forall (%{{.+}}) = (0) to (32) step (2)
+// NOSPLITROWS:           vector.contract {{.*}} : vector<2x16xf32>, vector<16x32xf32> into vector<2x32xf32>
+// NOSPLITROWS:         return
 #m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
 #m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
@@ -2076,18 +2108,21 @@ func.func @weight_gradient_to_kcyx(%g: tensor<32x3x3x32xf32>) -> tensor<32x32x3x
 #out = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh, ow, k)>
 
 // The register tile fits accumulator-lanes. By default (256) it is 6 rows
-// (ow: the largest divisor of 12 up to 8) of 32 output channels; an AVX2
-// host's 96 lanes (12 of its 16 registers) take 3 rows of 32, where 6 of
-// 16 would hold as many but read 8 registers per step instead of 7; 48
-// lanes take 3 rows of 16 (6 of 8 would read 7 instead of 5).
+// (ow: the largest divisor of 12 up to 8) of 32 output channels. An AVX2
+// host's 96 lanes (12 of its 16 registers) take 6 rows of 16: 3 rows of 32
+// hold as many and read 7 registers per step instead of 8, but their 12
+// accumulators, the 4 registers of a filter row and a broadcast need 17
+// registers (the 3x3 256->256 layer at 24x24 took 19 ms so on cpu:1, 7.6-13
+// ms in 6 rows of 16). 48 lanes take 6 rows of 8 (3 of 16 would need 10
+// registers of the 8 that 48 lanes are three quarters of).
 // CHECK-LABEL: func.func @conv_nhwc_accumulator_budget
 // CHECK:         vector.contract {{.*}} : vector<6x16xf32>, vector<16x32xf32> into vector<6x32xf32>
 // ACC96-LABEL: func.func @conv_nhwc_accumulator_budget
-// ACC96:         scf.forall ({{.*}}) = (0, 0, 0) to (12, 12, 64) step (1, 3, 32)
-// ACC96:         vector.contract {{.*}} : vector<3x16xf32>, vector<16x32xf32> into vector<3x32xf32>
+// ACC96:         scf.forall ({{.*}}) = (0, 0, 0) to (12, 12, 64) step (1, 6, 16)
+// ACC96:         vector.contract {{.*}} : vector<6x16xf32>, vector<16x16xf32> into vector<6x16xf32>
 // ACC48-LABEL: func.func @conv_nhwc_accumulator_budget
-// ACC48:         scf.forall ({{.*}}) = (0, 0, 0) to (12, 12, 64) step (1, 3, 16)
-// ACC48:         vector.contract {{.*}} : vector<3x16xf32>, vector<16x16xf32> into vector<3x16xf32>
+// ACC48:         scf.forall ({{.*}}) = (0, 0, 0) to (12, 12, 64) step (1, 6, 8)
+// ACC48:         vector.contract {{.*}} : vector<6x16xf32>, vector<16x8xf32> into vector<6x8xf32>
 func.func @conv_nhwc_accumulator_budget(%x: tensor<1x14x14x16xf32>, %w: tensor<3x3x16x64xf32>, %acc: tensor<1x12x12x64xf32>) -> tensor<1x12x12x64xf32> {
   %0 = linalg.generic {indexing_maps = [#in, #fil, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x14x14x16xf32>, tensor<3x3x16x64xf32>) outs(%acc : tensor<1x12x12x64xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):

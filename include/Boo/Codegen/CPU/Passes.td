@@ -119,6 +119,15 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "twice it (24 output channels) is computed in two overlapping "
               "pieces of 2 x vector-width lanes (0-15 and 8-23), not in "
               "tiles of vector-width lanes">,
+       Option<"splitRowLoops", "split-row-loops", "bool",
+              /*default=*/"true",
+              "A contraction whose register tile, shrunk to "
+              "accumulator-lanes, would take rows that do not divide its "
+              "row loop (6 rows of 16 lanes with accumulator-lanes=96, for "
+              "512 output channels) and that reads no operand copy is "
+              "computed in two pieces, over the leading multiple of those "
+              "rows and over the last of them (overlapping), not in tiles "
+              "of fewer rows">,
        Option<"packMinBytes", "pack-min-bytes", "int64_t",
               /*default=*/"1048576",
               "A contraction's operand copy (a reordered filter) of at least "

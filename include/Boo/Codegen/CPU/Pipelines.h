@@ -35,6 +35,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "three quarters of the host's vector registers: 384 "
                      "with AVX-512, 96 with AVX2)"),
       llvm::cl::init(0)};
+  Option<bool> splitRowLoops{
+      *this, "split-row-loops",
+      llvm::cl::desc("Compute a contraction whose register tile would take "
+                     "rows that do not divide its row loop in two "
+                     "overlapping pieces (boo-cpu-tile-and-vectorize's "
+                     "split-row-loops); false: tiles of fewer rows"),
+      llvm::cl::init(true)};
   Option<int64_t> l1CacheBytes{
       *this, "l1-cache-bytes",
       llvm::cl::desc("Bytes of the L1 data cache the tiles are sized for "
