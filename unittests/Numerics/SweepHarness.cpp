@@ -404,6 +404,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
        << " pack-min-bytes=" << c.packMinBytes
        << " overlap-merged-tails=" << c.overlapMergedTails
        << " accumulator-lanes=" << c.accumulatorLanes
+       << " prefix-stores=" << c.prefixStores
        << "\n  rerun alone: BOO_SWEEP_DEVICE=" << options.device
        << " BOO_SWEEP_SEED=" << options.seed << " BOO_SWEEP_CASE=" << index
        << " build/bin/BooNumericsSweepTests --gtest_filter=" << sweepName
@@ -459,6 +460,7 @@ testing::AssertionResult runCase(const Case &c, const SweepOptions &options,
     artifactOptions.cpu.packMinBytes = c.packMinBytes;
     artifactOptions.cpu.overlapMergedTails = c.overlapMergedTails;
     artifactOptions.cpu.accumulatorLanes = c.accumulatorLanes;
+    artifactOptions.cpu.prefixStores = c.prefixStores;
     std::string bytes;
     bool compiled;
     {

@@ -146,6 +146,8 @@ struct Case {
   bool overlapMergedTails = true;
   /// The CPU pipeline's accumulator-lanes (0: the host's).
   int64_t accumulatorLanes = 0;
+  /// The CPU pipeline's prefix-stores (0: the host's choice).
+  int64_t prefixStores = 0;
 };
 
 /// Sweep settings, from the environment.

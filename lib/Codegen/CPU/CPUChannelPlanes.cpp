@@ -52,16 +52,53 @@ struct ChannelConv {
   /// output dim it indexes and how many of them are computed together.
   unsigned multiplier = 0, multiplierDim = 0;
   int64_t block = 1;
+  /// The f32 lanes of one register of an output row.
+  int64_t lanes = 1;
   /// The reductions other than the window (the input channels).
   SmallVector<unsigned> channels;
 };
 
+/// The block of `channels` output channels and the lanes of a row's
+/// register (one or two vectors of `vectorWidth`, the second where the row
+/// has them) whose accumulators, `block` registers of `lanes`, hold the
+/// most lanes within `accumulatorLanes`, then the larger block (each tap
+/// feeds more multiply-adds); {0, 0} when no block of at least kMinBlock
+/// fits. With AVX-512 (384 lanes) that is 16 channels of 16 lanes (on
+/// cpu:1 the 3x3 stem took 0.20-0.21 ms so, 0.23-0.29 ms in 8 lanes). On
+/// an AVX2 host (96 lanes) the stems' 16 channels of 16 lanes
+/// were 32 registers of 8: the 7x7 stem took 6.6-9.9 ms on cpu:1, 3.7 ms
+/// in 8 channels of 8 lanes (4.0 in 4 of 16), the 3x3 stem 0.62 and
+/// 0.35 ms (0.37).
+std::pair<int64_t, int64_t> chooseBlock(int64_t channels, int64_t cols,
+                                        int64_t vectorWidth,
+                                        int64_t accumulatorLanes) {
+  std::pair<int64_t, int64_t> best = {0, 0};
+  for (int64_t lanes : {2 * vectorWidth, vectorWidth}) {
+    if (lanes > cols)
+      continue;
+    int64_t most = accumulatorLanes > 0
+                       ? std::min(kMaxBlock, accumulatorLanes / lanes)
+                       : kMaxBlock;
+    int64_t block = most < 1 ? 0 : boo::largestDivisor(channels, most);
+    if (block < kMinBlock)
+      continue;
+    if (block * lanes > best.first * best.second ||
+        (block * lanes == best.first * best.second && block > best.first))
+      best = {block, lanes};
+  }
+  return best;
+}
+
 /// `op` as a few-channel convolution whose output rows have at least
-/// `minRow` elements and whose input channels number at most
-/// `maxChannels`, if it is one.
-std::optional<ChannelConv>
-matchChannelConv(linalg::GenericOp op, int64_t minRow, int64_t maxChannels) {
-  std::optional<boo::PlaneImage> image = boo::matchPlaneImage(op, minRow);
+/// `vectorWidth` elements and whose input channels number at most
+/// `maxChannels`, with a block of output channels whose accumulators fit
+/// `accumulatorLanes`, if it is one.
+std::optional<ChannelConv> matchChannelConv(linalg::GenericOp op,
+                                            int64_t vectorWidth,
+                                            int64_t accumulatorLanes,
+                                            int64_t maxChannels) {
+  std::optional<boo::PlaneImage> image =
+      boo::matchPlaneImage(op, vectorWidth);
   if (!image)
     return std::nullopt;
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -73,6 +110,7 @@ matchChannelConv(linalg::GenericOp op, int64_t minRow, int64_t maxChannels) {
                    image->image->get(),
                    0,
                    0,
+                   1,
                    1,
                    {}};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -109,7 +147,9 @@ matchChannelConv(linalg::GenericOp op, int64_t minRow, int64_t maxChannels) {
     conv.multiplier = d;
     conv.multiplierDim =
         *outMap.getResultPosition(getAffineDimExpr(d, op.getContext()));
-    conv.block = boo::largestDivisor(ranges[d], kMaxBlock);
+    int64_t cols = ranges[conv.cols.out];
+    std::tie(conv.block, conv.lanes) =
+        chooseBlock(ranges[d], cols, vectorWidth, accumulatorLanes);
   }
   if (channels < 2 || channels > maxChannels || channels * taps > kMaxTaps ||
       conv.block < kMinBlock)
@@ -133,9 +173,9 @@ matchChannelConv(linalg::GenericOp op, int64_t minRow, int64_t maxChannels) {
 /// (convolveChannelPlanes).
 class RowBuilder : boo::PlaneExtents {
 public:
-  RowBuilder(RewriterBase &rewriter, ChannelConv conv, int64_t lanes)
+  RowBuilder(RewriterBase &rewriter, ChannelConv conv)
       : PlaneExtents(conv.op, conv.source), b(rewriter), conv(conv),
-        loc(conv.op.getLoc()), lanes(lanes) {
+        loc(conv.op.getLoc()), lanes(conv.lanes) {
     ranges = conv.op.getStaticLoopRanges();
     f32 = b.getF32Type();
   }
@@ -445,9 +485,10 @@ Value RowBuilder::build(Value rows, ArrayRef<Value> rowLoops, Value init) {
 
 bool mlir::boo::convolveChannelPlanes(RewriterBase &rewriter,
                                       linalg::GenericOp op, int64_t vectorWidth,
+                                      int64_t accumulatorLanes,
                                       int64_t maxChannels) {
   std::optional<ChannelConv> conv =
-      matchChannelConv(op, vectorWidth, maxChannels);
+      matchChannelConv(op, vectorWidth, accumulatorLanes, maxChannels);
   if (!conv)
     return false;
   Location loc = op.getLoc();
@@ -484,11 +525,7 @@ bool mlir::boo::convolveChannelPlanes(RewriterBase &rewriter,
   Value shared = forall.getRegionIterArgs()[0];
   Value rows = tensor::ExtractSliceOp::create(rewriter, loc, shared, offsets,
                                               sizes, strides);
-  // Registers of two vectors' width where the row has them (on cpu:1, the
-  // 3x3 stem took 0.20-0.21 ms so, 0.23-0.29 ms with one vector's).
-  int64_t cols = outType.getShape().back();
-  int64_t lanes = cols >= 2 * vectorWidth ? 2 * vectorWidth : vectorWidth;
-  Value result = RowBuilder(rewriter, *conv, lanes).build(rows, loops, fill);
+  Value result = RowBuilder(rewriter, *conv).build(rows, loops, fill);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
                                         sizes, strides);

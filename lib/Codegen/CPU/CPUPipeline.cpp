@@ -27,6 +27,20 @@
 
 using namespace mlir;
 
+namespace {
+/// Whether the host's masked vector stores cost much more than plain ones:
+/// AVX2's vmaskmovps is microcoded on AMD's cores (tens of micro-ops), and
+/// NEON has none (LLVM stores lane by lane, behind branches). AVX-512's
+/// are one instruction.
+bool hostMaskedStoresAreSlow() {
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  if (triple.isAArch64())
+    return true;
+  return triple.getArch() == llvm::Triple::x86_64 &&
+         !llvm::sys::getHostCPUFeatures().lookup("avx512f");
+}
+} // namespace
+
 void mlir::boo::buildCPUPipeline(OpPassManager &pm,
                                  const CPUPipelineOptions &options) {
   // 1. Boo to linalg on tensors; element-wise epilogue generics fuse.
@@ -102,6 +116,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //      --boo-cpu-lower-vectors --boo-cpu-lower-strided-copies
   //      --convert-linalg-to-loops --convert-vector-to-scf=full-unroll
   //      --boo-cpu-stream-stores
+  //      --boo-cpu-prefix-stores (x86-64 without AVX-512, AArch64)
   //      --boo-cpu-outline-parallel=min-work=32768 (parallel=true)
   //      --boo-cpu-hook-allocations --convert-scf-to-cf
   //      --expand-strided-metadata --lower-affine
@@ -128,6 +143,10 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   // The 1-D stores of the marked loops' results past the caches, before
   // the loops are outlined.
   pm.addNestedPass<func::FuncOp>(createBooCPUStreamStores());
+  // Row tails as plain stores where masked ones are slow.
+  if (options.prefixStores > 0 ||
+      (options.prefixStores == 0 && hostMaskedStoresAreSlow()))
+    pm.addNestedPass<func::FuncOp>(createBooCPUPrefixStores());
   // Nested foralls (and, with parallel=false, all of them) lower to
   // sequential loops in convert-scf-to-cf.
   if (options.parallel) {

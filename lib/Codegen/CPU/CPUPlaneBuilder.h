@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <limits>
+
 namespace mlir::boo::planes {
 
 using Window = ConvWindow;
@@ -36,15 +38,19 @@ struct PlaneConv {
 /// Builds the rows of one output plane (convolvePlanes).
 class PlaneBuilder : PlaneExtents {
 public:
-  /// The most lanes the sums of a group of output registers take in
-  /// shifted-sums mode (16 registers of 16 lanes).
-  static constexpr int64_t kMaxSumLanes = 256;
-
+  /// `accumulatorLanes` (three quarters of the host's vector registers)
+  /// bounds the taps carried to the next row (half of it: 12 registers
+  /// of 16 lanes with AVX-512) and the sums of a group of output registers
+  /// in shifted-sums mode (two thirds: 16 registers of 16 lanes).
   PlaneBuilder(RewriterBase &rewriter, PlaneConv conv, int64_t lanes,
-               int64_t maxSets, bool pairRows)
+               int64_t maxSets, bool pairRows, int64_t accumulatorLanes)
       : PlaneExtents(conv.op, conv.source), b(rewriter), conv(conv),
         loc(conv.op.getLoc()), lanes(lanes), maxSets(maxSets),
         pairRows(pairRows) {
+    if (accumulatorLanes > 0) {
+      maxCarriedLanes = accumulatorLanes / 2;
+      maxSumLanes = accumulatorLanes * 2 / 3;
+    }
     SmallVector<int64_t> ranges = conv.op.getStaticLoopRanges();
     tapRows = ranges[conv.rows.tap];
     tapCols = ranges[conv.cols.tap];
@@ -167,6 +173,11 @@ private:
   /// Whether two output rows may share a register (pairedRows), and
   /// whether they do: each then takes `slot` of its `lanes` lanes.
   bool pairRows, paired = false;
+  /// The most lanes of taps carried to the next row, and of a group's sums
+  /// in shifted-sums mode.
+  /// Unlimited by default.
+  int64_t maxCarriedLanes = std::numeric_limits<int64_t>::max() / 2;
+  int64_t maxSumLanes = std::numeric_limits<int64_t>::max() / 2;
   int64_t slot = 0;
 
   /// `plane` with every output row computed two rows to a register

@@ -46,21 +46,19 @@ std::optional<PlaneConv> matchPlaneConv(linalg::GenericOp op, int64_t minRow) {
   return conv;
 }
 
-/// How many window rows' taps an interior output row passes on to the next
-/// (as the next row's window rows 0..), for rows of `tapsPerRow` taps per
-/// window row: none where they would take more than kMaxCarriedTaps
-/// registers.
-constexpr int64_t kMaxCarriedTaps = 12;
 /// How many window rows further down output row oh+1's window row 0 is
 /// than oh's (every window row, when no window row of oh+1 is one of oh's).
 int64_t rowShift(const Window &w, int64_t tapRows) {
   return w.stride % w.dilation == 0 ? w.stride / w.dilation : tapRows;
 }
-int64_t carriedRows(PlaneConv conv, int64_t tapsPerRow) {
+/// How many window rows' taps an interior output row passes on to the next
+/// (as the next row's window rows 0..), for rows of `rowLanes` lanes of
+/// taps per window row: none where they would take more than `maxLanes`.
+int64_t carriedRows(PlaneConv conv, int64_t rowLanes, int64_t maxLanes) {
   int64_t tapRows = conv.op.getStaticLoopRanges()[conv.rows.tap];
   int64_t carried =
       std::max<int64_t>(tapRows - rowShift(conv.rows, tapRows), 0);
-  return carried * tapsPerRow > kMaxCarriedTaps ? 0 : carried;
+  return carried * rowLanes > maxLanes ? 0 : carried;
 }
 
 /// The lanes of a plane's registers for output rows of `cols`: half a
@@ -308,14 +306,14 @@ Value PlaneBuilder::interiorRows(Value plane, int64_t from, int64_t to) {
     return plane;
   // Output row oh+1 reads the image rows of window rows shift.. of row oh
   // as its window rows 0..: their taps are carried to the next iteration
-  // (up to kMaxCarriedTaps registers).
+  // (up to maxCarriedLanes).
   int64_t shift = rowShift(conv.rows, tapRows);
   SmallVector<bool> present;
   for (int64_t j = 0; j < chunks; ++j)
     for (int64_t kx = 0; kx < tapCols; ++kx)
       present.push_back(tapPresent(j, kx));
   int64_t perRow = llvm::count(present, true);
-  int64_t carried = carriedRows(conv, perRow);
+  int64_t carried = carriedRows(conv, perRow * lanes, maxCarriedLanes);
   SmallVector<Value> inits = {plane};
   for (int64_t ky = 0; ky < carried; ++ky)
     for (Value tap : rowTaps(imageRow(index(from), ky)))
@@ -412,9 +410,10 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
   for (int64_t j = 0; j < chunks; ++j)
     for (int64_t kx = 0; kx < tapCols; ++kx)
       perRow += tapPresent(j, kx);
-  shifted = conv.cols.stride == 1 && carriedRows(conv, perRow) == 0;
+  shifted = conv.cols.stride == 1 &&
+            carriedRows(conv, perRow * lanes, maxCarriedLanes) == 0;
   for (int64_t j = 0; shifted && j < chunks; ++j)
-    shifted = sumLanes(j, j + 1) <= kMaxSumLanes;
+    shifted = sumLanes(j, j + 1) <= maxSumLanes;
   if (shifted)
     sets = 1;
   if (lo >= hi)
@@ -427,7 +426,7 @@ Value PlaneBuilder::build(Value plane, ArrayRef<Value> planeLoops, Value init) {
 }
 
 bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
-                               int64_t vectorWidth) {
+                               int64_t vectorWidth, int64_t accumulatorLanes) {
   std::optional<PlaneConv> conv = matchPlaneConv(op, vectorWidth / 4);
   if (!conv)
     return false;
@@ -471,7 +470,8 @@ bool mlir::boo::convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
   // one and 0.0145 with 3.
   int64_t maxSets = conv->cols.stride > 1 && lanes > vectorWidth ? 1 : 3;
   Value result =
-      PlaneBuilder(rewriter, *conv, lanes, maxSets, lanes == vectorWidth)
+      PlaneBuilder(rewriter, *conv, lanes, maxSets, lanes == vectorWidth,
+                   accumulatorLanes)
           .build(plane, loops, fill);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,

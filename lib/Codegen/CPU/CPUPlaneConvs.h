@@ -49,10 +49,12 @@ namespace mlir::boo {
 ///    lane to spare, are computed two to a register, each tap one shuffle
 ///    of the two rows' image rows;
 ///  - the row is written back, its tail masked.
-/// The image's padded copy and the transposes are gone. Returns whether it
-/// applied.
+/// The taps carried and the shifted sums are bounded by `accumulatorLanes`
+/// (three quarters of the host's vector registers), as a contraction's
+/// accumulators are. The image's padded copy and the transposes are gone.
+/// Returns whether it applied.
 bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
-                    int64_t vectorWidth);
+                    int64_t vectorWidth, int64_t accumulatorLanes);
 
 /// A channels-first convolution with few input channels (a network's stem:
 /// 3), computed in its own layout rather than repacked to channels-last
@@ -60,8 +62,8 @@ bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
 /// the 3x3 stem a third of its time), one output row of a block of output
 /// channels at a time (CPUChannelPlanes.cpp):
 ///  - one `scf.forall` iteration per output row and block of up to 16
-///    output channels (the largest divisor of their count; at least 4);
-///  - the row in registers of `vectorWidth` lanes, one at a time, the
+///    output channels (a divisor of their count; at least 4);
+///  - the row in registers of one or two vectors, one at a time, the
 ///    block's accumulators (one register per channel) starting at the
 ///    fill's value or the initial value; the registers whose taps all lie
 ///    inside the image row are one `scf.for`, the others unrolled;
@@ -76,10 +78,13 @@ bool convolvePlanes(RewriterBase &rewriter, linalg::GenericOp op,
 /// at least `vectorWidth`) windows of the image's two innermost (possibly
 /// zero-padded there), one output loop the image does not read (the
 /// output channels), 2 to `maxChannels` input channels and at most 160
-/// taps in all, and a window no larger than the output plane. Returns
-/// whether it applied.
+/// taps in all, and a window no larger than the output plane. A row's
+/// registers are one or two vectors of `vectorWidth`, and the block of
+/// channels at most 16, both chosen so that the block's accumulators fit
+/// in `accumulatorLanes` (at least 4 channels). Returns whether it applied.
 bool convolveChannelPlanes(RewriterBase &rewriter, linalg::GenericOp op,
-                           int64_t vectorWidth, int64_t maxChannels);
+                           int64_t vectorWidth, int64_t accumulatorLanes,
+                           int64_t maxChannels);
 
 /// Computes the rows of a channels-last depthwise convolution directly
 /// (CPUDepthwiseRows.cpp): one `scf.forall` iteration per register of

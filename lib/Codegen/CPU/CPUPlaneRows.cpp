@@ -54,10 +54,10 @@ Value PlaneBuilder::shiftedSum(ArrayRef<Value> q, int64_t first, int64_t kx,
 
 SmallVector<Value> PlaneBuilder::shiftedSums(Value oh, SmallVector<Value> sums,
                                              int64_t from, int64_t to) {
-  // Groups of output registers whose sums take at most 16 registers of
-  // 16 lanes (sumLanes).
+  // Groups of output registers whose sums take at most maxSumLanes (16
+  // registers of 16 lanes with AVX-512; sumLanes).
   for (int64_t j0 = 0, j1; j0 < chunks; j0 = j1) {
-    for (j1 = j0 + 1; j1 < chunks && sumLanes(j0, j1 + 1) <= kMaxSumLanes;)
+    for (j1 = j0 + 1; j1 < chunks && sumLanes(j0, j1 + 1) <= maxSumLanes;)
       ++j1;
     SmallVector<std::pair<int64_t, int64_t>> regs;
     SmallVector<int64_t> at = {0};

@@ -324,8 +324,10 @@ struct BooCPUTileAndVectorizePass
       // Images that large have their borders peeled (below) rather than
       // long rows computed directly.
       for (linalg::GenericOp op : depthwise)
-        if (!(planeConvs && (convolvePlanes(rewriter, op, vectorWidth) ||
+        if (!(planeConvs && (convolvePlanes(rewriter, op, vectorWidth,
+                                            accumulatorLanes) ||
                              convolveChannelPlanes(rewriter, op, vectorWidth,
+                                                   accumulatorLanes,
                                                    kMaxPlaneChannels))) &&
             depthwiseRows)
           (void)convolveDepthwiseRows(rewriter, op, vectorWidth,

@@ -1518,6 +1518,12 @@ func.func @depthwise_nchw(%x: tensor<1x4x1x6x8xf32>, %w: tensor<4x1x1x3x3xf32>) 
 // CHECK-NOT: vector.transfer_read %[[X]]
 // CHECK: vector.transfer_write %{{.+}}, %[[PLANE]][%c0, %c0, %c0, %[[OH]], %c0] {in_bounds = [true]} : vector<16xf32>
 // CHECK: scf.yield
+// With 96 accumulator lanes the 12 taps (192 lanes) are more than half
+// of them: the interior rows read their three image rows each.
+// ACC96-LABEL: func.func @depthwise_nchw_wide_rows(
+// ACC96: scf.for %{{.+}} = %c1 to %c3 step %c1 iter_args(%{{[a-z0-9]+}} = %{{[a-z0-9]+}}) -> (tensor<1x1x1x4x28xf32>)
+// ACC96-COUNT-6: vector.transfer_read
+// ACC96: vector.transfer_write
 
 #dw_in = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (n, g, c, oh + kh, ow + kw)>
 #dw_fil = affine_map<(n, g, m, oh, ow, c, kh, kw) -> (g, m, c, kh, kw)>
@@ -1742,6 +1748,13 @@ func.func @depthwise_nchw_strided_wide(%x: tensor<1x2x1x8x28xf32>, %w: tensor<2x
 // CHECK-NOT: vector.transpose
 // NOPLANE-LABEL: func.func @stem_nchw(
 // NOPLANE: vector.transpose
+// With 96 accumulator lanes (an AVX2 host's budget) 16 channels of 16
+// lanes do not fit: blocks of 8 channels in registers of 8 lanes (4 of 16
+// would hold as many lanes, with fewer multiply-adds per tap).
+// ACC96-LABEL: func.func @stem_nchw(
+// ACC96: scf.forall (%{{.+}}, %{{.+}}) in (2, 64)
+// ACC96: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// ACC96: vector.transfer_write %{{.+}}, %{{.+}}[%c0, %c7, %c0, %c0] {in_bounds = [true]} : vector<8xf32>, tensor<1x8x1x64xf32>
 
 #st_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, 2 * oh + kh, 2 * ow + kw)>
 #st_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>

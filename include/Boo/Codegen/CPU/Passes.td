@@ -64,10 +64,13 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
        Option<"reductionTile", "reduction-tile", "int64_t", /*default=*/"16",
               "Target extent of the innermost reduction tile">,
        Option<"accumulatorLanes", "accumulator-lanes", "int64_t",
-              /*default=*/"256",
+              /*default=*/"384",
               "The most f32 lanes a contraction's register tile of "
               "accumulators may hold (its rows times its vector tile); a "
-              "larger tile is shrunk to fit (0: no limit)">,
+              "larger tile is shrunk to fit. Plane convolutions' carried "
+              "taps take at most half of it, their shifted sums two "
+              "thirds, a stem's block of rows all of it (0: no limit; "
+              "384: three quarters of AVX-512's registers)">,
        Option<"vectorize", "vectorize", "bool", /*default=*/"true",
               "Vectorize the tiles (false: tile only, for debugging)">,
        Option<"peelFilterBytes", "peel-filter-bytes", "int64_t",
@@ -190,6 +193,34 @@ def BooCPUStreamStores : Pass<"boo-cpu-stream-stores", "func::FuncOp"> {
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::LLVM::LLVMDialect"];
+}
+
+def BooCPUPrefixStores : Pass<"boo-cpu-prefix-stores", "func::FuncOp"> {
+  let summary = "Write the tails of rows as shorter unmasked stores, not "
+                "masked ones";
+  let description = [{
+    Runs after `convert-vector-to-scf` (1-D transfers only). A 1-D
+    `vector.transfer_write` of `n` lanes, without a mask operand, along the
+    innermost dim of a memref, out of bounds, whose dim size `D` and index
+    `i` are constants with `0 < D - i < n` (the masked tail of an output
+    row: 7 columns written from 8 lanes) becomes an in-bounds write of its
+    first `D - i` lanes:
+
+    ```mlir
+    %t = vector.extract_strided_slice %v
+        {offsets = [0], sizes = [7], strides = [1]}
+        : vector<8xf32> to vector<7xf32>
+    vector.transfer_write %t, %m[%r, %c0] {in_bounds = [true]}
+        : vector<7xf32>, memref<7x7xf32, strided<[7, 1], offset: ?>>
+    ```
+
+    `convert-vector-to-llvm` would make it a masked store. Without
+    AVX-512, x86's masked store (`vmaskmovps`) is microcoded on AMD's
+    cores (tens of micro-ops); LLVM splits the shorter store into plain
+    ones instead (4 + 2 + 1 lanes). With AVX-512 a masked store is one
+    instruction: the pipeline keeps them there.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
 def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {

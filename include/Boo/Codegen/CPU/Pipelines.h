@@ -102,6 +102,15 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "and the positions of its tiles that read it "
                      "(boo-cpu-tile-and-vectorize's clip-padded-windows)"),
       llvm::cl::init(true)};
+  Option<int64_t> prefixStores{
+      *this, "prefix-stores",
+      llvm::cl::desc("Write the out-of-bounds tails of 1-D stores (an "
+                     "output row of 7 columns from 8 lanes) as shorter "
+                     "plain stores rather than masked ones "
+                     "(boo-cpu-prefix-stores; 0: where the host's masked "
+                     "stores are slow: x86-64 without AVX-512, AArch64; "
+                     "positive: always; negative: never)"),
+      llvm::cl::init(0)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Outline each top-level scf.forall into a body called "
