@@ -64,11 +64,9 @@ struct ChannelConv {
 /// most lanes within `accumulatorLanes`, then the larger block (each tap
 /// feeds more multiply-adds); {0, 0} when no block of at least kMinBlock
 /// fits. With AVX-512 (384 lanes) that is 16 channels of 16 lanes (on
-/// cpu:1 the 3x3 stem took 0.20-0.21 ms so, 0.23-0.29 ms in 8 lanes). On
-/// an AVX2 host (96 lanes) the stems' 16 channels of 16 lanes
-/// were 32 registers of 8: the 7x7 stem took 6.6-9.9 ms on cpu:1, 3.7 ms
-/// in 8 channels of 8 lanes (4.0 in 4 of 16), the 3x3 stem 0.62 and
-/// 0.35 ms (0.37).
+/// cpu:1 the 3x3 stem took 0.20-0.21 ms so, 0.23-0.29 ms in 8 lanes);
+/// with AVX2 (96 lanes), 8 channels of 8 lanes, where 16 of 16 spilled
+/// (docs/CPUPipeline.md, "Few-channel convolutions", has the times).
 std::pair<int64_t, int64_t> chooseBlock(int64_t channels, int64_t cols,
                                         int64_t vectorWidth,
                                         int64_t accumulatorLanes) {

@@ -128,7 +128,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   //      --convert-math-to-llvm
   //      --convert-arith-to-llvm --convert-index-to-llvm --convert-ub-to-llvm
   //      --convert-cf-to-llvm --convert-func-to-llvm
-  //      --reconcile-unrealized-casts --canonicalize
+  //      --reconcile-unrealized-casts --canonicalize --boo-store-integer-bits
   //    Tiles' temporaries go on the stack, released at each iteration's
   //    end (the deallocation pipeline frees none of them).
   //    boo-opt --boo-cpu-stack-temporaries

@@ -174,8 +174,7 @@ private:
   /// whether they do: each then takes `slot` of its `lanes` lanes.
   bool pairRows, paired = false;
   /// The most lanes of taps carried to the next row, and of a group's sums
-  /// in shifted-sums mode.
-  /// Unlimited by default.
+  /// in shifted-sums mode (unlimited where accumulatorLanes is 0).
   int64_t maxCarriedLanes = std::numeric_limits<int64_t>::max() / 2;
   int64_t maxSumLanes = std::numeric_limits<int64_t>::max() / 2;
   int64_t slot = 0;

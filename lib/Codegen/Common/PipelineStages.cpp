@@ -86,6 +86,9 @@ void mlir::boo::addLLVMLoweringStage(
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  // bf16 results are stored as the i16 bits they were rounded to (after
+  // canonicalization, which forwards the unrolled vectors to the stores).
+  pm.addPass(createBooStoreIntegerBits());
   // The contract: nothing but LLVM dialect is left.
   pm.addPass(createBooVerifyLLVMContract());
 }

@@ -77,7 +77,7 @@ void mlir::boo::addEmuHostLoweringStages(OpPassManager &pm) {
   //      --convert-arith-to-llvm --convert-index-to-llvm --convert-ub-to-llvm
   //      --convert-cf-to-llvm
   //      --convert-func-to-llvm
-  //      --reconcile-unrealized-casts --canonicalize
+  //      --reconcile-unrealized-casts --canonicalize --boo-store-integer-bits
   pm.addPass(createConvertVectorToSCFPass());
   // 8. The contract: nothing but LLVM dialect is left (the last pass of
   //    the LLVM tail the CPU pipeline shares).
