@@ -19,6 +19,7 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=96 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ACC96
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=48 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ACC48
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=96 split-row-loops=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOSPLITROWS
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=8000 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=PEEL16
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -1491,6 +1492,49 @@ func.func @depthwise_nchw(%x: tensor<1x4x1x6x8xf32>, %w: tensor<4x1x1x3x3xf32>) 
     linalg.yield %s : f32
   } -> tensor<1x4x1x6x8xf32>
   return %r : tensor<1x4x1x6x8xf32>
+}
+
+// -----
+
+// The same layer in bf16: its padded input (10x10x32) is 6400 bytes, but
+// it is promoted to f32 (12800 bytes) before the contraction reads it, so
+// it counts as 12800 against peel-min-input-bytes (8000 in the PEEL16
+// run) and is peeled: the pieces read slices of the bf16 input, and no
+// padded copy of it is made.
+// PEEL16-LABEL: func.func @depthwise_padded_bf16
+// PEEL16-SAME:    %[[X:.+]]: tensor<1x8x8x32xbf16>
+// PEEL16-NOT:     tensor.pad
+// PEEL16:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 8, 32]
+// PEEL16:         tensor.extract_slice %[[X]][0, 6, 0, 0] [1, 2, 8, 32]
+// PEEL16:         scf.forall
+// PEEL16:         return
+
+#dwb_in = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh + kh, ow + kw, g)>
+#dwb_fil = affine_map<(n, oh, ow, g, kh, kw) -> (kh, kw, g)>
+#dwb_out = affine_map<(n, oh, ow, g, kh, kw) -> (n, oh, ow, g)>
+#dwb_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+func.func @depthwise_padded_bf16(%x: tensor<1x8x8x32xbf16>, %w: tensor<3x3x32xbf16>) -> tensor<1x8x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %zb = arith.constant 0.0 : bf16
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zb : bf16
+  } : tensor<1x8x8x32xbf16> to tensor<1x10x10x32xbf16>
+  %empty = tensor.empty() : tensor<1x8x8x32xf32>
+  %fill = linalg.generic {indexing_maps = [#dwb_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%empty : tensor<1x8x8x32xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x8x8x32xf32>
+  %r = linalg.generic {indexing_maps = [#dwb_in, #dwb_fil, #dwb_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%padded, %w : tensor<1x10x10x32xbf16>, tensor<3x3x32xbf16>) outs(%fill : tensor<1x8x8x32xf32>) {
+  ^bb0(%i: bf16, %f: bf16, %o: f32):
+    %ie = arith.extf %i : bf16 to f32
+    %fe = arith.extf %f : bf16 to f32
+    %m = arith.mulf %ie, %fe : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x32xf32>
+  return %r : tensor<1x8x8x32xf32>
 }
 
 // -----
