@@ -31,13 +31,14 @@ namespace {
 /// Whether the host's masked vector stores cost much more than plain ones:
 /// AVX2's vmaskmovps is microcoded on AMD's cores (tens of micro-ops), and
 /// NEON has none (LLVM stores lane by lane, behind branches). AVX-512's
-/// are one instruction.
+/// are one instruction. The host's AVX-512 is read from its register file
+/// (getHostVectorRegisterLanes), which the kernel cache key names.
 bool hostMaskedStoresAreSlow() {
   llvm::Triple triple(llvm::sys::getProcessTriple());
   if (triple.isAArch64())
     return true;
   return triple.getArch() == llvm::Triple::x86_64 &&
-         !llvm::sys::getHostCPUFeatures().lookup("avx512f");
+         boo::getHostVectorRegisterLanes() < 32 * 16;
 }
 } // namespace
 
