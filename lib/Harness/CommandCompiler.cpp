@@ -65,6 +65,17 @@ void describeParameters(const MIOpenLayerNormProblem &norm,
   signature.epsilon = norm.epsilon;
 }
 
+void describeParameters(const MIOpenGemmProblem &gemm,
+                        harness::CommandSignature &signature) {
+  signature.parameters = {{"batch", {gemm.batch}},
+                          {"m", {gemm.m}},
+                          {"n", {gemm.n}},
+                          {"k", {gemm.k}},
+                          {"transpose_a", {gemm.transposeA ? 1 : 0}},
+                          {"transpose_b", {gemm.transposeB ? 1 : 0}},
+                          {"direction", {gemm.direction}}};
+}
+
 } // namespace
 
 bool harness::describeCommand(const std::string &command,
@@ -75,6 +86,8 @@ bool harness::describeCommand(const std::string &command,
   ProblemSignature problemSignature = getProblemSignature(*problem);
   signature.kind = std::holds_alternative<MIOpenConvProblem>(*problem)
                        ? "conv"
+                   : std::holds_alternative<MIOpenGemmProblem>(*problem)
+                       ? "gemm"
                        : "layernorm";
   signature.functionName = problemSignature.functionName;
   signature.arguments = toCommandTensors(problemSignature.arguments);

@@ -353,6 +353,75 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
   return success();
 }
 
+/// The product of MIOpenGemmProblem::getProduct as a oneDNN matmul: the
+/// transposes are strides, alpha an output scale and beta * C a sum post-op
+/// into the destination, which starts as C.
+LogicalResult runGemm(const MIOpenGemmProblem &p,
+                      const std::vector<HostTensor> &inputs,
+                      int64_t iterations, ElementType computeType,
+                      harness::OneDNNRun &run) {
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  DataType type = toDnnl(computeType);
+  ProblemSignature signature = getProblemSignature(p);
+  MIOpenGemmProblem::Product product = p.getProduct();
+  const HostTensor &lhs = inputs[signature.findArgument(product.lhs)];
+  const HostTensor &rhs = inputs[signature.findArgument(product.rhs)];
+  // A stored matrix read as its transpose when `transposed`.
+  auto operand = [&](const HostTensor &t, bool transposed) {
+    memory::dims dims(t.shape.begin(), t.shape.end());
+    memory::dims strides = rowMajorStrides(t.shape);
+    size_t r = dims.size();
+    if (transposed) {
+      std::swap(dims[r - 2], dims[r - 1]);
+      std::swap(strides[r - 2], strides[r - 1]);
+    }
+    return memory::desc(dims, type, strides);
+  };
+  memory::desc lhsDesc = operand(lhs, product.transposeLhs);
+  memory::desc rhsDesc = operand(rhs, product.transposeRhs);
+  const std::vector<int64_t> &outShape = signature.results[0].shape;
+  memory::desc dstDesc(outShape, type, rowMajorStrides(outShape));
+  primitive_attr attr;
+  if (p.alpha != 1.0)
+    attr.set_output_scales(0, {static_cast<float>(p.alpha)});
+  if (p.beta != 0.0) {
+    post_ops ops;
+    ops.append_sum(static_cast<float>(p.beta));
+    attr.set_post_ops(ops);
+  }
+  matmul::primitive_desc pd(matmul::desc(lhsDesc, rhsDesc, dstDesc), attr,
+                            eng);
+  std::vector<Buffer> buffers;
+  buffers.reserve(3);
+  buffers.push_back(makeBuffer(lhs, computeType, lhsDesc, eng));
+  buffers.push_back(makeBuffer(rhs, computeType, rhsDesc, eng));
+  // The sum post-op reads C from the destination; every timed call
+  // accumulates into it again, so only the untimed first call's result is
+  // C's, and the results are taken from a separate untimed run below.
+  int64_t c = signature.findArgument("c");
+  buffers.push_back(c >= 0 ? makeBuffer(inputs[c], computeType, dstDesc, eng)
+                           : makeResult(outShape, computeType, dstDesc, eng));
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, buffers[0].user},
+      {DNNL_ARG_WEIGHTS, buffers[1].user},
+      {DNNL_ARG_DST, buffers[2].user}};
+  HostTensor initial = buffers[2].tensor;
+  std::vector<std::pair<primitive, std::unordered_map<int, memory>>> steps;
+  steps.push_back({matmul(pd), args});
+  run.milliseconds = timeCalls(strm, iterations, steps);
+  // The result of one call on C.
+  std::memcpy(buffers[2].tensor.data.data(), initial.data.data(),
+              initial.data.size());
+  matmul(pd).execute(strm, args);
+  strm.wait();
+  const HostTensor &out = buffers[2].tensor;
+  run.results.push_back(out.type == p.dataType ? out
+                                               : out.convertTo(p.dataType));
+  return success();
+}
+
 /// Runs oneDNN on `threads` threads (0: as it is) while alive.
 class ScopedThreads {
 public:
@@ -416,6 +485,8 @@ LogicalResult harness::runOneDNN(const MIOpenProblem &problem,
           return failure();
         }
         result = runConv(*conv, inputs, iterations, computeType, run);
+      } else if (const auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
+        result = runGemm(*gemm, inputs, iterations, computeType, run);
       } else {
         result = runLayerNorm(std::get<MIOpenLayerNormProblem>(problem), inputs,
                               iterations, computeType, run, error);

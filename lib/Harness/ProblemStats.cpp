@@ -31,6 +31,15 @@ double harness::getProblemFlops(const MIOpenProblem &problem) {
       flops += outputs;
     return flops;
   }
+  if (const auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
+    double outputs = static_cast<double>(gemm->batch) * gemm->m * gemm->n;
+    double flops = 2.0 * outputs * gemm->k;
+    if (gemm->alpha != 1.0)
+      flops += outputs;
+    if (gemm->beta != 0.0)
+      flops += 2.0 * outputs;
+    return flops;
+  }
   const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
   double elements = product(norm.shape);
   double flops = 0.0;
@@ -57,6 +66,10 @@ std::string harness::getProblemKind(const MIOpenProblem &problem) {
     if (conv->direction & 4)
       kind += (conv->direction & 2) ? "+weight" : "-weight";
     return kind;
+  }
+  if (const auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
+    static const char *kinds[] = {"gemm", "gemm-bwd-a", "gemm-bwd-b"};
+    return kinds[gemm->direction - 1];
   }
   const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
   if (norm.direction & 1)

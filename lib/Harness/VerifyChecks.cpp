@@ -69,6 +69,8 @@ constexpr int64_t kMinSamples = 1000;
 /// Extra f32 roundings per term (see the top of the file).
 constexpr int64_t kConvExtraRoundings = 1;
 constexpr int64_t kLayerNormExtraRoundings = 16;
+/// A matrix product: the bias's roundings and those of alpha and beta.
+constexpr int64_t kGemmExtraRoundings = 3;
 
 /// "(0, 2, 1)": the coordinates of row-major index `index`.
 std::string formatCoordinates(const std::vector<int64_t> &shape,
@@ -250,9 +252,11 @@ mlir::boo::harness::checkStatistics(const MIOpenProblem &problem,
   std::vector<CheckResult> checks = checkResultShapes(specs, actual, expected);
   if (!checks.empty())
     return checks;
-  int64_t extraRoundings = std::holds_alternative<MIOpenConvProblem>(problem)
-                               ? kConvExtraRoundings
-                               : kLayerNormExtraRoundings;
+  int64_t extraRoundings = kLayerNormExtraRoundings;
+  if (std::holds_alternative<MIOpenConvProblem>(problem))
+    extraRoundings = kConvExtraRoundings;
+  else if (std::holds_alternative<MIOpenGemmProblem>(problem))
+    extraRoundings = kGemmExtraRoundings;
   for (size_t r = 0; r < specs.size(); ++r)
     checkOneResult(specs[r], getReductionLength(problem, r), extraRoundings,
                    actual[r], expected[r], checks);
@@ -340,9 +344,15 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
                                     const std::vector<HostTensor> &actual,
                                     const std::vector<Tensor> &expected) {
   std::vector<TensorSpec> specs = getProblemSignature(problem).results;
-  bool isConv = std::holds_alternative<MIOpenConvProblem>(problem);
+  // Contractions (convolutions, matrix products) sum ones: exact. A matrix
+  // product's alpha and beta scale the sum and C in f32 (three roundings).
+  auto *gemm = std::get_if<MIOpenGemmProblem>(&problem);
+  bool isContraction = std::holds_alternative<MIOpenConvProblem>(problem) || gemm;
+  bool scaled = gemm && (gemm->alpha != 1.0 ||
+                         (gemm->beta != 0.0 && gemm->beta != 1.0));
   CheckResult check;
-  check.name = isConv ? "structured: exact" : "structured: within 1 ulp";
+  check.name = isContraction && !scaled ? "structured: exact"
+                                 : "structured: within 1 ulp";
   std::vector<CheckResult> shapes = checkResultShapes(specs, actual, expected);
   if (!shapes.empty()) {
     check.details = shapes[0].name + ": " + shapes[0].details;
@@ -351,7 +361,7 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
 
   // Layer norms: the f32 error bounds on the structured inputs.
   std::vector<Tensor> errorBounds;
-  if (!isConv) {
+  if (!isContraction) {
     std::vector<HostTensor> inputs;
     std::string error;
     if (failed(
@@ -379,9 +389,11 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
       // Convolutions: exactly the rounded sum of ones while f32 sums them
       // exactly (up to 2^24), else within that accumulation's bound.
       double target = e, tolerance = 0;
-      if (isConv && std::fabs(e) <= 0x1p24)
+      if (scaled)
+        tolerance = ulpOf(e, type) + 4 * kU32 * std::fabs(e);
+      else if (isContraction && std::fabs(e) <= 0x1p24)
         target = ref::roundTo(e, type);
-      else if (isConv)
+      else if (isContraction)
         tolerance = ulpOf(e, type) + k * kU32 * std::fabs(e);
       else
         tolerance = ulpOf(e, type) + errorBounds[r].data[i];

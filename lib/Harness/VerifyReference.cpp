@@ -117,6 +117,50 @@ void computeLayerNorm(const MIOpenLayerNormProblem &p,
                                                : g.dbias);
 }
 
+/// The transpose of the last two dims of `t` (2-D or 3-D).
+Tensor transposeMatrices(const Tensor &t) {
+  size_t rank = t.shape.size();
+  int64_t rows = t.shape[rank - 2], cols = t.shape[rank - 1];
+  int64_t batch = t.size() / (rows * cols);
+  std::vector<int64_t> shape = t.shape;
+  std::swap(shape[rank - 2], shape[rank - 1]);
+  Tensor out(shape);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        out.data[(b * cols + j) * rows + i] = t.data[(b * rows + i) * cols + j];
+  return out;
+}
+
+/// The product and its gradients from their definitions: op(X) is
+/// materialized, dA = dC op(B)^T and dB = op(A)^T dC are plain products of
+/// materialized transposes, transposed back when A (B) is stored transposed.
+void computeGemm(const MIOpenGemmProblem &p,
+                 const std::vector<TensorSpec> &specs,
+                 const std::vector<Tensor> &args,
+                 std::vector<Tensor> &results) {
+  auto op = [](const Tensor &x, bool transposed) {
+    return transposed ? transposeMatrices(x) : x;
+  };
+  if (p.direction == 1) {
+    results.push_back(ref::matmul(op(args[0], p.transposeA),
+                                  op(args[1], p.transposeB), false, false,
+                                  p.alpha, findArgument(specs, args, "c"),
+                                  p.beta));
+    return;
+  }
+  const Tensor &dc = args[0];
+  if (p.direction == 2) {
+    Tensor opBT = transposeMatrices(op(args[1], p.transposeB));
+    results.push_back(op(ref::matmul(dc, opBT, false, false, 1.0, nullptr, 0.0),
+                         p.transposeA));
+    return;
+  }
+  Tensor opAT = transposeMatrices(op(args[1], p.transposeA));
+  results.push_back(op(ref::matmul(opAT, dc, false, false, 1.0, nullptr, 0.0),
+                       p.transposeB));
+}
+
 /// Empty if `t` has the shape and type of `spec` (and the bytes for them),
 
 } // namespace
@@ -145,6 +189,8 @@ LogicalResult mlir::boo::harness::computeReference(
   if (auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
     if (failed(computeConv(*conv, args, results, error)))
       return failure();
+  } else if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
+    computeGemm(*gemm, specs, args, results);
   } else {
     computeLayerNorm(std::get<MIOpenLayerNormProblem>(problem), specs, args,
                      results);

@@ -113,6 +113,12 @@ int64_t mlir::boo::harness::getReductionLength(const MIOpenProblem &problem,
     LayerNormShapes s = getShapes(*norm);
     return name == "dweight" || name == "dbias" ? s.rows : s.rowSize;
   }
+  if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
+    // output: K products and C; grad_a sums over N, grad_b over M.
+    if (name == "output")
+      return gemm->k + (gemm->beta != 0.0 ? 1 : 0);
+    return name == "grad_a" ? gemm->n : gemm->m;
+  }
   const auto &p = std::get<MIOpenConvProblem>(problem);
   const ConvGeometry &g = p.geometry;
   int64_t filterSize = ref::product(toVector(g.filterSpatial));

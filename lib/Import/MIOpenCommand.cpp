@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The flag tables below mirror MIOpenDriver's (driver/conv_driver.hpp and
-// driver/layernorm_driver.hpp, AddCmdLineArgs): the same long names, short
+// driver/layernorm_driver.hpp, AddCmdLineArgs; gemm's are in MIOpenGemm.cpp): the same long names, short
 // letters and defaults, so that a command copied from MIOpen's logs
 // (MIOPEN_ENABLE_LOGGING_CMD) or from IREE BOO's sample commands means the
 // same problem here. Flags that only steer MIOpenDriver's benchmark loop are
@@ -572,33 +572,40 @@ FailureOr<MIOpenProblem> mlir::boo::parseMIOpenCommand(StringRef command,
 
   StringRef base = args.front();
   ArrayRef<StringRef> flags = ArrayRef(args).drop_front();
+  enum class Family { Conv, LayerNorm, Gemm };
   struct BaseArg {
     StringLiteral name;
-    bool isConv;
+    Family family;
     ElementType dataType;
   };
   static const BaseArg baseArgs[] = {
-      {"conv", true, ElementType::F32},
-      {"convfp16", true, ElementType::F16},
-      {"convbfp16", true, ElementType::BF16},
-      {"layernorm", false, ElementType::F32},
-      {"layernormfp16", false, ElementType::F16},
-      {"layernormbfp16", false, ElementType::BF16},
+      {"conv", Family::Conv, ElementType::F32},
+      {"convfp16", Family::Conv, ElementType::F16},
+      {"convbfp16", Family::Conv, ElementType::BF16},
+      {"layernorm", Family::LayerNorm, ElementType::F32},
+      {"layernormfp16", Family::LayerNorm, ElementType::F16},
+      {"layernormbfp16", Family::LayerNorm, ElementType::BF16},
+      {"gemm", Family::Gemm, ElementType::F32},
+      {"gemmfp16", Family::Gemm, ElementType::F16},
+      {"gemmbfp16", Family::Gemm, ElementType::BF16},
+  };
+  // Each family's parser, its problem wrapped in the variant.
+  auto wrap = [](auto parsed) -> FailureOr<MIOpenProblem> {
+    if (failed(parsed))
+      return failure();
+    return MIOpenProblem(std::move(*parsed));
   };
   for (const BaseArg &b : baseArgs) {
     if (b.name != base)
       continue;
-    if (b.isConv) {
-      FailureOr<MIOpenConvProblem> conv = parseConv(b.dataType, flags, error);
-      if (failed(conv))
-        return failure();
-      return MIOpenProblem(std::move(*conv));
+    switch (b.family) {
+    case Family::Conv:
+      return wrap(parseConv(b.dataType, flags, error));
+    case Family::LayerNorm:
+      return wrap(parseLayerNorm(b.dataType, flags, error));
+    case Family::Gemm:
+      return wrap(parseGemm(b.dataType, flags, error));
     }
-    FailureOr<MIOpenLayerNormProblem> norm =
-        parseLayerNorm(b.dataType, flags, error);
-    if (failed(norm))
-      return failure();
-    return MIOpenProblem(std::move(*norm));
   }
 
   if (llvm::is_contained(ArrayRef<StringRef>{"convint8", "convfp8", "convbfp8"},
@@ -617,7 +624,7 @@ FailureOr<MIOpenProblem> mlir::boo::parseMIOpenCommand(StringRef command,
   }
   error = llvm::formatv("unknown base argument '{0}' (supported: conv, "
                         "convfp16, convbfp16, layernorm, layernormfp16, "
-                        "layernormbfp16)",
+                        "layernormbfp16, gemm, gemmfp16, gemmbfp16)",
                         base);
   return failure();
 }

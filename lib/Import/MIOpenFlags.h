@@ -8,12 +8,15 @@
 // flag table (long names, short letters, defaults, types) the way
 // MIOpenDriver's InputFlags::Parse does, and reports every problem as one
 // message that names the flag. The tables and what the values mean are in
-// MIOpenCommand.cpp.
+// MIOpenCommand.cpp (convolutions, layer norms) and MIOpenGemm.cpp (matrix
+// products).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef BOO_LIB_IMPORT_MIOPENFLAGS_H
 #define BOO_LIB_IMPORT_MIOPENFLAGS_H
+
+#include "Boo/Import/MIOpenImport.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -104,6 +107,11 @@ private:
   SmallVector<std::optional<std::string>> values;
   std::string &error;
 };
+
+/// Parses the flags of a `gemm*` command (MIOpenGemm.cpp).
+FailureOr<MIOpenGemmProblem> parseGemm(ElementType dataType,
+                                       ArrayRef<StringRef> args,
+                                       std::string &error);
 
 } // namespace mlir::boo::detail
 

@@ -181,6 +181,30 @@ LogicalResult buildLayerNorm(OpBuilder &b, Location loc, ModuleOp module,
   return createFunc(b, loc, module, signature, buildBody, error);
 }
 
+/// One boo.matmul (MIOpenGemmProblem::getProduct says which).
+LogicalResult buildGemm(OpBuilder &b, Location loc, ModuleOp module,
+                        const MIOpenGemmProblem &p, std::string &error) {
+  ProblemSignature signature = getProblemSignature(p);
+  MIOpenGemmProblem::Product product = p.getProduct();
+  auto buildBody = [&](OpBuilder &b, ValueRange args) {
+    auto arg = [&](StringRef name) {
+      return getArgument(signature, args, name);
+    };
+    RankedTensorType type =
+        getTensorType(b.getContext(), signature.results.front());
+    // alpha is spelled out even when 1, so the IR reads on its own; beta
+    // scales C and needs it.
+    Value bias = arg("c");
+    auto mm = MatmulOp::create(
+        b, loc, type, arg(product.lhs), arg(product.rhs), bias,
+        product.transposeLhs, product.transposeRhs,
+        APFloat(static_cast<float>(p.alpha)),
+        APFloat(static_cast<float>(bias ? p.beta : 1.0)));
+    return SmallVector<Value>{mm.getOutput()};
+  };
+  return createFunc(b, loc, module, signature, buildBody, error);
+}
+
 } // namespace
 
 FailureOr<OwningOpRef<ModuleOp>>
@@ -193,6 +217,9 @@ mlir::boo::buildMIOpenModule(MLIRContext *ctx, const MIOpenProblem &problem,
 
   if (auto *conv = std::get_if<MIOpenConvProblem>(&problem)) {
     if (failed(buildConv(b, loc, *module, *conv, error)))
+      return failure();
+  } else if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
+    if (failed(buildGemm(b, loc, *module, *gemm, error)))
       return failure();
   } else if (failed(buildLayerNorm(b, loc, *module,
                                    std::get<MIOpenLayerNormProblem>(problem),

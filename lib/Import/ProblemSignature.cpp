@@ -143,6 +143,39 @@ ProblemSignature getLayerNormSignature(const MIOpenLayerNormProblem &p) {
   return s;
 }
 
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+/// -F 1: (a, b[, c]) -> output, with c when beta is not 0. -F 2: (grad_output,
+/// b) -> grad_a. -F 3: (grad_output, a) -> grad_b. Every matrix is stored as
+/// MIOpenGemmProblem's shapes say (transposed ones as K x M and N x K).
+ProblemSignature getGemmSignature(const MIOpenGemmProblem &p) {
+  ElementType t = p.dataType;
+  static constexpr StringLiteral modes[] = {"forward", "a_backward",
+                                            "b_backward"};
+  ProblemSignature s;
+  s.functionName = getGemmProblemName(
+      t, modes[p.direction - 1], p.batch, p.m, p.k, p.n, p.transposeA,
+      p.transposeB, p.alpha != 1.0, p.beta != 0.0);
+  TensorSpec a{"a", toVector(p.getShapeA()), t};
+  TensorSpec b{"b", toVector(p.getShapeB()), t};
+  std::vector<int64_t> c = toVector(p.getShapeC());
+  if (p.direction == 1) {
+    s.arguments = {a, b};
+    if (p.beta != 0.0)
+      s.arguments.push_back({"c", c, t});
+    s.results = {{"output", c, t}};
+  } else if (p.direction == 2) {
+    s.arguments = {{"grad_output", c, t}, b};
+    s.results = {{"grad_a", a.shape, t}};
+  } else {
+    s.arguments = {{"grad_output", c, t}, a};
+    s.results = {{"grad_b", b.shape, t}};
+  }
+  return s;
+}
+
 } // namespace
 
 int64_t ProblemSignature::findArgument(StringRef name) const {
@@ -156,5 +189,7 @@ int64_t ProblemSignature::findResult(StringRef name) const {
 ProblemSignature mlir::boo::getProblemSignature(const MIOpenProblem &problem) {
   if (auto *conv = std::get_if<MIOpenConvProblem>(&problem))
     return getConvSignature(*conv);
+  if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem))
+    return getGemmSignature(*gemm);
   return getLayerNormSignature(std::get<MIOpenLayerNormProblem>(problem));
 }

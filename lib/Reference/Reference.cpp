@@ -509,6 +509,63 @@ Tensor convBackwardBias(const Tensor &gradOutput, int channelDim) {
 }
 
 //===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+Tensor matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
+              bool transposeRhs, double alpha, const Tensor *bias,
+              double beta) {
+  size_t rank = lhs.shape.size();
+  if ((rank != 2 && rank != 3) || rhs.shape.size() != rank)
+    fatal("matmul operands must both be 2-D or both 3-D");
+  int64_t batch = rank == 3 ? lhs.shape[0] : 1;
+  if (rank == 3 && rhs.shape[0] != batch)
+    fatal("matmul batch mismatch");
+  int64_t r0 = lhs.shape[rank - 2], r1 = lhs.shape[rank - 1];
+  int64_t s0 = rhs.shape[rank - 2], s1 = rhs.shape[rank - 1];
+  int64_t m = transposeLhs ? r1 : r0, k = transposeLhs ? r0 : r1;
+  int64_t n = transposeRhs ? s0 : s1;
+  if ((transposeRhs ? s1 : s0) != k)
+    fatal("matmul K mismatch");
+  std::vector<int64_t> shape = {m, n};
+  if (rank == 3)
+    shape.insert(shape.begin(), batch);
+  Tensor out(shape);
+  for (int64_t b = 0; b < batch; ++b) {
+    const double *a = lhs.data.data() + b * m * k;
+    const double *w = rhs.data.data() + b * k * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += (transposeLhs ? a[l * m + i] : a[i * k + l]) *
+                 (transposeRhs ? w[j * k + l] : w[l * n + j]);
+        out.data[(b * m + i) * n + j] = alpha * sum;
+      }
+  }
+  if (!bias)
+    return out;
+  // NumPy broadcasting: the bias's dims align with the result's last ones.
+  size_t biasRank = bias->shape.size();
+  if (biasRank > rank)
+    fatal("matmul bias has a higher rank than the result");
+  std::vector<int64_t> idx(rank, 0);
+  int64_t i = 0;
+  do {
+    int64_t flat = 0;
+    for (size_t d = 0; d < biasRank; ++d) {
+      int64_t size = bias->shape[d];
+      int64_t at = idx[rank - biasRank + d];
+      if (size != 1 && size != shape[rank - biasRank + d])
+        fatal("matmul bias does not broadcast to the result");
+      flat = flat * size + (size == 1 ? 0 : at);
+    }
+    out.data[i++] += beta * bias->data[flat];
+  } while (next(idx, shape));
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
 // Layer norm
 //===----------------------------------------------------------------------===//
 

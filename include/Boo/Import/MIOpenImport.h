@@ -82,7 +82,44 @@ struct MIOpenLayerNormProblem {
   }
 };
 
-using MIOpenProblem = std::variant<MIOpenConvProblem, MIOpenLayerNormProblem>;
+/// A matrix product (base args `gemm`, `gemmfp16` and Boo's `gemmbfp16`),
+/// with MIOpenDriver's meaning of the flags (driver/gemm_driver.hpp):
+/// `C = alpha * op(A) op(B) + beta * C` with op(A) M x K, op(B) K x N.
+struct MIOpenGemmProblem {
+  /// `gemm` f32, `gemmfp16` f16, `gemmbfp16` bf16.
+  ElementType dataType = ElementType::F32;
+  /// `--batch_count`/`-b`: above 1, that many independent products of
+  /// packed consecutive matrices (3-D tensors).
+  int64_t batch = 1;
+  /// `--a_h`/`-m`, `--b_w`/`-n` and `--a_w`/`-k`.
+  int64_t m = 256, n = 256, k = 256;
+  /// `--transA`/`-u`, `--transB`/`-v`: A is stored K x M, B is stored N x K.
+  bool transposeA = false, transposeB = false;
+  /// `--alpha`/`-A` and `--beta`/`-B`; a non-zero beta makes C an input.
+  double alpha = 1.0, beta = 0.0;
+  /// `-F` as IREE BOO defines it: 1 the product, 2 the gradient of A
+  /// (from C's gradient and B), 3 the gradient of B (from C's and A).
+  int64_t direction = 1;
+
+  bool isBatched() const { return batch > 1; }
+  /// The one product the function computes, in the stored layouts: its
+  /// result (row-major) is `lhs` times `rhs`, each transposed or not, both
+  /// named by the signature's argument names. The gradients are products
+  /// too: dA = dC op(B)^T (stored transposed: op(B) dC^T) and
+  /// dB = op(A)^T dC (stored transposed: dC^T op(A)).
+  struct Product {
+    StringRef lhs, rhs;
+    bool transposeLhs, transposeRhs;
+  };
+  Product getProduct() const;
+  /// The shapes of A, B and C as stored ([batch,] rows, columns).
+  SmallVector<int64_t> getShapeA() const;
+  SmallVector<int64_t> getShapeB() const;
+  SmallVector<int64_t> getShapeC() const;
+};
+
+using MIOpenProblem = std::variant<MIOpenConvProblem, MIOpenLayerNormProblem,
+                                   MIOpenGemmProblem>;
 
 /// Parses one MIOpenDriver command line. The leading `MIOpenDriver` word (or
 /// any path whose file name is `MIOpenDriver`) is optional; quotes are

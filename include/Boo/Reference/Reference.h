@@ -157,6 +157,20 @@ LayerNormGrads layerNormBackward(const Tensor &dy, const Tensor &x,
                                  const Tensor *weight, int normalizedRank);
 
 //===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+/// out[b, m, n] = alpha * sum_k A[b, m, k] * B[b, k, n] + beta * bias[...]
+/// for 2-D (no b) or 3-D operands of one batch, where A is `lhs` ([B,] M, K)
+/// or, with `transposeLhs`, its transpose (`lhs` is [B,] K, M), and B is
+/// `rhs` ([B,] K, N) or its transpose. `bias` may be null; otherwise it
+/// broadcasts to the result NumPy-style (trailing dims aligned, each of its
+/// dims 1 or the result's).
+Tensor matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
+              bool transposeRhs, double alpha, const Tensor *bias,
+              double beta);
+
+//===----------------------------------------------------------------------===//
 // Element-wise
 //===----------------------------------------------------------------------===//
 

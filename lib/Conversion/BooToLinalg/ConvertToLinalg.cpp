@@ -132,6 +132,8 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
                                          ValueRange operands, bool keepF32) {
   if (isa<ConvOp, ConvBwdDataOp, ConvBwdWeightOp, ConvBwdBiasOp>(op))
     return lowerConvOp(lb, op, operands, keepF32);
+  if (isa<MatmulOp>(op))
+    return lowerMatmulOp(lb, op, operands, keepF32);
   if (isa<LayerNormOp, LayerNormBwdOp>(op))
     return lowerNormOp(lb, op, operands, keepF32);
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)

@@ -98,6 +98,9 @@ private:
 /// otherwise in the op's result types.
 FailureOr<SmallVector<Value>> lowerConvOp(LinalgBuilder &lb, Operation *op,
                                           ValueRange operands, bool keepF32);
+FailureOr<SmallVector<Value>> lowerMatmulOp(LinalgBuilder &lb, Operation *op,
+                                            ValueRange operands,
+                                            bool keepF32);
 FailureOr<SmallVector<Value>> lowerNormOp(LinalgBuilder &lb, Operation *op,
                                           ValueRange operands, bool keepF32);
 

@@ -377,7 +377,7 @@ func.func @fusion_yield_types(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) 
 // -----
 
 func.func @fusion_foreign_op(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
-  // expected-error@+1 {{body may hold only one convolution or layer norm and element-wise boo ops, found 'tensor.empty'}}
+  // expected-error@+1 {{body may hold only one convolution, matrix product or layer norm and element-wise boo ops, found 'tensor.empty'}}
   %0 = boo.fusion -> tensor<1x4x6x6xf32> {
     %c = boo.conv %x, %w : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
     %e = tensor.empty() : tensor<1x4x6x6xf32>
@@ -389,7 +389,7 @@ func.func @fusion_foreign_op(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
 // -----
 
 func.func @fusion_two_anchors(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
-  // expected-error@+1 {{body must hold exactly one convolution or layer norm (a fusion is one kernel), found 2}}
+  // expected-error@+1 {{body must hold exactly one convolution, matrix product or layer norm (a fusion is one kernel), found 2}}
   %0 = boo.fusion -> tensor<1x4x6x6xf32> {
     %c = boo.conv %x, %w : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
     %d = boo.conv %x, %w : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
@@ -402,7 +402,7 @@ func.func @fusion_two_anchors(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) 
 // -----
 
 func.func @fusion_no_anchor(%x: tensor<4xf32>) {
-  // expected-error@+1 {{body must hold exactly one convolution or layer norm (a fusion is one kernel), found 0}}
+  // expected-error@+1 {{body must hold exactly one convolution, matrix product or layer norm (a fusion is one kernel), found 0}}
   %0 = boo.fusion -> tensor<4xf32> {
     %a = boo.activation relu %x : tensor<4xf32>
     boo.yield %a : tensor<4xf32>

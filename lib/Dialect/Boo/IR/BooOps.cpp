@@ -21,7 +21,7 @@ using namespace mlir::boo;
 
 bool mlir::boo::isFusionAnchor(Operation *op) {
   return isa<ConvOp, ConvBwdDataOp, ConvBwdWeightOp, ConvBwdBiasOp,
-             LayerNormOp, LayerNormBwdOp>(op);
+             MatmulOp, LayerNormOp, LayerNormBwdOp>(op);
 }
 
 bool mlir::boo::isElementwiseEpilogue(Operation *op) {
@@ -173,6 +173,103 @@ LogicalResult ConvBwdBiasOp::verify() {
     return emitOpError("grad_bias element type differs from grad_output's");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+FailureOr<MatmulSizes> mlir::boo::getMatmulSizes(Operation *op) {
+  auto mm = dyn_cast<MatmulOp>(op);
+  if (!mm || op->getNumOperands() < 2)
+    return failure();
+  auto a = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto b = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  if (!a || !b || !a.hasStaticShape() || !b.hasStaticShape() ||
+      a.getRank() != b.getRank() || a.getRank() < 2 || a.getRank() > 3)
+    return failure();
+  MatmulSizes s;
+  s.batched = a.getRank() == 3;
+  if (s.batched) {
+    if (a.getDimSize(0) != b.getDimSize(0))
+      return failure();
+    s.batch = a.getDimSize(0);
+  }
+  ArrayRef<int64_t> as = a.getShape().take_back(2);
+  ArrayRef<int64_t> bs = b.getShape().take_back(2);
+  bool ta = mm.getTransposeLhs(), tb = mm.getTransposeRhs();
+  s.m = ta ? as[1] : as[0];
+  s.k = ta ? as[0] : as[1];
+  s.n = tb ? bs[0] : bs[1];
+  if ((tb ? bs[1] : bs[0]) != s.k)
+    return failure();
+  return s;
+}
+
+/// "2x3x4" for the diagnostics.
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::interleave(shape, os, "x");
+  return out;
+}
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType a = getLhs().getType(), b = getRhs().getType();
+  RankedTensorType out = getOutput().getType();
+  if (a.getRank() < 2 || a.getRank() > 3 || a.getRank() != b.getRank())
+    return emitOpError("lhs and rhs must both be 2-D or both be 3-D, got "
+                       "ranks ")
+           << a.getRank() << " and " << b.getRank();
+  for (RankedTensorType t : {a, b, out})
+    if (!t.hasStaticShape())
+      return emitOpError("requires static shapes, got ") << t;
+  Type elem = a.getElementType();
+  if (b.getElementType() != elem || out.getElementType() != elem)
+    return emitOpError("requires lhs, rhs and output to have the same "
+                       "element type, got ")
+           << elem << ", " << b.getElementType() << " and "
+           << out.getElementType();
+  if (a.getRank() == 3 && a.getDimSize(0) != b.getDimSize(0))
+    return emitOpError("lhs has a batch of ")
+           << a.getDimSize(0) << " but rhs has " << b.getDimSize(0);
+  int64_t ka = a.getDimSize(getTransposeLhs() ? a.getRank() - 2
+                                              : a.getRank() - 1);
+  int64_t kb = b.getDimSize(getTransposeRhs() ? b.getRank() - 1
+                                              : b.getRank() - 2);
+  if (ka != kb)
+    return emitOpError("lhs has K = ")
+           << ka << " but rhs has K = " << kb
+           << " (the contracted dims must match)";
+  MatmulSizes s = getSizes();
+  SmallVector<int64_t> expected = {s.m, s.n};
+  if (s.batched)
+    expected.insert(expected.begin(), s.batch);
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape ")
+           << shapeString(out.getShape())
+           << " does not match the shape implied by the operands: "
+           << shapeString(expected);
+  if (Value bias = getBias()) {
+    auto t = cast<RankedTensorType>(bias.getType());
+    if (t.getElementType() != elem)
+      return emitOpError("bias element type ")
+             << t.getElementType() << " differs from the operands' " << elem;
+    bool fits = t.hasStaticShape() && t.getRank() <= out.getRank();
+    for (int64_t i = 0; fits && i < t.getRank(); ++i) {
+      int64_t d = t.getDimSize(t.getRank() - 1 - i);
+      fits = d == 1 || d == out.getDimSize(out.getRank() - 1 - i);
+    }
+    if (!fits)
+      return emitOpError("bias of type ")
+             << t << " does not broadcast to the result shape "
+             << shapeString(out.getShape());
+  } else if (getBeta().convertToFloat() != 1.0f) {
+    return emitOpError("'beta' scales the bias, but there is no bias");
+  }
+  return success();
+}
+
+MatmulSizes MatmulOp::getSizes() { return *getMatmulSizes(*this); }
 
 //===----------------------------------------------------------------------===//
 // Layer norm
@@ -349,13 +446,15 @@ LogicalResult FusionOp::verify() {
       continue;
     }
     if (!isElementwiseEpilogue(&op))
-      return emitOpError("body may hold only one convolution or layer norm "
-                         "and element-wise boo ops, found '")
+      return emitOpError("body may hold only one convolution, matrix "
+                         "product or layer norm and element-wise boo ops, "
+                         "found '")
              << op.getName() << "'";
   }
   if (anchors != 1)
-    return emitOpError("body must hold exactly one convolution or layer norm "
-                       "(a fusion is one kernel), found ")
+    return emitOpError("body must hold exactly one convolution, matrix "
+                       "product or layer norm (a fusion is one kernel), "
+                       "found ")
            << anchors;
   // The epilogue must consume the anchor: every element-wise op uses a value
   // computed in the body.

@@ -188,6 +188,38 @@ FailureOr<KernelLoopNest> convNest(Operation *op) {
   return b.nest;
 }
 
+/// [b,] m, n, k: the batch is a parallel loop like a conv's group.
+FailureOr<KernelLoopNest> matmulNest(MatmulOp op) {
+  FailureOr<MatmulSizes> s = getMatmulSizes(op);
+  if (failed(s))
+    return failure();
+  Type elem = cast<RankedTensorType>(op->getOperand(0).getType())
+                  .getElementType();
+  NestBuilder b;
+  b.nest.isContraction = true;
+  std::optional<int64_t> batch;
+  if (s->batched)
+    batch = b.loop("b", s->batch, false, LoopRole::Group);
+  int64_t m = b.loop("m", s->m, false, kM);
+  int64_t n = b.loop("n", s->n, false, kN);
+  int64_t k = b.loop("k", s->k, true, kK);
+  // A matrix operand: [batch,] rows, cols, or cols, rows when transposed.
+  using Dim = std::pair<int64_t, int64_t>; // (loop, extent)
+  auto addMatrix = [&](KernelOperand &operand, Dim rows, Dim cols,
+                       bool transposed) {
+    if (batch)
+      addDim(operand, s->batch, {{*batch, 1}});
+    if (transposed)
+      std::swap(rows, cols);
+    addDim(operand, rows.second, {{rows.first, 1}});
+    addDim(operand, cols.second, {{cols.first, 1}});
+  };
+  addMatrix(b.input("lhs", elem), {m, s->m}, {k, s->k}, op.getTransposeLhs());
+  addMatrix(b.input("rhs", elem), {k, s->k}, {n, s->n}, op.getTransposeRhs());
+  b.nest.outputInnerLoop = n;
+  return b.nest;
+}
+
 FailureOr<KernelLoopNest> bwdBiasNest(ConvBwdBiasOp op) {
   if (op->getNumOperands() != 1)
     return failure();
@@ -288,6 +320,7 @@ FailureOr<KernelLoopNest> mlir::boo::getOpLoopNest(Operation *root) {
       .Case<ConvOp, ConvBwdDataOp, ConvBwdWeightOp>(
           [](Operation *op) { return convNest(op); })
       .Case([](ConvBwdBiasOp op) { return bwdBiasNest(op); })
+      .Case([](MatmulOp op) { return matmulNest(op); })
       // The row sum: ins(x).
       .Case([](LayerNormOp op) {
         return normNest(op, 0, {{"x", "all"}});

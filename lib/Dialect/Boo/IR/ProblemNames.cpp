@@ -94,3 +94,21 @@ std::string mlir::boo::getLayerNormProblemName(ElementType type,
     items.push_back("b");
   return llvm::join(items, "_");
 }
+
+std::string mlir::boo::getGemmProblemName(ElementType type, StringRef mode,
+                                          int64_t batch, int64_t m, int64_t k,
+                                          int64_t n, bool transA, bool transB,
+                                          bool alpha, bool beta) {
+  SmallVector<int64_t> sizes = {m, k, n};
+  if (batch > 1)
+    sizes.insert(sizes.begin(), batch);
+  SmallVector<std::string> items = {"gemm", getTorchTypeName(type), mode.str(),
+                                    joinShape(sizes)};
+  for (auto [set, word] : {std::pair<bool, const char *>{transA, "transA"},
+                           {transB, "transB"},
+                           {alpha, "alpha"},
+                           {beta, "beta"}})
+    if (set)
+      items.push_back(word);
+  return llvm::join(items, "_");
+}

@@ -59,7 +59,7 @@ Operation *getKernelRootOp(Operation *kernel);
 /// What a loop of the root generic is, for a contraction's implicit GEMM.
 enum class LoopRole : uint8_t {
   None,  // element-wise dims, layer-norm rows and normalized dims, bias grad
-  Group, // `g`: parallel in every operand
+  Group, // `g`, a matmul's batch `b`: parallel in every operand
   M,     // parallel, in the first input and the output
   N,     // parallel, in the second input and the output
   K,     // reduction, in both inputs (channels, batch/output positions)
@@ -68,7 +68,7 @@ enum class LoopRole : uint8_t {
 
 /// One loop of the root generic.
 struct KernelLoop {
-  std::string name; // "n", "g", "k", "oh", "c", "fw", "d0", ...
+  std::string name; // "n", "g", "k", "oh", "c", "fw", "d0", "m", ...
   int64_t extent;
   bool isReduction;
   LoopRole role;

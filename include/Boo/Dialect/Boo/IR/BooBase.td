@@ -13,10 +13,12 @@ include "mlir/IR/AttrTypeBase.td"
 def Boo_Dialect : Dialect {
   let name = "boo";
   let cppNamespace = "::mlir::boo";
-  let summary = "Deep-learning kernel ops: convolutions, layer norms, epilogues";
+  let summary = "Deep-learning kernel ops: convolutions, matrix products, "
+                "layer norms, epilogues";
   let description = [{
     The `boo` dialect describes the ops a framework hands to Boo: forward and
-    backward convolutions in any layout, layer norm forward and backward,
+    backward convolutions in any layout, matrix products (plain, batched,
+    with a bias), layer norm forward and backward,
     element-wise epilogues (activations, bias and residual adds), and
     `boo.fusion`, a region that groups one anchor op with its epilogue and by
     definition becomes exactly one kernel.

@@ -19,14 +19,28 @@
 
 #include "Boo/Dialect/Boo/IR/BooEnums.h.inc"
 
+namespace mlir::boo {
+/// The sizes of a boo.matmul: `batch` (1 for 2-D operands), M, N and K.
+struct MatmulSizes {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  /// Whether the operands are 3-D (a batched product).
+  bool batched = false;
+};
+} // namespace mlir::boo
+
 #define GET_OP_CLASSES
 #include "Boo/Dialect/Boo/IR/BooOps.h.inc"
 
 namespace mlir::boo {
 
-/// True for the ops a boo.fusion is built around: convolutions and layer
-/// norms, forward and backward.
+/// True for the ops a boo.fusion is built around: convolutions, matrix
+/// products and layer norms, forward and backward.
 bool isFusionAnchor(Operation *op);
+
+/// The sizes of a boo.matmul read off its operand types and transposes.
+/// Safe on ops that are not verified yet: fails when the operands are not
+/// static 2-D or 3-D tensors or their K (or batch) sizes differ.
+FailureOr<MatmulSizes> getMatmulSizes(Operation *op);
 
 /// True for the element-wise epilogue ops (activation, add, mul).
 bool isElementwiseEpilogue(Operation *op);

@@ -231,6 +231,52 @@ def Boo_LayerNormBwdOp : Boo_Op<"layer_norm_bwd", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+def Boo_MatmulOp : Boo_Op<"matmul", [Pure]> {
+  let summary = "matrix product, 2-D or batched, with an optional bias";
+  let description = [{
+    With `A` = `lhs` (or its transpose, under `transpose_lhs`) of shape
+    `[B,] M, K` and `B` = `rhs` (or its transpose, under `transpose_rhs`) of
+    shape `[B,] K, N`, computes for every batch `b`, row `m` and column `n`:
+
+    ```
+    out[b, m, n] = alpha * sum_{k < K} A[b, m, k] * B[b, k, n]
+                 + beta * bias[b, m, n]
+    ```
+
+    The operands are both 2-D (`mm`, `addmm`) or both 3-D with the same batch
+    (`bmm`). `bias` is optional; it broadcasts to the result the way NumPy
+    and PyTorch broadcast (trailing dims aligned, each of its dims 1 or the
+    result's), so `[N]` adds a row to every row, `[M, 1]` a column to every
+    column and `[M, N]` is `addmm`'s `input`. `beta` needs a bias. Products
+    are accumulated in f32; the result is rounded to the storage type once.
+
+    ```mlir
+    %y = boo.matmul %a, %w bias(%b : tensor<64xbf16>) {transpose_rhs}
+         : tensor<32x128xbf16>, tensor<64x128xbf16> -> tensor<32x64xbf16>
+    ```
+  }];
+  let arguments = (ins Boo_FloatTensor:$lhs, Boo_FloatTensor:$rhs,
+                       Optional<Boo_FloatTensor>:$bias,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$beta);
+  let results = (outs Boo_FloatTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict
+    `:` type($lhs) `,` type($rhs) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The sizes of the product: batch (1 when 2-D), M, N and K. Only valid
+    /// on a verified op.
+    ::mlir::boo::MatmulSizes getSizes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Element-wise epilogues
 //===----------------------------------------------------------------------===//
 
@@ -296,8 +342,8 @@ def Boo_FusionOp : Boo_Op<"fusion", [
     SingleBlock, RecursiveMemoryEffects]> {
   let summary = "one anchor op and its element-wise epilogue, one kernel";
   let description = [{
-    Groups exactly one anchor op (a convolution or a layer norm, forward or
-    backward) with a chain of element-wise Boo ops that consume it. By
+    Groups exactly one anchor op (a convolution, a matrix product or a layer
+    norm, forward or backward) with a chain of element-wise Boo ops that consume it. By
     definition a `boo.fusion` becomes exactly one kernel: the epilogue is
     applied to the anchor's results before they are stored. The region may
     use values defined above it; its `boo.yield` gives the results.
@@ -323,7 +369,7 @@ def Boo_FusionOp : Boo_Op<"fusion", [
   let assemblyFormat = "(`->` type($results)^)? $body attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The single convolution or layer norm op in the body.
+    /// The single convolution, matrix product or layer norm op in the body.
     ::mlir::Operation *getAnchor();
   }];
 }

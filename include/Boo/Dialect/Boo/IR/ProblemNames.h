@@ -54,6 +54,15 @@ std::string getLayerNormProblemName(ElementType type, ArrayRef<int64_t> shape,
                                     int64_t normalizedRank, StringRef mode,
                                     bool weight, bool bias);
 
+/// IREE BOO's name of a matrix product, e.g.
+/// "gemm_float16_forward_64x32x128_transA": type, mode ("forward",
+/// "a_backward", "b_backward"), [batch x] M x K x N, then "transA" and
+/// "transB" when set and "alpha" and "beta" when they are not 1 and 0
+/// (Boo's additions, as are the batch and "a_backward"/"b_backward").
+std::string getGemmProblemName(ElementType type, StringRef mode, int64_t batch,
+                               int64_t m, int64_t k, int64_t n, bool transA,
+                               bool transB, bool alpha, bool beta);
+
 } // namespace mlir::boo
 
 #endif // BOO_DIALECT_BOO_IR_PROBLEMNAMES_H
