@@ -18,7 +18,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -60,18 +59,6 @@ FailureOr<bool> getBool(const FlagValues &flags, StringRef name) {
     return failure();
   }
   return *v == 1;
-}
-
-/// A positive size that fits the 32-bit extents kernels index with.
-FailureOr<int64_t> getSize(const FlagValues &flags, StringRef name) {
-  FailureOr<int64_t> v = flags.getIntAtLeast(name, 1);
-  if (failed(v))
-    return failure();
-  if (*v > std::numeric_limits<int32_t>::max()) {
-    (void)flags.fail(name, llvm::formatv("{0} is too large", *v));
-    return failure();
-  }
-  return *v;
 }
 
 /// An f32 scale.
@@ -118,10 +105,11 @@ mlir::boo::detail::parseGemm(ElementType dataType, ArrayRef<StringRef> args,
                      "swap A and B, M and N, and flip both transposes");
     return failure();
   }
-  FailureOr<int64_t> batch = getSize(flags, "batch_count");
-  FailureOr<int64_t> m = getSize(flags, "a_h");
-  FailureOr<int64_t> n = getSize(flags, "b_w");
-  FailureOr<int64_t> k = getSize(flags, "a_w");
+  // getInt keeps every value within MIOpenDriver's (32-bit) int.
+  FailureOr<int64_t> batch = flags.getIntAtLeast("batch_count", 1);
+  FailureOr<int64_t> m = flags.getIntAtLeast("a_h", 1);
+  FailureOr<int64_t> n = flags.getIntAtLeast("b_w", 1);
+  FailureOr<int64_t> k = flags.getIntAtLeast("a_w", 1);
   if (failed(batch) || failed(m) || failed(n) || failed(k))
     return failure();
   p.batch = *batch;

@@ -192,8 +192,7 @@ LogicalResult buildGemm(OpBuilder &b, Location loc, ModuleOp module,
     };
     RankedTensorType type =
         getTensorType(b.getContext(), signature.results.front());
-    // alpha is spelled out even when 1, so the IR reads on its own; beta
-    // scales C and needs it.
+    // beta scales C and needs it.
     Value bias = arg("c");
     auto mm = MatmulOp::create(
         b, loc, type, arg(product.lhs), arg(product.rhs), bias,

@@ -166,3 +166,75 @@ func.func @layer_norm_all_dims(%x: tensor<3x5xbf16>, %b: tensor<3x5xbf16>) -> (t
   %y, %m, %r = boo.layer_norm %x bias(%b : tensor<3x5xbf16>) {normalized_rank = 2 : i64} : tensor<3x5xbf16> -> tensor<3x5xbf16>, tensor<f32>, tensor<bf16>
   return %y, %m, %r : tensor<3x5xbf16>, tensor<f32>, tensor<bf16>
 }
+
+// -----
+
+// A plain product: one generic over (m, n, k) accumulating in f32, read
+// through its maps (no copies), then the single rounding to bf16.
+// CHECK-DAG: #[[A:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[B:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[C:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul
+// CHECK:       %[[ACC:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<32x64xf32>)
+// CHECK:       %[[MM:.+]] = linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:    ins(%{{.+}}, %{{.+}} : tensor<32x128xbf16>, tensor<128x64xbf16>) outs(%[[ACC]] : tensor<32x64xf32>)
+// CHECK:         arith.mulf
+// CHECK:         arith.addf
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[MM]] : tensor<32x64xf32>) outs(%{{.+}} : tensor<32x64xbf16>)
+// CHECK:         arith.truncf %{{.+}} : f32 to bf16
+func.func @matmul(%a: tensor<32x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<32x64xbf16> {
+  %y = boo.matmul %a, %b : tensor<32x128xbf16>, tensor<128x64xbf16> -> tensor<32x64xbf16>
+  return %y : tensor<32x64xbf16>
+}
+
+// -----
+
+// Batched, both operands transposed: the batch is the outermost loop of
+// (b, m, n, k); lhs is read at (b, k, m) and rhs at (b, n, k). The bias
+// [1, 32, 1] broadcasts along the batch and the columns (constant 0 index),
+// scaled by beta after alpha scales the product.
+// CHECK-DAG: #[[A:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[B:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[C:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[BIAS:.+]] = affine_map<(d0, d1, d2) -> (0, d1, 0)>
+// CHECK-LABEL: func.func @bmm_transposed_bias
+// CHECK-DAG:   %[[ALPHA:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG:   %[[BETA:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK:       %[[MM:.+]] = linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME:    ins(%{{.+}}, %{{.+}} : tensor<3x128x32xf16>, tensor<3x64x128xf16>)
+// CHECK:       linalg.generic {indexing_maps = [#[[ID]], #[[BIAS]], #[[ID]]]
+// CHECK-SAME:    ins(%[[MM]], %{{.+}} : tensor<3x32x64xf32>, tensor<1x32x1xf16>) outs(%{{.+}} : tensor<3x32x64xf16>)
+// CHECK:         %[[S:.+]] = arith.mulf %[[ALPHA]], %{{.+}} : f32
+// CHECK:         %[[C16:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:         %[[T:.+]] = arith.mulf %[[BETA]], %[[C16]] : f32
+// CHECK:         %[[SUM:.+]] = arith.addf %[[S]], %[[T]] : f32
+// CHECK:         arith.truncf %[[SUM]] : f32 to f16
+func.func @bmm_transposed_bias(%a: tensor<3x128x32xf16>, %b: tensor<3x64x128xf16>, %c: tensor<1x32x1xf16>) -> tensor<3x32x64xf16> {
+  %y = boo.matmul %a, %b bias(%c : tensor<1x32x1xf16>) {transpose_lhs, transpose_rhs, alpha = 2.0 : f32, beta = 0.5 : f32} : tensor<3x128x32xf16>, tensor<3x64x128xf16> -> tensor<3x32x64xf16>
+  return %y : tensor<3x32x64xf16>
+}
+
+// -----
+
+// A matmul anchors a fusion like a convolution: its f32 result flows into
+// the epilogue and is rounded once, at the yield.
+// CHECK-LABEL: func.func @matmul_fusion
+// CHECK:       %[[MM:.+]] = linalg.generic
+// CHECK-SAME:    outs(%{{.+}} : tensor<8x16xf32>)
+// CHECK-NOT:   arith.truncf
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[MM]], %{{.+}} : tensor<8x16xf32>, tensor<16xbf16>)
+// CHECK-NOT:   arith.truncf
+// CHECK:       arith.maximumf
+// CHECK:       arith.truncf %{{.+}} : f32 to bf16
+// CHECK-NOT:   boo.
+func.func @matmul_fusion(%a: tensor<8x32xbf16>, %w: tensor<16x32xbf16>, %b: tensor<16xbf16>) -> tensor<8x16xbf16> {
+  %r = boo.fusion -> tensor<8x16xbf16> {
+    %m = boo.matmul %a, %w bias(%b : tensor<16xbf16>) {transpose_rhs} : tensor<8x32xbf16>, tensor<16x32xbf16> -> tensor<8x16xbf16>
+    %y = boo.activation relu %m : tensor<8x16xbf16>
+    boo.yield %y : tensor<8x16xbf16>
+  }
+  return %r : tensor<8x16xbf16>
+}

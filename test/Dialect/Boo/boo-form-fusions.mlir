@@ -86,3 +86,19 @@ func.func @no_anchor(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = boo.activation relu %x : tensor<4xf32>
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// A matmul anchors like a conv: matmul + gelu join (nn.Linear + GELU).
+// CHECK-LABEL: func.func @matmul_gelu
+// CHECK:      %[[F:.+]] = boo.fusion -> tensor<8x16xbf16> {
+// CHECK-NEXT:   %[[M:.+]] = boo.matmul
+// CHECK-NEXT:   %[[G:.+]] = boo.activation gelu %[[M]]
+// CHECK-NEXT:   boo.yield %[[G]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[F]]
+func.func @matmul_gelu(%a: tensor<8x32xbf16>, %w: tensor<16x32xbf16>, %b: tensor<16xbf16>) -> tensor<8x16xbf16> {
+  %m = boo.matmul %a, %w bias(%b : tensor<16xbf16>) {transpose_rhs} : tensor<8x32xbf16>, tensor<16x32xbf16> -> tensor<8x16xbf16>
+  %g = boo.activation gelu %m : tensor<8x16xbf16>
+  return %g : tensor<8x16xbf16>
+}

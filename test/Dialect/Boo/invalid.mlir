@@ -437,3 +437,75 @@ func.func @binary_dynamic(%x: tensor<?x8xf32>, %b: tensor<8xf32>) {
   %0 = boo.add %x, %b {channel_dim = 1 : i64} : tensor<?x8xf32>, tensor<8xf32>
   return
 }
+
+// -----
+
+func.func @matmul_rank(%a: tensor<2x32x128xf32>, %b: tensor<128x64xf32>) {
+  // expected-error@+1 {{lhs and rhs must both be 2-D or both be 3-D, got ranks 3 and 2}}
+  %0 = boo.matmul %a, %b : tensor<2x32x128xf32>, tensor<128x64xf32> -> tensor<2x32x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_dynamic(%a: tensor<?x128xf32>, %b: tensor<128x64xf32>) {
+  // expected-error@+1 {{requires static shapes, got 'tensor<?x128xf32>'}}
+  %0 = boo.matmul %a, %b : tensor<?x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_types(%a: tensor<32x128xf32>, %b: tensor<128x64xf16>) {
+  // expected-error@+1 {{requires lhs, rhs and output to have the same element type, got 'f32', 'f16' and 'f32'}}
+  %0 = boo.matmul %a, %b : tensor<32x128xf32>, tensor<128x64xf16> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x32x128xf32>, %b: tensor<3x128x64xf32>) {
+  // expected-error@+1 {{lhs has a batch of 2 but rhs has 3}}
+  %0 = boo.matmul %a, %b : tensor<2x32x128xf32>, tensor<3x128x64xf32> -> tensor<2x32x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_k(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>) {
+  // expected-error@+1 {{lhs has K = 32 but rhs has K = 128 (the contracted dims must match)}}
+  %0 = boo.matmul %a, %b {transpose_lhs} : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<32x128xf32>, %b: tensor<64x128xf32>) {
+  // expected-error@+1 {{result shape 32x128 does not match the shape implied by the operands: 32x64}}
+  %0 = boo.matmul %a, %b {transpose_rhs} : tensor<32x128xf32>, tensor<64x128xf32> -> tensor<32x128xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_type(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>, %c: tensor<64xf16>) {
+  // expected-error@+1 {{bias element type 'f16' differs from the operands' 'f32'}}
+  %0 = boo.matmul %a, %b bias(%c : tensor<64xf16>) : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_shape(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>, %c: tensor<32xf32>) {
+  // expected-error@+1 {{bias of type 'tensor<32xf32>' does not broadcast to the result shape 32x64}}
+  %0 = boo.matmul %a, %b bias(%c : tensor<32xf32>) : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_beta(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>) {
+  // expected-error@+1 {{'beta' scales the bias, but there is no bias}}
+  %0 = boo.matmul %a, %b {beta = 0.5 : f32} : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
+  return
+}

@@ -87,3 +87,19 @@ func.func @fusion(%x: tensor<1x8x8x4xf32>, %w: tensor<16x1x1x4xf32>) -> tensor<1
   }
   return %r : tensor<1x8x8x16xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @matmuls
+// CHECK: boo.matmul %{{.*}}, %{{.*}} : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
+// CHECK: boo.matmul %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<64xbf16>) {transpose_rhs} : tensor<32x128xbf16>, tensor<64x128xbf16> -> tensor<32x64xbf16>
+// CHECK: boo.matmul %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<1x32x1xf16>) {alpha = 2.000000e+00 : f32, beta = 5.000000e-01 : f32, transpose_lhs} : tensor<3x128x32xf16>, tensor<3x128x64xf16> -> tensor<3x32x64xf16>
+func.func @matmuls(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>,
+                   %x: tensor<32x128xbf16>, %w: tensor<64x128xbf16>,
+                   %bias: tensor<64xbf16>, %p: tensor<3x128x32xf16>,
+                   %q: tensor<3x128x64xf16>, %c: tensor<1x32x1xf16>) {
+  %0 = boo.matmul %a, %b : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
+  %1 = boo.matmul %x, %w bias(%bias : tensor<64xbf16>) {transpose_rhs} : tensor<32x128xbf16>, tensor<64x128xbf16> -> tensor<32x64xbf16>
+  %2 = boo.matmul %p, %q bias(%c : tensor<1x32x1xf16>) {transpose_lhs, alpha = 2.0 : f32, beta = 0.5 : f32} : tensor<3x128x32xf16>, tensor<3x128x64xf16> -> tensor<3x32x64xf16>
+  return
+}
