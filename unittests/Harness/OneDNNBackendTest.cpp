@@ -86,7 +86,11 @@ INSTANTIATE_TEST_SUITE_P(
              "--pad_d 1 -p 1 -q 1 -F 1",
              1e-5},
         Case{"layernorm -X 4x8x96 -o 2 -e 1e-5 -m 1 -F 1", 1e-5},
-        Case{"layernormbfp16 -X 4x8x96 -o 1 -e 1e-5 -m 1 -F 1", 0.03}));
+        Case{"layernormbfp16 -X 4x8x96 -o 1 -e 1e-5 -m 1 -F 1", 0.03},
+        Case{"gemm -b 2 -m 33 -k 70 -n 45 -u 1 -A 2 -B 0.5", 1e-5},
+        Case{"gemmbfp16 -m 40 -k 64 -n 24 -v 1", 0.03},
+        Case{"gemmfp16 -m 32 -k 64 -n 48 -F 2 -u 1", 0.004},
+        Case{"gemm -m 17 -k 9 -n 31 -F 3 -v 1", 1e-5}));
 
 TEST(OneDNNBackend, LayerNormBackwardIsRefused) {
   std::string error;

@@ -31,7 +31,8 @@ namespace {
 constexpr double kU32 = 0x1p-24;
 
 // Conv forward f32 and bf16 in NHWC, backward data, backward weight with a
-// bias gradient, both backward ones (depthwise), 3-D, and layer norms.
+// bias gradient, both backward ones (depthwise), 3-D, layer norms, and
+// matrix products (batched with alpha and beta * C, bf16, A's gradient).
 const char *const kCommands[] = {
     "conv -n 2 -c 8 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1 -F 1 "
     "--in_layout NHWC --fil_layout NHWC --out_layout NHWC",
@@ -49,6 +50,9 @@ const char *const kCommands[] = {
     "layernorm -X 40x50 -o 1 -F 2",
     "layernormbfp16 -X 64x40 -o 1 -m 1 -F 4",
     "layernorm -X 1200x3 -o 1 -F 8",
+    "gemm -b 2 -m 33 -k 70 -n 45 -u 1 -A 2 -B 0.5",
+    "gemmbfp16 -m 40 -k 64 -n 24 -v 1",
+    "gemmfp16 -m 32 -k 64 -n 48 -F 2 -u 1",
 };
 
 MIOpenProblem parse(const char *command) {
@@ -340,6 +344,10 @@ TEST(Verify, ReductionLengths) {
   EXPECT_EQ(getReductionLength(grads, 0), 32);
   EXPECT_EQ(getReductionLength(grads, 1), 16 * 8);
   EXPECT_EQ(getReductionLength(grads, 2), 16 * 8);
+  // Matrix products: K (and C) for the product, N for A's gradient.
+  EXPECT_EQ(getReductionLength(parse(kCommands[12]), 0), 70 + 1);
+  EXPECT_EQ(getReductionLength(parse(kCommands[13]), 0), 64);
+  EXPECT_EQ(getReductionLength(parse(kCommands[14]), 0), 48);
 }
 
 //===----------------------------------------------------------------------===//

@@ -429,6 +429,34 @@ TEST(ReferenceConv, AdjointIdentity) {
 // Layer norm
 //===----------------------------------------------------------------------===//
 
+TEST(ReferenceMatmul, ByHand) {
+  // A = [1 2 3; 4 5 6] (2x3), B = [1 0; 0 1; 1 1] (3x2):
+  //   A B = [1+3, 2+3; 4+6, 5+6] = [4 5; 10 11].
+  Tensor a = makeTensor({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor b = makeTensor({3, 2}, {1, 0, 0, 1, 1, 1});
+  expectValues(matmul(a, b, false, false, 1.0, nullptr, 1.0), {4, 5, 10, 11});
+
+  // The same operands stored transposed: A^T is 3x2, B^T is 2x3.
+  Tensor at = makeTensor({3, 2}, {1, 4, 2, 5, 3, 6});
+  Tensor bt = makeTensor({2, 3}, {1, 0, 1, 0, 1, 1});
+  expectValues(matmul(at, bt, true, true, 1.0, nullptr, 1.0), {4, 5, 10, 11});
+
+  // alpha 2 and a row bias [10 20] scaled by beta 0.5:
+  //   2 [4 5; 10 11] + [5 10; 5 10] = [13 20; 25 32].
+  Tensor row = makeTensor({2}, {10, 20});
+  expectValues(matmul(a, b, false, false, 2.0, &row, 0.5), {13, 20, 25, 32});
+
+  // A column bias [[1]; [2]] (2x1) adds 1 to row 0 and 2 to row 1.
+  Tensor col = makeTensor({2, 1}, {1, 2});
+  expectValues(matmul(a, b, false, false, 1.0, &col, 1.0), {5, 6, 12, 13});
+
+  // Batched: batch 1 is batch 0's A times -1: its product is negated.
+  Tensor a2 = makeTensor({2, 2, 3}, {1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6});
+  Tensor b2 = makeTensor({2, 3, 2}, {1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1});
+  expectValues(matmul(a2, b2, false, false, 1.0, nullptr, 1.0),
+               {4, 5, 10, 11, -4, -5, -10, -11});
+}
+
 TEST(ReferenceLayerNorm, ByHand) {
   // x = [1 2 3 6]: mean = 12/4 = 3, var = (4 + 1 + 0 + 9)/4 = 3.5,
   // rstd = 1/sqrt(3.5) = 0.5345224838248488 (epsilon 0),

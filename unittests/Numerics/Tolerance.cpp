@@ -92,6 +92,21 @@ Bounded convBackwardWeightBounded(const ConvProblem &p,
                         out);
 }
 
+Bounded matmulBounded(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
+                      bool transposeRhs, double alpha, const Tensor *bias,
+                      double beta, ElementType out) {
+  Tensor absBias = bias ? absOf(*bias) : Tensor();
+  Tensor absSum =
+      matmul(absOf(lhs), absOf(rhs), transposeLhs, transposeRhs,
+             std::fabs(alpha), bias ? &absBias : nullptr, std::fabs(beta));
+  size_t rank = lhs.shape.size();
+  int64_t k = lhs.shape[transposeLhs ? rank - 2 : rank - 1];
+  // alpha * sum, beta * bias and their sum: three more roundings.
+  return boundReduction(
+      matmul(lhs, rhs, transposeLhs, transposeRhs, alpha, bias, beta), absSum,
+      k + 3, out);
+}
+
 Bounded convBackwardBiasBounded(const Tensor &gradOutput, int channelDim,
                                 ElementType out) {
   Tensor absSum = convBackwardBias(absOf(gradOutput), channelDim);

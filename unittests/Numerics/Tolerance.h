@@ -64,6 +64,12 @@ Bounded convBackwardWeightBounded(const ConvProblem &p,
 Bounded convBackwardBiasBounded(const Tensor &gradOutput, int channelDim,
                                 ElementType out);
 
+/// A matrix product (ref::matmul) accumulated in f32: K products, and the
+/// scaling by alpha and the addition of beta * bias, each rounded in f32.
+Bounded matmulBounded(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
+                      bool transposeRhs, double alpha, const Tensor *bias,
+                      double beta, ElementType out);
+
 /// Largest |f'(x)| over the reals.
 double activationLipschitz(Activation kind, const ActivationParams &p);
 

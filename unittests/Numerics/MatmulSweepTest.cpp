@@ -1,0 +1,125 @@
+//===- MatmulSweepTest.cpp - Randomized matrix-product numerics -----------===//
+//
+// Part of the Boo project.
+//
+//===----------------------------------------------------------------------===//
+//
+// boo.matmul in f32/f16/bf16: 2-D and batched, either operand transposed,
+// sizes that no tile divides next to ones the MMA intrinsics take, alpha,
+// and a bias of every broadcast shape scaled by beta, alone or followed by
+// an activation (which the pipeline fuses). See docs/Numerics.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SweepHarness.h"
+
+#include <sstream>
+
+using namespace boo;
+using namespace boo::sweep;
+using ref::Tensor;
+
+namespace {
+
+/// A size: small and odd ones, and multiples of the MMA tiles.
+int64_t randomSize(CaseRng &rng) {
+  return rng.pick(std::vector<int64_t>{1, 2, 3, 5, 7, 13, 16, 17, 32, 33, 48,
+                                       64, 70});
+}
+
+/// A bias shape that broadcasts to `out` (rank 0 to out's rank, each dim 1
+/// or out's).
+std::vector<int64_t> randomBiasShape(CaseRng &rng,
+                                     const std::vector<int64_t> &out) {
+  int64_t rank = rng.range(0, static_cast<int64_t>(out.size()));
+  std::vector<int64_t> shape(out.end() - rank, out.end());
+  for (int64_t &d : shape)
+    if (rng.coin(0.3))
+      d = 1;
+  return shape;
+}
+
+/// f32-exact scales: 1, powers of two, and values that round.
+double randomScale(CaseRng &rng) {
+  return rng.pick(std::vector<double>{1.0, 2.0, 0.5, -1.25,
+                                      static_cast<float>(0.3),
+                                      static_cast<float>(-0.7)});
+}
+
+bool makeMatmul(CaseRng &rng, Case &c) {
+  bool batched = rng.coin(0.3);
+  int64_t batch = batched ? rng.range(1, 3) : 1;
+  int64_t m = randomSize(rng), n = randomSize(rng), k = randomSize(rng);
+  if (batch * m * n * k > 150000)
+    return false;
+  bool ta = rng.coin(), tb = rng.coin();
+  ElementType t = randomDType(rng);
+  auto matrix = [&](int64_t rows, int64_t cols, bool transposed) {
+    std::vector<int64_t> shape = {transposed ? cols : rows,
+                                  transposed ? rows : cols};
+    if (batched)
+      shape.insert(shape.begin(), batch);
+    return shape;
+  };
+  std::vector<int64_t> sa = matrix(m, k, ta), sb = matrix(k, n, tb),
+                       so = matrix(m, n, false);
+  Tensor a = randomTensor(sa, t, rng), b = randomTensor(sb, t, rng);
+  bool withBias = rng.coin();
+  std::vector<int64_t> sbias = withBias ? randomBiasShape(rng, so)
+                                        : std::vector<int64_t>{};
+  Tensor bias = withBias ? randomTensor(sbias, t, rng) : Tensor();
+  double alpha = rng.coin() ? 1.0 : randomScale(rng);
+  double beta = withBias && rng.coin() ? randomScale(rng) : 1.0;
+
+  FuncBuilder f("matmul");
+  std::string va = f.arg(tensorType(sa, t)), vb = f.arg(tensorType(sb, t));
+  std::string vbias = withBias ? f.arg(tensorType(sbias, t)) : "";
+  std::string y = f.fresh(), to = tensorType(so, t);
+  std::vector<std::string> attrs;
+  if (ta)
+    attrs.push_back("transpose_lhs");
+  if (tb)
+    attrs.push_back("transpose_rhs");
+  if (alpha != 1.0)
+    attrs.push_back("alpha = " + f32Attr(alpha));
+  if (beta != 1.0)
+    attrs.push_back("beta = " + f32Attr(beta));
+  std::ostringstream attrText;
+  for (size_t i = 0; i < attrs.size(); ++i)
+    attrText << (i ? ", " : " {") << attrs[i] << (i + 1 == attrs.size() ? "}" : "");
+  f.body() << "  " << y << " = boo.matmul " << va << ", " << vb;
+  if (withBias)
+    f.body() << " bias(" << vbias << " : " << tensorType(sbias, t) << ")";
+  f.body() << attrText.str() << " : " << tensorType(sa, t) << ", "
+           << tensorType(sb, t) << " -> " << to << "\n";
+  ref::Bounded value = ref::matmulBounded(a, b, ta, tb, alpha,
+                                          withBias ? &bias : nullptr, beta, t);
+  c.args = {{"lhs", a, t}, {"rhs", b, t}};
+  if (withBias)
+    c.args.push_back({"bias", bias, t});
+
+  std::ostringstream desc;
+  desc << "matmul " << tensorType(sa, t) << " x " << tensorType(sb, t)
+       << attrText.str();
+  if (withBias)
+    desc << " bias " << tensorType(sbias, t);
+  std::string result = y;
+  if (rng.coin(0.3)) {
+    RandomActivation act = randomActivation(rng);
+    result = f.fresh();
+    f.body() << "  " << result << " = " << activationOp(act, y, to) << "\n";
+    value = ref::activationBounded(act.kind, value, act.params, t);
+    desc << " + " << ref::activationName(act.kind);
+  }
+  c.mlir = f.finish({result}, {to});
+  c.results = {{"output", value, t}};
+  c.description = desc.str();
+  c.vectorize = rng.coin(0.85);
+  return true;
+}
+
+TEST(MatmulSweep, Products) {
+  runSweep("MatmulSweep.Products", 60, makeMatmul);
+}
+
+} // namespace
