@@ -353,9 +353,19 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
   return success();
 }
 
+/// beta * C in f32, its shape padded with leading 1s to `rank`: oneDNN's
+/// binary post-op broadcasts along dims of 1 as NumPy does.
+HostTensor scaledC(const HostTensor &c, double beta, size_t rank) {
+  HostTensor out = c.convertTo(ElementType::F32);
+  out.shape.insert(out.shape.begin(), rank - c.shape.size(), 1);
+  for (int64_t i = 0; i < out.numElements(); ++i)
+    out.setFromDouble(i, beta * out.getAsDouble(i));
+  return out;
+}
+
 /// The product of MIOpenGemmProblem::getProduct as a oneDNN matmul: the
-/// transposes are strides, alpha an output scale and beta * C a sum post-op
-/// into the destination, which starts as C.
+/// transposes are strides, alpha an output scale, and beta * C (broadcast
+/// like addmm's self) a binary-add post-op.
 LogicalResult runGemm(const MIOpenGemmProblem &p,
                       const std::vector<HostTensor> &inputs,
                       int64_t iterations, ElementType computeType,
@@ -383,39 +393,34 @@ LogicalResult runGemm(const MIOpenGemmProblem &p,
   memory::desc rhsDesc = operand(rhs, product.transposeRhs);
   const std::vector<int64_t> &outShape = signature.results[0].shape;
   memory::desc dstDesc(outShape, type, rowMajorStrides(outShape));
-  primitive_attr attr;
-  if (p.alpha != 1.0)
-    attr.set_output_scales(0, {static_cast<float>(p.alpha)});
-  if (p.beta != 0.0) {
-    post_ops ops;
-    ops.append_sum(static_cast<float>(p.beta));
-    attr.set_post_ops(ops);
-  }
-  matmul::primitive_desc pd(matmul::desc(lhsDesc, rhsDesc, dstDesc), attr,
-                            eng);
   std::vector<Buffer> buffers;
-  buffers.reserve(3);
+  buffers.reserve(4);
   buffers.push_back(makeBuffer(lhs, computeType, lhsDesc, eng));
   buffers.push_back(makeBuffer(rhs, computeType, rhsDesc, eng));
-  // The sum post-op reads C from the destination; every timed call
-  // accumulates into it again, so only the untimed first call's result is
-  // C's, and the results are taken from a separate untimed run below.
-  int64_t c = signature.findArgument("c");
-  buffers.push_back(c >= 0 ? makeBuffer(inputs[c], computeType, dstDesc, eng)
-                           : makeResult(outShape, computeType, dstDesc, eng));
+  buffers.push_back(makeResult(outShape, computeType, dstDesc, eng));
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, buffers[0].user},
       {DNNL_ARG_WEIGHTS, buffers[1].user},
       {DNNL_ARG_DST, buffers[2].user}};
-  HostTensor initial = buffers[2].tensor;
+  primitive_attr attr;
+  if (p.alpha != 1.0)
+    attr.set_output_scales(0, {static_cast<float>(p.alpha)});
+  if (p.hasInputC() && p.beta != 0.0) {
+    HostTensor c = scaledC(inputs[signature.findArgument(p.getNameC())],
+                           p.beta, outShape.size());
+    memory::desc cDesc(c.shape, DataType::f32, rowMajorStrides(c.shape));
+    buffers.push_back(makeBuffer(c, ElementType::F32, cDesc, eng));
+    post_ops ops;
+    ops.append_binary(algorithm::binary_add, cDesc);
+    attr.set_post_ops(ops);
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
+        buffers.back().user;
+  }
+  matmul::primitive_desc pd(matmul::desc(lhsDesc, rhsDesc, dstDesc), attr,
+                            eng);
   std::vector<std::pair<primitive, std::unordered_map<int, memory>>> steps;
   steps.push_back({matmul(pd), args});
   run.milliseconds = timeCalls(strm, iterations, steps);
-  // The result of one call on C.
-  std::memcpy(buffers[2].tensor.data.data(), initial.data.data(),
-              initial.data.size());
-  matmul(pd).execute(strm, args);
-  strm.wait();
   const HostTensor &out = buffers[2].tensor;
   run.results.push_back(out.type == p.dataType ? out
                                                : out.convertTo(p.dataType));

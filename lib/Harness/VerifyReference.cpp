@@ -143,10 +143,12 @@ void computeGemm(const MIOpenGemmProblem &p,
     return transposed ? transposeMatrices(x) : x;
   };
   if (p.direction == 1) {
-    results.push_back(ref::matmul(op(args[0], p.transposeA),
-                                  op(args[1], p.transposeB), false, false,
-                                  p.alpha, findArgument(specs, args, "c"),
-                                  p.beta));
+    const Tensor *a = findArgument(specs, args, p.getNameA());
+    const Tensor *b = findArgument(specs, args, p.getNameB());
+    const Tensor *c =
+        p.hasInputC() ? findArgument(specs, args, p.getNameC()) : nullptr;
+    results.push_back(ref::matmul(op(*a, p.transposeA), op(*b, p.transposeB),
+                                  false, false, p.alpha, c, p.beta));
     return;
   }
   const Tensor &dc = args[0];

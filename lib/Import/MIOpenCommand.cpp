@@ -595,6 +595,8 @@ FailureOr<MIOpenProblem> mlir::boo::parseMIOpenCommand(StringRef command,
       return failure();
     return MIOpenProblem(std::move(*parsed));
   };
+  if (base.starts_with("aten::"))
+    return wrap(parseAten(base, flags, error));
   for (const BaseArg &b : baseArgs) {
     if (b.name != base)
       continue;

@@ -108,6 +108,12 @@ private:
   std::string &error;
 };
 
+/// Parses the four quoted fields of IREE BOO's `aten::mm`, `aten::bmm` or
+/// `aten::addmm` command `base` (AtenCommand.cpp).
+FailureOr<MIOpenGemmProblem> parseAten(StringRef base,
+                                       ArrayRef<StringRef> fields,
+                                       std::string &error);
+
 /// Parses the flags of a `gemm*` command (MIOpenGemm.cpp).
 FailureOr<MIOpenGemmProblem> parseGemm(ElementType dataType,
                                        ArrayRef<StringRef> args,

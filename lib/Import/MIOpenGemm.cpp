@@ -113,6 +113,7 @@ mlir::boo::detail::parseGemm(ElementType dataType, ArrayRef<StringRef> args,
   if (failed(batch) || failed(m) || failed(n) || failed(k))
     return failure();
   p.batch = *batch;
+  p.batched = *batch > 1;
   p.m = *m;
   p.n = *n;
   p.k = *k;
@@ -152,14 +153,25 @@ static SmallVector<int64_t> matrixShape(const MIOpenGemmProblem &p,
   return shape;
 }
 
+StringRef MIOpenGemmProblem::getNameA() const {
+  return atenOp.empty() ? "a" : atenOp == "addmm" ? "mat1" : "self";
+}
+StringRef MIOpenGemmProblem::getNameB() const {
+  return atenOp.empty() ? "b" : "mat2";
+}
+StringRef MIOpenGemmProblem::getNameC() const {
+  return atenOp.empty() ? "c" : "self";
+}
+
 MIOpenGemmProblem::Product MIOpenGemmProblem::getProduct() const {
+  StringRef a = getNameA(), b = getNameB();
   if (direction == 1)
-    return {"a", "b", transposeA, transposeB};
+    return {a, b, transposeA, transposeB};
   if (direction == 2)
-    return transposeA ? Product{"b", "grad_output", transposeB, true}
-                      : Product{"grad_output", "b", false, !transposeB};
-  return transposeB ? Product{"grad_output", "a", true, transposeA}
-                    : Product{"a", "grad_output", !transposeA, false};
+    return transposeA ? Product{b, "grad_output", transposeB, true}
+                      : Product{"grad_output", b, false, !transposeB};
+  return transposeB ? Product{"grad_output", a, true, transposeA}
+                    : Product{a, "grad_output", !transposeA, false};
 }
 
 SmallVector<int64_t> MIOpenGemmProblem::getShapeA() const {

@@ -192,8 +192,8 @@ LogicalResult buildGemm(OpBuilder &b, Location loc, ModuleOp module,
     };
     RankedTensorType type =
         getTensorType(b.getContext(), signature.results.front());
-    // beta scales C and needs it.
-    Value bias = arg("c");
+    // beta scales C and needs it; a zero beta ignores it.
+    Value bias = p.hasInputC() && p.beta != 0.0 ? arg(p.getNameC()) : Value();
     auto mm = MatmulOp::create(
         b, loc, type, arg(product.lhs), arg(product.rhs), bias,
         product.transposeLhs, product.transposeRhs,

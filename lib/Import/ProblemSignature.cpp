@@ -150,21 +150,32 @@ ProblemSignature getLayerNormSignature(const MIOpenLayerNormProblem &p) {
 /// -F 1: (a, b[, c]) -> output, with c when beta is not 0. -F 2: (grad_output,
 /// b) -> grad_a. -F 3: (grad_output, a) -> grad_b. Every matrix is stored as
 /// MIOpenGemmProblem's shapes say (transposed ones as K x M and N x K).
+/// aten:: products take aten's names and order: (self, mat2) for mm and
+/// bmm, (self, mat1, mat2) for addmm, whose self is C.
 ProblemSignature getGemmSignature(const MIOpenGemmProblem &p) {
   ElementType t = p.dataType;
   static constexpr StringLiteral modes[] = {"forward", "a_backward",
                                             "b_backward"};
   ProblemSignature s;
-  s.functionName = getGemmProblemName(
+  // "beta": C scaled by a beta that is not the default (MIOpen's 0, aten's
+  // 1).
+  double defaultBeta = p.atenOp.empty() ? 0.0 : 1.0;
+  std::string name = getGemmProblemName(
       t, modes[p.direction - 1], p.batch, p.m, p.k, p.n, p.transposeA,
-      p.transposeB, p.alpha != 1.0, p.beta != 0.0);
-  TensorSpec a{"a", toVector(p.getShapeA()), t};
-  TensorSpec b{"b", toVector(p.getShapeB()), t};
+      p.transposeB, p.alpha != 1.0, p.hasInputC() && p.beta != defaultBeta);
+  // "aten_addmm_bfloat16_forward_...": the op replaces "gemm".
+  s.functionName =
+      p.atenOp.empty() ? name : "aten_" + p.atenOp + name.substr(4);
+  TensorSpec a{p.getNameA().str(), toVector(p.getShapeA()), t};
+  TensorSpec b{p.getNameB().str(), toVector(p.getShapeB()), t};
   std::vector<int64_t> c = toVector(p.getShapeC());
+  TensorSpec cIn{p.getNameC().str(), p.cShape ? toVector(*p.cShape) : c, t};
   if (p.direction == 1) {
     s.arguments = {a, b};
-    if (p.beta != 0.0)
-      s.arguments.push_back({"c", c, t});
+    if (p.atenOp == "addmm")
+      s.arguments.insert(s.arguments.begin(), cIn);
+    else if (p.beta != 0.0)
+      s.arguments.push_back(cIn);
     s.results = {{"output", c, t}};
   } else if (p.direction == 2) {
     s.arguments = {{"grad_output", c, t}, b};

@@ -373,7 +373,10 @@ bool Driver::invoke(const std::vector<HostTensor> &inputs,
 void Driver::run(const std::string &command, CommandRow &row) {
   row.command = command;
   row.device = session.getDescription();
-  llvm::outs() << "MIOpenDriver " << command << "\n";
+  // IREE BOO's aten:: commands are not MIOpenDriver's.
+  if (!StringRef(command).starts_with("aten::"))
+    llvm::outs() << "MIOpenDriver ";
+  llvm::outs() << command << "\n";
   std::string error;
   row.ok = runOnce(command, row, error);
   if (!row.ok) {

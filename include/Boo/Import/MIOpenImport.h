@@ -84,13 +84,16 @@ struct MIOpenLayerNormProblem {
 
 /// A matrix product (base args `gemm`, `gemmfp16` and Boo's `gemmbfp16`),
 /// with MIOpenDriver's meaning of the flags (driver/gemm_driver.hpp):
-/// `C = alpha * op(A) op(B) + beta * C` with op(A) M x K, op(B) K x N.
+/// `C = alpha * op(A) op(B) + beta * C` with op(A) M x K, op(B) K x N. IREE
+/// BOO's `aten::mm`, `aten::bmm` and `aten::addmm` commands are products
+/// too (AtenCommand.cpp).
 struct MIOpenGemmProblem {
   /// `gemm` f32, `gemmfp16` f16, `gemmbfp16` bf16.
   ElementType dataType = ElementType::F32;
   /// `--batch_count`/`-b`: above 1, that many independent products of
-  /// packed consecutive matrices (3-D tensors).
+  /// packed consecutive matrices (3-D tensors, as `aten::bmm`'s always are).
   int64_t batch = 1;
+  bool batched = false;
   /// `--a_h`/`-m`, `--b_w`/`-n` and `--a_w`/`-k`.
   int64_t m = 256, n = 256, k = 256;
   /// `--transA`/`-u`, `--transB`/`-v`: A is stored K x M, B is stored N x K.
@@ -100,8 +103,24 @@ struct MIOpenGemmProblem {
   /// `-F` as IREE BOO defines it: 1 the product, 2 the gradient of A
   /// (from C's gradient and B), 3 the gradient of B (from C's and A).
   int64_t direction = 1;
+  /// The `aten::` op this came from ("mm", "bmm", "addmm"), or empty for a
+  /// gemm command. An aten op's arguments are named and ordered as its
+  /// schema: (self, mat2), and addmm's (self, mat1, mat2) with self as C.
+  std::string atenOp;
+  /// addmm's `self` as given, which broadcasts to C (NumPy's rules); unset:
+  /// C's own shape.
+  std::optional<SmallVector<int64_t>> cShape;
 
-  bool isBatched() const { return batch > 1; }
+  bool isBatched() const { return batched; }
+  /// Whether C is an argument: a non-zero beta, or addmm's self (which a
+  /// zero beta ignores, NaNs included, as PyTorch does).
+  bool hasInputC() const {
+    return direction == 1 && (atenOp == "addmm" || beta != 0.0);
+  }
+  /// The signature's names of A, B and C: a, b, c, or aten's.
+  StringRef getNameA() const;
+  StringRef getNameB() const;
+  StringRef getNameC() const;
   /// The one product the function computes, in the stored layouts: its
   /// result (row-major) is `lhs` times `rhs`, each transposed or not, both
   /// named by the signature's argument names. The gradients are products
@@ -112,7 +131,8 @@ struct MIOpenGemmProblem {
     bool transposeLhs, transposeRhs;
   };
   Product getProduct() const;
-  /// The shapes of A, B and C as stored ([batch,] rows, columns).
+  /// The shapes of A, B and C as stored ([batch,] rows, columns); C's is
+  /// that of the result (an input C may be `cShape`).
   SmallVector<int64_t> getShapeA() const;
   SmallVector<int64_t> getShapeB() const;
   SmallVector<int64_t> getShapeC() const;
