@@ -370,6 +370,11 @@ def parse_command(command: str) -> "ConvSignature | LayerNormSignature":
             dtype=dtype,
             mode=direction,
         )
+    if kind == "gemm":
+        raise NotImplementedError(
+            f"'{command}': a matrix product has no Python signature class yet; "
+            "boo.get_launchable runs the command itself"
+        )
     if params["padding_low"] != params["padding_high"]:
         raise NotImplementedError(
             f"'{command}': padding {params['padding_low']} before and "

@@ -48,6 +48,8 @@ def test_parse_command_reads_what_the_importer_reads():
     assert sig.padding == [0, 0] and sig.mode == ConvMode.WEIGHT_BACKWARD
     with pytest.raises(ValueError, match="--in_channels"):
         parse_command("conv -n 1 -c abc -F 1")
+    with pytest.raises(NotImplementedError, match="matrix product"):
+        parse_command("gemm -m 8 -k 4 -n 6")
 
 
 def test_layer_norm_signature_round_trip():
