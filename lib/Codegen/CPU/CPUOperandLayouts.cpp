@@ -342,6 +342,28 @@ static DimSplit splitDim(RankedTensorType type, unsigned pos, int64_t block) {
   return split;
 }
 
+/// The fewest output elements along the parallel loops that do not index
+/// an input with one reduction dim (a matrix product's B, [K][N], read along
+/// N: the M rows) for that input to be a slab. Each block of it is then
+/// read by M / rows register tiles: a product's 512 to 2048 rows repay the
+/// packing (1024^3 f32, one thread: 0.42x to 0.85x oneDNN; 2048^3: 0.27x to
+/// 0.78x; 784x256x1000: 0.72x to 0.96x), while the 64-512 output channels
+/// of a channels-first 1x1 convolution, whose merged image [C][positions]
+/// this also is, do not (its 512 -> 128 and 512 -> 256 layers at 28x28 lost
+/// 10-20%).
+constexpr int64_t kMinSingleReductionSlabReaders = 512;
+
+/// The product of the extents of `op`'s parallel loops that `map` does not
+/// use.
+static int64_t readerExtent(linalg::GenericOp op, AffineMap map) {
+  int64_t extent = 1;
+  for (auto [d, range] : llvm::enumerate(op.getStaticLoopRanges()))
+    if (op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
+        !map.isFunctionOfDim(d))
+      extent *= range;
+  return extent;
+}
+
 linalg::GenericOp
 mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                            unsigned vecDim, int64_t block, int64_t slabMinBytes,
@@ -369,7 +391,8 @@ mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
     // A slab: an input of at least slabMinBytes with the loop innermost,
     // in no window, and two or more reductions in its other dims (a KYXC
     // filter read along C by a backward-data convolution; not the image
-    // of a merged 1x1 convolution, [C][positions], which lost 20-60%). A tile
+    // of a merged 1x1 convolution, [C][positions], which lost 20-60%), or
+    // one read by many rows of tiles (kMinSingleReductionSlabReaders). A tile
     // reads a few vectors of each of its rows, Y*X*C floats apart: 128 bytes of
     // every 2 KiB of the 3x3 512->512 filter, whose 9.4 MB every row of tiles
     // walks. Its blocks are made contiguous, [C/block][K][Y][X][block], and
@@ -386,8 +409,13 @@ mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                           });
       return n;
     };
+    auto enoughReductions = [&] {
+      int64_t n = reductionDims();
+      return n >= 2 || (n == 1 && readerExtent(op, map) >=
+                                      kMinSingleReductionSlabReaders);
+    };
     bool slab = input && slabMinBytes > 0 && innermostBut1s(type, *pos) &&
-                reductionDims() >= 2 &&
+                enoughReductions() &&
                 type.getNumElements() * type.getElementTypeBitWidth() / 8 >=
                     slabMinBytes &&
                 llvm::none_of(map.getResults(), [](AffineExpr e) {

@@ -122,10 +122,11 @@ void makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
 /// collapsed back. It applies too when an input of at least `slabMinBytes`
 /// (0: never) has the loop innermost, after other dims, and no window (a
 /// KYXC filter read along C by a backward-data convolution, whose tiles
-/// read a few vectors of rows Y*X*C floats apart): that input is copied
-/// with its blocks outermost, [C/block][K][Y][X][block], for the tiles of
-/// a block to read one contiguous slab (and planPackedBlocks to pack it
-/// block by block). Returns the new generic, or `op` when it does not
+/// read a few vectors of rows Y*X*C floats apart), or that has one
+/// reduction dim and is read by 512 or more output rows (a matrix
+/// product's B, [K][N]): that input is copied with its blocks outermost,
+/// [C/block][K][Y][X][block], for the tiles of a block to read one
+/// contiguous slab (and planPackedBlocks to pack it block by block). Returns the new generic, or `op` when it does not
 /// apply (E not a multiple of `block` above it, the loop in a window,
 /// index semantics, or every input indexed by the loop: a depthwise
 /// convolution's filter is small and read in step with its image).

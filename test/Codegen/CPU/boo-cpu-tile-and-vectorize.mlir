@@ -2189,3 +2189,57 @@ func.func @conv_nhwc_accumulator_budget(%x: tensor<1x14x14x16xf32>, %w: tensor<3
   } -> tensor<1x12x12x64xf32>
   return %0 : tensor<1x12x12x64xf32>
 }
+
+// -----
+
+// A matrix product's B, [K][N], read along N by 512 rows of M: each block of
+// 32 columns is read by 64 row tiles, 128 bytes of each row of K (a power-of-
+// two pitch puts them all in a few cache sets). Above pack-min-bytes it is a
+// slab like a backward-data filter: blocked along N and copied blocks
+// outermost, [N/32][K][32], each block packed in the forall iteration that
+// reads it. With 256 rows (@matmul_no_slab below), a block is read by too
+// few tiles to repay its copy: the tiles read B in place.
+// PACK-LABEL: func.func @matmul_slab
+// PACK-SAME:    %{{.+}}: tensor<512x64xf32>, %[[B:.+]]: tensor<64x256xf32>
+// PACK:          %[[BB:.+]] = tensor.expand_shape %[[B]] {{.*}} into tensor<64x8x32xf32>
+// PACK:          tensor.empty() : tensor<8x64x32xf32>
+// PACK:          scf.forall (%[[I:.+]]) in (8) shared_outs
+// PACK-NEXT:       tensor.extract_slice %[[BB]][0, %[[I]], 0] [64, 1, 32]
+// PACK:            vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+// PACK:          tensor.collapse_shape %{{.+}} {{\[\[}}0], [1, 2]] : tensor<512x8x32xf32> into tensor<512x256xf32>
+#mm_a = affine_map<(m, n, k) -> (m, k)>
+#mm_b = affine_map<(m, n, k) -> (k, n)>
+#mm_c = affine_map<(m, n, k) -> (m, n)>
+func.func @matmul_slab(%a: tensor<512x64xf32>, %b: tensor<64x256xf32>) -> tensor<512x256xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<512x256xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %r = linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<512x64xf32>, tensor<64x256xf32>) outs(%acc : tensor<512x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<512x256xf32>
+  return %r : tensor<512x256xf32>
+}
+
+// -----
+
+// PACK-LABEL: func.func @matmul_no_slab
+// PACK-NOT:      tensor.expand_shape
+// PACK:          scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (256, 256) step (8, 32)
+#mm_a = affine_map<(m, n, k) -> (m, k)>
+#mm_b = affine_map<(m, n, k) -> (k, n)>
+#mm_c = affine_map<(m, n, k) -> (m, n)>
+func.func @matmul_no_slab(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.generic {indexing_maps = [#mm_a, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<256x64xf32>, tensor<64x256xf32>) outs(%acc : tensor<256x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
