@@ -2,8 +2,9 @@
 
 IREE BOO's names, so BOO code ports by changing an import:
 
-- ``boo.ops.boo_conv`` and ``boo.ops.boo_layer_norm``: differentiable ops,
-  registered as torch custom ops (``torch.ops.boo.*``);
+- ``boo.ops.boo_conv``, ``boo.ops.boo_layer_norm``, ``boo.ops.boo_mm``,
+  ``boo_bmm`` and ``boo_addmm``: differentiable ops, registered as torch
+  custom ops (``torch.ops.boo.*``);
 - ``boo.modeling``: ``BooConv1d/2d/3d``, ``BooLayerNorm`` and
   ``replace_convs_with_boo``;
 - ``ConvSignature``, ``LayerNormSignature``, ``parse_command``,

@@ -1,4 +1,5 @@
-"""Boo's differentiable ops for PyTorch: boo_conv and boo_layer_norm.
+"""Boo's differentiable ops for PyTorch: boo_conv and boo_layer_norm, and
+the matrix products boo_mm, boo_bmm and boo_addmm (matmul_ops.py).
 
 Both are torch custom ops (torch.library): ``boo::convolution``,
 ``boo::convolution_backward``, ``boo::layer_norm`` and
@@ -576,3 +577,12 @@ def boo_layer_norm(
     if _needs_grad(input, weight, bias):
         return _EagerLayerNorm.apply(*args)[0]
     return _layer_norm_impl(*args)[0]
+
+
+#===------------------------------------------------------------------------===#
+# Matrix products (matmul_ops.py)
+#===------------------------------------------------------------------------===#
+
+from .matmul_ops import boo_addmm, boo_bmm, boo_mm  # noqa: E402
+
+__all__ += ["boo_mm", "boo_bmm", "boo_addmm"]

@@ -27,3 +27,52 @@ def test_aten_addmm_matches_torch(device, seeded):
     bias, x, weight = (torch.randn(s).to(torch.bfloat16) for s in ([16], [8, 32], [16, 32]))
     expected = torch.addmm(bias.float(), x.float(), weight.float().t())
     torch.testing.assert_close(run(bias, x, weight).float(), expected, atol=0.1, rtol=0.02)
+
+
+@pytest.mark.parametrize("device", ["cpu", "emu:gfx942"], indirect=True)
+def test_boo_mm_reads_transposed_views_in_place(device, seeded):
+    a, w = torch.randn(24, 40), torch.randn(16, 40)
+    boo.reset_stats()
+    # w.t() is column-major: the command declares strides [1, 40].
+    torch.testing.assert_close(boo.ops.boo_mm(a, w.t()), a @ w.t())
+    assert boo.stats()["copies"] == 0
+    # A sliced view has neither layout: one dense copy.
+    torch.testing.assert_close(boo.ops.boo_mm(a[:, ::2], w[:, ::2].t()), a[:, ::2] @ w[:, ::2].t())
+    assert boo.stats()["copies"] == 2
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_boo_addmm_and_bmm_gradients_match_torch(device, seeded, dtype):
+    tol = {} if dtype == torch.float32 else {"atol": 0.05, "rtol": 0.02}
+    bias = torch.randn(16, dtype=dtype, requires_grad=True)
+    x = torch.randn(8, 32, dtype=dtype, requires_grad=True)
+    w = torch.randn(16, 32, dtype=dtype, requires_grad=True)
+    y = boo.ops.boo_addmm(bias, x, w.t(), beta=0.5, alpha=2)
+    y.square().sum().backward()
+    grads = [t.grad for t in (bias, x, w)]
+    for t in (bias, x, w):
+        t.grad = None
+    torch.addmm(bias, x, w.t(), beta=0.5, alpha=2).square().sum().backward()
+    for g, t in zip(grads, (bias, x, w)):
+        torch.testing.assert_close(g, t.grad, **tol)
+
+    p = torch.randn(3, 8, 12, dtype=dtype, requires_grad=True)
+    q = torch.randn(3, 12, 5, dtype=dtype, requires_grad=True)
+    boo.ops.boo_bmm(p, q).sum().backward()
+    torch.testing.assert_close(p.grad, torch.ones(3, 8, 5, dtype=dtype) @ q.detach().transpose(1, 2), **tol)
+    torch.testing.assert_close(q.grad, p.detach().transpose(1, 2) @ torch.ones(3, 8, 5, dtype=dtype), **tol)
+
+
+def test_matmul_ops_refuse_what_they_cannot_run(device):
+    with pytest.raises(TypeError, match="float64"):
+        boo.ops.boo_mm(torch.randn(2, 3, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64))
+    with pytest.raises(ValueError, match="mat2 must be 3-D"):
+        boo.ops.boo_bmm(torch.randn(2, 2, 3), torch.randn(3, 4))
+    with pytest.raises(TypeError, match="dtypes differ"):
+        boo.ops.boo_mm(torch.randn(2, 3), torch.randn(3, 4).to(torch.bfloat16))
+
+
+def test_matmul_ops_trace_as_boo_nodes():
+    gm = torch.fx.experimental.proxy_tensor.make_fx(
+        lambda a, b, c: boo.ops.boo_addmm(c, a, b))(torch.randn(4, 8), torch.randn(8, 3), torch.randn(3))
+    assert any(n.target == torch.ops.boo.addmm.default for n in gm.graph.nodes)
