@@ -10,6 +10,9 @@ Boo kernels; the rest of the graph stays as it was.
   fuse becomes ``boo::convolution``.
 - ``aten.native_layer_norm`` and ``aten.layer_norm`` become
   ``boo::layer_norm``.
+- ``aten.mm``, ``aten.bmm`` and ``aten.addmm`` (nn.Linear) become
+  ``boo::mm``, ``boo::bmm`` and ``boo::addmm`` (their epilogues are not
+  fused yet).
 - Backward graphs: ``aten.convolution_backward`` and
   ``aten.native_layer_norm_backward`` become Boo's backward kernels.
 
@@ -33,6 +36,7 @@ import torch
 import torch.fx as fx
 
 from . import kernels  # noqa: F401 (registers boo::fused_conv)
+from . import matmul_ops  # noqa: F401 (registers boo::mm, bmm, addmm)
 from .signature import CONV_BASE
 
 __all__ = ["FusionSchema", "DEFAULT_SCHEMA", "fuse", "FusionReport"]
@@ -100,12 +104,14 @@ def _binary(name: str) -> EpilogueRule:
 @dataclasses.dataclass
 class FusionSchema:
     """What fuse() rewrites. `conv_anchors`: aten convolution targets;
-    `epilogues`: aten target -> EpilogueRule; `layer_norms` and `backward`
-    turn the layer-norm and backward rewrites on."""
+    `epilogues`: aten target -> EpilogueRule; `layer_norms`, `matmuls` and
+    `backward` turn the layer-norm, matrix-product and backward rewrites
+    on."""
 
     conv_anchors: set = dataclasses.field(default_factory=set)
     epilogues: dict = dataclasses.field(default_factory=dict)
     layer_norms: bool = True
+    matmuls: bool = True
     backward: bool = True
 
     def copy(self) -> "FusionSchema":
@@ -137,6 +143,7 @@ class FusionReport:
     fused_convs: int = 0
     plain_convs: int = 0
     layer_norms: int = 0
+    matmuls: int = 0
     backward: int = 0
     skipped: list = dataclasses.field(default_factory=list)
 
@@ -292,6 +299,25 @@ class _Rewriter:
         self.erase(node)
         self.report.backward += 1
 
+    def matmul(self, node: fx.Node) -> None:
+        target = _MATMULS[node.target]
+        if node.target == aten.addmm.default:
+            c, a, b = node.args[:3]
+            beta = node.kwargs.get("beta", node.args[3] if len(node.args) > 3 else 1)
+            alpha = node.kwargs.get("alpha", node.args[4] if len(node.args) > 4 else 1)
+            tensors, args = [c, a, b], (c, a, b, float(beta), float(alpha))
+        else:
+            tensors = args = list(node.args[:2])
+        why = _unsupported(node, tensors)
+        if why is None and len({_val(t).dtype for t in tensors}) > 1:
+            why = "mixed dtypes"
+        if why:
+            return _skip(self.report, node, why)
+        new = self.call(target, tuple(args), node)
+        node.replace_all_uses_with(new)
+        self.erase(node)
+        self.report.matmuls += 1
+
     def run(self) -> FusionReport:
         for node in list(self.graph.nodes):
             if node.op != "call_function" or node in self.erased:
@@ -300,6 +326,8 @@ class _Rewriter:
                 self.conv(node)
             elif self.schema.layer_norms and node.target in (aten.native_layer_norm.default, aten.layer_norm.default):
                 self.layer_norm(node)
+            elif self.schema.matmuls and node.target in _MATMULS:
+                self.matmul(node)
             elif self.schema.backward and node.target == aten.convolution_backward.default:
                 self.conv_backward(node)
             elif self.schema.backward and node.target == aten.native_layer_norm_backward.default:
@@ -307,6 +335,13 @@ class _Rewriter:
         self.graph.lint()
         self.gm.recompile()
         return self.report
+
+
+_MATMULS = {
+    aten.mm.default: torch.ops.boo.mm.default,
+    aten.bmm.default: torch.ops.boo.bmm.default,
+    aten.addmm.default: torch.ops.boo.addmm.default,
+}
 
 
 def fuse(gm: fx.GraphModule, schema: FusionSchema = DEFAULT_SCHEMA) -> FusionReport:

@@ -1,5 +1,6 @@
 """torch.compile(backend="boo") and "boo_inductor": Boo runs the
-convolutions and layer norms of real models, forward and backward."""
+convolutions, layer norms and matrix products (nn.Linear) of real models,
+forward and backward."""
 
 import copy
 
@@ -30,7 +31,7 @@ def _step(model, x, target):
 
 def _compare(compiled_model, eager_model, x, target, launches_expected, rtol, atol):
     (logits, grads, params), launches = count_launches(lambda: _step(compiled_model, x, target))
-    assert launches == launches_expected, "every conv and layer norm, forward and backward, on Boo"
+    assert launches == launches_expected, "every conv, layer norm and matmul, forward and backward, on Boo"
     ref_logits, ref_grads, ref_params = _step(eager_model, x, target)
     torch.testing.assert_close(logits, ref_logits, rtol=rtol, atol=atol)
     for name in ref_grads:
@@ -44,9 +45,10 @@ def test_resnet18_compile_boo(device, seeded):
     eager = copy.deepcopy(model)
     x, target = torch.randn(4, 3, 64, 64), torch.tensor([1, 7, 3, 0])
     compiled = torch.compile(model, backend="boo", dynamic=False)
-    # 20 convs forward (each feeds a batch norm: nothing to fuse) and 20
-    # backward-convolution kernels.
-    _compare(compiled, eager, x, target, 40, rtol=1e-3, atol=1e-4)
+    # 20 convs forward (each feeds a batch norm: nothing to fuse) and the
+    # fc layer's addmm; 20 backward-convolution kernels and the fc layer's
+    # two mm (its input's and its weight's gradients).
+    _compare(compiled, eager, x, target, 43, rtol=1e-3, atol=1e-4)
 
 
 def test_resnet18_compile_boo_eval(device, seeded):
@@ -55,7 +57,7 @@ def test_resnet18_compile_boo_eval(device, seeded):
     with torch.no_grad():
         ref = model(x)
         got, launches = count_launches(lambda: torch.compile(model, backend="boo")(x))
-    assert launches == 20
+    assert launches == 21, "20 convs and the fc layer's addmm"
     torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-5)
 
 
@@ -65,11 +67,11 @@ def test_transformer_block_layer_norms_on_boo(device, seeded):
     x = torch.randn(2, 10, 64)
     compiled = torch.compile(block, backend="boo", dynamic=False)
     out, launches = count_launches(lambda: compiled(x))
-    assert launches == 2, "both layer norms forward"
+    assert launches == 6, "both layer norms, attention's input projection (mm), its output projection and the MLP's two linears (addmm)"
     torch.testing.assert_close(out, eager(x), rtol=1e-4, atol=1e-5)
     dy = torch.randn_like(out)
     _, launches = count_launches(lambda: out.backward(dy))
-    assert launches == 2, "both layer norms backward"
+    assert launches == 10, "both layer norms backward, and two mm per linear"
     eager(x).backward(dy)
     for (name, p), (_, q) in zip(block.named_parameters(), eager.named_parameters()):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=lambda m: f"{name}: {m}")
@@ -82,8 +84,9 @@ def test_boo_inductor_and_nested_backends(device, seeded):
         eager = copy.deepcopy(model)
         compiled = torch.compile(model, backend=backend, dynamic=False)
         x, target = torch.randn(2, 3, 8, 8), torch.tensor([0, 3])
-        # conv+bias+relu and conv+bias+sigmoid fuse; two backward kernels.
-        _compare(compiled, eager, x, target, 4, rtol=1e-4, atol=1e-5)
+        # conv+bias+relu and conv+bias+sigmoid fuse, and the fc layer's
+        # addmm; two backward-convolution kernels and the fc layer's two mm.
+        _compare(compiled, eager, x, target, 7, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("device", ["emu:gfx942"], indirect=True)
@@ -91,7 +94,7 @@ def test_tiny_cnn_compiled_on_the_emulator(device, seeded):
     model = TinyCNN()
     eager = copy.deepcopy(model)
     compiled = torch.compile(model, backend="boo", dynamic=False)
-    _compare(compiled, eager, torch.randn(2, 3, 8, 8), torch.tensor([1, 2]), 4, rtol=1e-4, atol=1e-5)
+    _compare(compiled, eager, torch.randn(2, 3, 8, 8), torch.tensor([1, 2]), 7, rtol=1e-4, atol=1e-5)
 
 
 def test_dump_dir(tmp_path, monkeypatch, device, seeded):
@@ -121,4 +124,15 @@ def test_boo_modules_under_plain_inductor(device, seeded):
     model = TinyCNN()
     eager = copy.deepcopy(model)
     compiled = torch.compile(replace_convs_with_boo(model), dynamic=False)
+    # Only the convolutions are Boo modules: the fc layer stays Inductor's.
     _compare(compiled, eager, torch.randn(2, 3, 8, 8), torch.tensor([1, 2]), 4, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", ["cpu", "emu:gfx1100"], indirect=True)
+def test_mlp_linears_on_boo(device, seeded):
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="boo", dynamic=False)
+    # Forward: two addmm. Backward: each weight's gradient and the second
+    # linear's input gradient (the model's input needs none): three mm.
+    _compare(compiled, eager, torch.randn(16, 32), torch.randint(0, 10, (16,)), 5, rtol=1e-4, atol=1e-5)

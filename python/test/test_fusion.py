@@ -96,10 +96,11 @@ def test_resnet18_fuse_matches_eager_and_trains(device, seeded):
     gm = _export(model, (x,))
     report = fuse(gm)
     assert report.plain_convs + report.fused_convs == 20 and not report.skipped
+    assert report.matmuls == 1, "the fc layer's addmm"
     with torch.no_grad():
         got, launches = count_launches(lambda: gm(x))
         ref = model(x)
-    assert launches == 20
+    assert launches == 21
     torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-5)
     # One SGD step through the fused graph: Boo's kernels run backward.
     target = torch.tensor([3, 5])
@@ -107,7 +108,7 @@ def test_resnet18_fuse_matches_eager_and_trains(device, seeded):
     opt = torch.optim.SGD(gm.parameters(), lr=0.1, momentum=0.9)
     loss = torch.nn.functional.cross_entropy(gm(x), target)
     _, launches = count_launches(lambda: loss.backward())
-    assert launches == 20
+    assert launches == 22, "20 backward convolutions and boo::addmm's two mm"
     opt.step()
     ref_opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     torch.nn.functional.cross_entropy(model(x), target).backward()
