@@ -109,6 +109,15 @@ void makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
                              unsigned vecDim,
                              SmallVectorImpl<linalg::GenericOp> &copies);
 
+/// If an input without the vector loop has one reduction dim, not its
+/// innermost one, and is read by 512 or more output rows (a matrix
+/// product's A stored transposed, [K][M]: each register tile would read a
+/// few floats of every row of K, rows a power of two apart), copies it
+/// once into a transposed tensor with that reduction innermost ([M][K]).
+void makeReductionDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
+                                unsigned vecDim,
+                                SmallVectorImpl<linalg::GenericOp> &copies);
+
 /// Splits the vector loop `vecDim` of a contraction (extent E) into an
 /// outer loop of E / `block` blocks and an inner loop of `block` lanes (a
 /// new last loop) when some input has the vector loop as a plain result

@@ -419,6 +419,7 @@ struct BooCPUTileAndVectorizePass
         op = blockVectorLoop(rewriter, op, vectorLoop(op),
                              (*tiles)[vectorLoop(op)], packMinBytes, copies);
         makeVectorDimContiguous(rewriter, op, vectorLoop(op), copies);
+        makeReductionDimContiguous(rewriter, op, vectorLoop(op), copies);
         // Register tiles whose rows do not divide the row loop: its last
         // rows are a piece of their own, tiled after this one.
         if (splitRowLoops)

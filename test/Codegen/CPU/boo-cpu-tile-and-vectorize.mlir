@@ -2243,3 +2243,32 @@ func.func @matmul_no_slab(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> ten
   } -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
 }
+
+// -----
+
+// A matrix product's A stored transposed, [K][M], read by 512 columns of N:
+// each register tile would read 8 floats of every row of K. A is copied
+// once, transposed ([M][K], 16x16 vector transposes), and the product reads
+// the copy along K.
+// CHECK-LABEL: func.func @matmul_transposed_lhs
+// CHECK-SAME:    %[[A:.+]]: tensor<64x64xf32>, %{{.+}}: tensor<64x512xf32>
+// CHECK:         %[[AT:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (64, 64) step (16, 16)
+// CHECK:           vector.transpose %{{.+}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK:         scf.forall (%[[M:.+]], %{{.+}}) = (0, 0) to (64, 512) step (8, 32)
+// CHECK:           tensor.extract_slice %[[AT]][%[[M]], 0] [8, 64]
+// CHECK:           vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
+#mm_at = affine_map<(m, n, k) -> (k, m)>
+#mm_b = affine_map<(m, n, k) -> (k, n)>
+#mm_c = affine_map<(m, n, k) -> (m, n)>
+func.func @matmul_transposed_lhs(%a: tensor<64x64xf32>, %b: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<64x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x512xf32>) -> tensor<64x512xf32>
+  %r = linalg.generic {indexing_maps = [#mm_at, #mm_b, #mm_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x64xf32>, tensor<64x512xf32>) outs(%acc : tensor<64x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x512xf32>
+  return %r : tensor<64x512xf32>
+}
