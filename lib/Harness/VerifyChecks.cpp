@@ -347,7 +347,8 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
   // Contractions (convolutions, matrix products) sum ones: exact. A matrix
   // product's alpha and beta scale the sum and C in f32 (three roundings).
   auto *gemm = std::get_if<MIOpenGemmProblem>(&problem);
-  bool isContraction = std::holds_alternative<MIOpenConvProblem>(problem) || gemm;
+  bool isContraction =
+      std::holds_alternative<MIOpenConvProblem>(problem) || gemm;
   bool scaled = gemm && (gemm->alpha != 1.0 ||
                          (gemm->beta != 0.0 && gemm->beta != 1.0));
   CheckResult check;

@@ -199,7 +199,8 @@ FailureOr<std::vector<AtenArg>> parseArgs(const AtenSchema &schema,
   for (auto [f, field] : llvm::enumerate(fields)) {
     std::string why;
     FailureOr<PyValue> v = PyParser(field, why).parseAll();
-    if (succeeded(v) && (v->kind != PyValue::Kind::List || v->items.size() != n))
+    if (succeeded(v) &&
+        (v->kind != PyValue::Kind::List || v->items.size() != n))
       why = llvm::formatv("expected a list of {0} entries, one per argument "
                           "({1})",
                           n, llvm::join(schema.args, ", "));

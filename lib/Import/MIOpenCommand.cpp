@@ -5,10 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The flag tables below mirror MIOpenDriver's (driver/conv_driver.hpp and
-// driver/layernorm_driver.hpp, AddCmdLineArgs; gemm's are in MIOpenGemm.cpp): the same long names, short
-// letters and defaults, so that a command copied from MIOpen's logs
-// (MIOPEN_ENABLE_LOGGING_CMD) or from IREE BOO's sample commands means the
-// same problem here. Flags that only steer MIOpenDriver's benchmark loop are
+// driver/layernorm_driver.hpp, AddCmdLineArgs; gemm's are in
+// MIOpenGemm.cpp): the same long names, short letters and defaults, so that
+// a command copied from MIOpen's logs (MIOPEN_ENABLE_LOGGING_CMD) or from
+// IREE BOO's sample commands means the same problem here. Flags that only steer MIOpenDriver's benchmark loop are
 // accepted and ignored. Everything we cannot honour is rejected with one
 // message that names the flag, rather than silently computing something else.
 //

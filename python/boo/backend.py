@@ -46,10 +46,10 @@ def _fusing(kind: str, schema: FusionSchema, nested: Optional[Callable]):
         _dump(gm, name + "_before")
         report = fuse(gm, schema)
         _dump(gm, name + "_after")
-        logger.info("boo: %s: %d fused convs, %d convs, %d layer norms, %d matmuls, "
-                    "%d backward ops; %d left alone",
+        logger.info("boo: %s: %d fused convs, %d convs, %d layer norms, %d fused matmuls, "
+                    "%d matmuls, %d backward ops; %d left alone",
                     name, report.fused_convs, report.plain_convs, report.layer_norms,
-                    report.matmuls, report.backward, len(report.skipped))
+                    report.fused_matmuls, report.matmuls, report.backward, len(report.skipped))
         if nested is None:
             return make_boxed_func(gm.forward)
         return nested(gm, example_inputs)

@@ -10,9 +10,10 @@ Boo kernels; the rest of the graph stays as it was.
   fuse becomes ``boo::convolution``.
 - ``aten.native_layer_norm`` and ``aten.layer_norm`` become
   ``boo::layer_norm``.
-- ``aten.mm``, ``aten.bmm`` and ``aten.addmm`` (nn.Linear) become
-  ``boo::mm``, ``boo::bmm`` and ``boo::addmm`` (their epilogues are not
-  fused yet).
+- ``aten.mm``, ``aten.bmm`` and ``aten.addmm`` (nn.Linear) with their
+  element-wise chains (grown as a convolution's) become one
+  ``boo::fused_matmul`` kernel each; with nothing to fuse, ``boo::mm``,
+  ``boo::bmm`` and ``boo::addmm``.
 - Backward graphs: ``aten.convolution_backward`` and
   ``aten.native_layer_norm_backward`` become Boo's backward kernels.
 
@@ -37,6 +38,7 @@ import torch.fx as fx
 
 from . import kernels  # noqa: F401 (registers boo::fused_conv)
 from . import matmul_ops  # noqa: F401 (registers boo::mm, bmm, addmm)
+from . import matmul_kernels  # noqa: F401 (registers boo::fused_matmul)
 from .signature import CONV_BASE
 
 __all__ = ["FusionSchema", "DEFAULT_SCHEMA", "fuse", "FusionReport"]
@@ -144,6 +146,7 @@ class FusionReport:
     plain_convs: int = 0
     layer_norms: int = 0
     matmuls: int = 0
+    fused_matmuls: int = 0
     backward: int = 0
     skipped: list = dataclasses.field(default_factory=list)
 
@@ -200,15 +203,10 @@ class _Rewriter:
         self.set_meta(node)
         return node
 
-    def conv(self, node: fx.Node) -> None:
-        x, w, b, stride, padding, dilation, transposed, output_padding, groups = node.args
-        why = _unsupported(node, [x, w, b])
-        if why is None and transposed:
-            why = "transposed convolution"
-        if why is None and not 3 <= _val(x).dim() <= 5:
-            why = f"rank {_val(x).dim()}"
-        if why:
-            return _skip(self.report, node, why)
+    def grow_chain(self, node: fx.Node) -> tuple[list, list, fx.Node]:
+        """The element-wise chain after anchor `node` (see the module): its
+        nodes, their extra operands and its tip. Each node's epilogue op is
+        in its meta["boo_epilogue"]."""
         chain, extras, tip = [], [], node
         while len(tip.users) == 1:
             user = next(iter(tip.users))
@@ -218,12 +216,24 @@ class _Rewriter:
                 break
             op, extra = found
             if extra is not None and self.order.get(extra, len(self.order)) > self.order[node]:
-                break  # computed after the conv
+                break  # computed after the anchor
             chain.append(user)
             if extra is not None:
                 extras.append(extra)
             tip = user
             tip.meta.setdefault("boo_epilogue", op)
+        return chain, extras, tip
+
+    def conv(self, node: fx.Node) -> None:
+        x, w, b, stride, padding, dilation, transposed, output_padding, groups = node.args
+        why = _unsupported(node, [x, w, b])
+        if why is None and transposed:
+            why = "transposed convolution"
+        if why is None and not 3 <= _val(x).dim() <= 5:
+            why = f"rank {_val(x).dim()}"
+        if why:
+            return _skip(self.report, node, why)
+        chain, extras, tip = self.grow_chain(node)
         params = [list(stride), list(padding), list(dilation), int(groups)]
         if not chain:
             fused = self.call(torch.ops.boo.convolution.default, (x, w, b, *params, "", "", ""), node)
@@ -313,10 +323,22 @@ class _Rewriter:
             why = "mixed dtypes"
         if why:
             return _skip(self.report, node, why)
-        new = self.call(target, tuple(args), node)
-        node.replace_all_uses_with(new)
+        chain, extras, tip = self.grow_chain(node)
+        if not chain:
+            new = self.call(target, tuple(args), node)
+            self.report.matmuls += 1
+        else:
+            op = {aten.mm.default: "mm", aten.bmm.default: "bmm", aten.addmm.default: "addmm"}[node.target]
+            recipe = {"op": op, "epilogue": [n.meta.pop("boo_epilogue") for n in chain]}
+            if op == "addmm":
+                recipe.update(beta=args[3], alpha=args[4])
+            new = self.call(torch.ops.boo.fused_matmul.default,
+                            (list(tensors) + extras, json.dumps(recipe)), node)
+            self.report.fused_matmuls += 1
+        tip.replace_all_uses_with(new)
+        for n in reversed(chain):
+            self.erase(n)
         self.erase(node)
-        self.report.matmuls += 1
 
     def run(self) -> FusionReport:
         for node in list(self.graph.nodes):

@@ -66,6 +66,31 @@ def _activation_attrs(op: dict) -> str:
     return ""
 
 
+def _binary_line(op: str, value: int, operand: str, kind: str, out_type: str, channel_type: str,
+                 channel_dim: int) -> str:
+    """`%v<value+1> = boo.<op> %v<value>, <operand>`: a full or per-channel operand."""
+    if kind == "full":
+        return f"    %v{value + 1} = boo.{op} %v{value}, {operand} : {out_type}, {out_type}"
+    return (f"    %v{value + 1} = boo.{op} %v{value}, {operand} {{channel_dim = {channel_dim} : i64}} "
+            f": {out_type}, {channel_type}")
+
+
+def epilogue_mlir(epilogue: Sequence[dict], kinds: Sequence[str], value: int, out_type: str,
+                  channel_type: str, channel_dim: int) -> tuple[list[str], int]:
+    """The lines of an epilogue chain applied to %v<value> (extra operands
+    %e0, %e1, ... of `kinds`), and the number of its last value."""
+    lines, extra = [], 0
+    for op in epilogue:
+        if op["op"] in ("add", "mul"):
+            lines.append(_binary_line(op["op"], value, f"%e{extra}", kinds[extra], out_type, channel_type,
+                                      channel_dim))
+            extra += 1
+        else:
+            lines.append(f"    %v{value + 1} = boo.activation {op['op']} %v{value}{_activation_attrs(op)} : {out_type}")
+        value += 1
+    return lines, value
+
+
 def conv_mlir(name: str, sig, recipe: dict, extra_kinds: Sequence[str]) -> str:
     """Boo MLIR of the fused kernel: args x, w[, b], extras (in the output
     layout, or per channel)."""
@@ -74,11 +99,12 @@ def conv_mlir(name: str, sig, recipe: dict, extra_kinds: Sequence[str]) -> str:
     out_type = _tensor_type(out_shape, dtype)
     channels = out_shape[sig.output_layout.index("C")]
     channel_dim = sig.output_layout.index("C")
+    channel_type = _tensor_type([channels], dtype)
     args = [f"%x: {_tensor_type(sig.input_shape, dtype)}", f"%w: {_tensor_type(sig.kernel_shape, dtype)}"]
     if recipe["bias"]:
-        args.append(f"%b: {_tensor_type([channels], dtype)}")
+        args.append(f"%b: {channel_type}")
     for i, kind in enumerate(extra_kinds):
-        args.append(f"%e{i}: {out_type if kind == 'full' else _tensor_type([channels], dtype)}")
+        args.append(f"%e{i}: {out_type if kind == 'full' else channel_type}")
     lines = [
         f"  func.func @{name}({', '.join(args)}) -> {out_type} {{",
         f"    %v0 = boo.conv %x, %w {{dilations = {_array(sig.dilation)}, "
@@ -89,27 +115,11 @@ def conv_mlir(name: str, sig, recipe: dict, extra_kinds: Sequence[str]) -> str:
         f"{_tensor_type(sig.kernel_shape, dtype)} -> {out_type}",
     ]
     value = 0
-
-    def binary(op: str, operand: str, kind: str):
-        nonlocal value
-        if kind == "full":
-            lines.append(f"    %v{value + 1} = boo.{op} %v{value}, {operand} : {out_type}, {out_type}")
-        else:
-            lines.append(f"    %v{value + 1} = boo.{op} %v{value}, {operand} "
-                         f"{{channel_dim = {channel_dim} : i64}} : {out_type}, {_tensor_type([channels], dtype)}")
-        value += 1
-
     if recipe["bias"]:
-        binary("add", "%b", "channel")
-    extra = 0
-    for op in recipe["epilogue"]:
-        if op["op"] in ("add", "mul"):
-            binary(op["op"], f"%e{extra}", extra_kinds[extra])
-            extra += 1
-        else:
-            lines.append(f"    %v{value + 1} = boo.activation {op['op']} %v{value}{_activation_attrs(op)} : {out_type}")
-            value += 1
-    lines += [f"    return %v{value} : {out_type}", "  }"]
+        lines.append(_binary_line("add", 0, "%b", "channel", out_type, channel_type, channel_dim))
+        value = 1
+    chain, value = epilogue_mlir(recipe["epilogue"], extra_kinds, value, out_type, channel_type, channel_dim)
+    lines += chain + [f"    return %v{value} : {out_type}", "  }"]
     return "module {\n" + "\n".join(lines) + "\n}\n"
 
 

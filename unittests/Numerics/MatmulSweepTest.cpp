@@ -7,12 +7,16 @@
 // boo.matmul in f32/f16/bf16: 2-D and batched, either operand transposed,
 // sizes that no tile divides next to ones the MMA intrinsics take, alpha,
 // and a bias of every broadcast shape scaled by beta, alone or followed by
-// an activation (which the pipeline fuses). See docs/Numerics.md.
+// an activation (which the pipeline fuses); and products wide enough for
+// the CPU's operand copies (B packed per block of columns, a transposed A
+// copied back). See docs/Numerics.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SweepHarness.h"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 using namespace boo;
@@ -46,12 +50,40 @@ double randomScale(CaseRng &rng) {
                                       static_cast<float>(-0.7)});
 }
 
-bool makeMatmul(CaseRng &rng, Case &c) {
+/// The sizes of one product: batch (0: 2-D), M, N, K.
+struct Sizes {
+  int64_t batch, m, n, k;
+};
+
+/// Small products: sizes no tile divides and the MMA intrinsics' sizes.
+std::optional<Sizes> randomSmallSizes(CaseRng &rng) {
   bool batched = rng.coin(0.3);
-  int64_t batch = batched ? rng.range(1, 3) : 1;
-  int64_t m = randomSize(rng), n = randomSize(rng), k = randomSize(rng);
-  if (batch * m * n * k > 150000)
+  Sizes s{batched ? rng.range(1, 3) : 0, randomSize(rng), randomSize(rng),
+          randomSize(rng)};
+  if (std::max<int64_t>(s.batch, 1) * s.m * s.n * s.k > 150000)
+    return std::nullopt;
+  return s;
+}
+
+/// Products whose M or N reaches the 512 rows (columns) for which the CPU
+/// packs B in blocks of columns (a slab) or copies a transposed A back
+/// (kMinSingleReductionSlabReaders), with few K and the other size small.
+std::optional<Sizes> randomWideSizes(CaseRng &rng) {
+  int64_t wide = rng.pick(std::vector<int64_t>{512, 544, 640, 1000});
+  int64_t narrow = rng.pick(std::vector<int64_t>{1, 5, 40, 64, 96, 128});
+  bool wideM = rng.coin();
+  return Sizes{rng.coin(0.2) ? 2 : 0, wideM ? wide : narrow,
+               wideM ? narrow : wide,
+               rng.pick(std::vector<int64_t>{3, 16, 48, 72})};
+}
+
+bool makeMatmulOf(CaseRng &rng, Case &c,
+                  std::optional<Sizes> (*randomSizes)(CaseRng &)) {
+  std::optional<Sizes> sizes = randomSizes(rng);
+  if (!sizes)
     return false;
+  bool batched = sizes->batch > 0;
+  int64_t batch = sizes->batch, m = sizes->m, n = sizes->n, k = sizes->k;
   bool ta = rng.coin(), tb = rng.coin();
   ElementType t = randomDType(rng);
   auto matrix = [&](int64_t rows, int64_t cols, bool transposed) {
@@ -86,7 +118,8 @@ bool makeMatmul(CaseRng &rng, Case &c) {
     attrs.push_back("beta = " + f32Attr(beta));
   std::ostringstream attrText;
   for (size_t i = 0; i < attrs.size(); ++i)
-    attrText << (i ? ", " : " {") << attrs[i] << (i + 1 == attrs.size() ? "}" : "");
+    attrText << (i ? ", " : " {") << attrs[i]
+             << (i + 1 == attrs.size() ? "}" : "");
   f.body() << "  " << y << " = boo.matmul " << va << ", " << vb;
   if (withBias)
     f.body() << " bias(" << vbias << " : " << tensorType(sbias, t) << ")";
@@ -118,8 +151,28 @@ bool makeMatmul(CaseRng &rng, Case &c) {
   return true;
 }
 
+bool makeMatmul(CaseRng &rng, Case &c) {
+  return makeMatmulOf(rng, c, randomSmallSizes);
+}
+
+/// Wide products at pack-min-bytes=1, so that every slab is packed per
+/// block (a 1 MiB B is the default's threshold).
+bool makeWideMatmul(CaseRng &rng, Case &c) {
+  if (!makeMatmulOf(rng, c, randomWideSizes))
+    return false;
+  c.vectorize = true;
+  c.packMinBytes = 1;
+  return true;
+}
+
 TEST(MatmulSweep, Products) {
   runSweep("MatmulSweep.Products", 60, makeMatmul);
+}
+
+TEST(MatmulSweep, WideOperandCopies) {
+  if (getSweepOptions(0).device != "cpu")
+    GTEST_SKIP() << "the operand copies are a CPU schedule's";
+  runSweep("MatmulSweep.WideOperandCopies", 30, makeWideMatmul);
 }
 
 } // namespace

@@ -135,10 +135,11 @@ void makeReductionDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
 /// reduction dim and is read by 512 or more output rows (a matrix
 /// product's B, [K][N]): that input is copied with its blocks outermost,
 /// [C/block][K][Y][X][block], for the tiles of a block to read one
-/// contiguous slab (and planPackedBlocks to pack it block by block). Returns the new generic, or `op` when it does not
-/// apply (E not a multiple of `block` above it, the loop in a window,
-/// index semantics, or every input indexed by the loop: a depthwise
-/// convolution's filter is small and read in step with its image).
+/// contiguous slab (and planPackedBlocks to pack it block by block).
+/// Returns the new generic, or `op` when it does not apply (E not a
+/// multiple of `block` above it, the loop in a window, index semantics, or
+/// every input indexed by the loop: a depthwise convolution's filter is
+/// small and read in step with its image).
 linalg::GenericOp blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
                                   unsigned vecDim, int64_t block,
                                   int64_t slabMinBytes,

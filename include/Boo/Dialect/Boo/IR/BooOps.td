@@ -343,10 +343,11 @@ def Boo_FusionOp : Boo_Op<"fusion", [
   let summary = "one anchor op and its element-wise epilogue, one kernel";
   let description = [{
     Groups exactly one anchor op (a convolution, a matrix product or a layer
-    norm, forward or backward) with a chain of element-wise Boo ops that consume it. By
-    definition a `boo.fusion` becomes exactly one kernel: the epilogue is
-    applied to the anchor's results before they are stored. The region may
-    use values defined above it; its `boo.yield` gives the results.
+    norm, forward or backward) with a chain of element-wise Boo ops that
+    consume it. By definition a `boo.fusion` becomes exactly one kernel: the
+    epilogue is applied to the anchor's results before they are stored. The
+    region may use values defined above it; its `boo.yield` gives the
+    results.
 
     Numerics: inside a fusion, intermediate values are kept in f32 (the
     anchor's f32 accumulator flows through the epilogue) and rounded to the

@@ -18,7 +18,8 @@ def BooFormFusions : Pass<"boo-form-fusions", "func::FuncOp"> {
     anchor, the chain grows while the current value has exactly one use and
     that use is a `boo.activation`, `boo.add` or `boo.mul` whose other
     operand (if any) is defined before the anchor (a bias vector, a residual
-    tensor or a function argument). See docs/Fusion.md for what is and is not fused, and why.
+    tensor or a function argument). See docs/Fusion.md for what is and is
+    not fused, and why.
   }];
   let dependentDialects = ["::mlir::boo::BooDialect"];
 }
