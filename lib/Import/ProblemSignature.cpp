@@ -157,12 +157,11 @@ ProblemSignature getGemmSignature(const MIOpenGemmProblem &p) {
   static constexpr StringLiteral modes[] = {"forward", "a_backward",
                                             "b_backward"};
   ProblemSignature s;
-  // "beta": C scaled by a beta that is not the default (MIOpen's 0, aten's
-  // 1).
-  double defaultBeta = p.atenOp.empty() ? 0.0 : 1.0;
+  // "beta": a C term (MIOpen's non-zero beta, aten::addmm's self), as
+  // tuning specs see the boo.matmul's bias.
   std::string name = getGemmProblemName(
       t, modes[p.direction - 1], p.batch, p.m, p.k, p.n, p.transposeA,
-      p.transposeB, p.alpha != 1.0, p.hasInputC() && p.beta != defaultBeta);
+      p.transposeB, p.alpha != 1.0, p.hasInputC() && p.beta != 0.0);
   // "aten_addmm_bfloat16_forward_...": the op replaces "gemm".
   s.functionName =
       p.atenOp.empty() ? name : "aten_" + p.atenOp + name.substr(4);

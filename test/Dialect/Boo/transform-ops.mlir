@@ -15,6 +15,10 @@
 // CHECK:         boo.conv %{{.*}}, %{{.*}} {conv_f16_cdna3, filter_layout
 // CHECK:         boo.layer_norm %{{.*}} {layer_norm}
 // CHECK:         boo.activation relu %{{.*}} {kernel}
+// A matrix product by its gemm name: bf16, 64 x 128 x 32, B transposed, a
+// bias; the f32 one does not match.
+// CHECK:         boo.matmul %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<32xbf16>) {gemm_bf16, transpose_rhs}
+// CHECK:         boo.matmul %{{.*}}, %{{.*}} {kernel}
 // The f16 conv on another chip, and on no chip, is only "a kernel".
 // CHECK-LABEL: module @gfx1100
 // CHECK:         boo.conv %{{.*}}, %{{.*}} {filter_layout = "KYXC", input_layout = "NHWC", kernel, output_layout
@@ -36,6 +40,14 @@ module attributes {transform.with_named_sequence} {
     func.func @relu(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
       %0 = boo.activation relu %x : tensor<4x64xf32>
       return %0 : tensor<4x64xf32>
+    }
+    func.func @linear(%x: tensor<64x128xbf16>, %w: tensor<32x128xbf16>, %b: tensor<32xbf16>) -> tensor<64x32xbf16> {
+      %0 = boo.matmul %x, %w bias(%b : tensor<32xbf16>) {transpose_rhs} : tensor<64x128xbf16>, tensor<32x128xbf16> -> tensor<64x32xbf16>
+      return %0 : tensor<64x32xbf16>
+    }
+    func.func @mm_f32(%x: tensor<64x128xf32>, %w: tensor<128x32xf32>) -> tensor<64x32xf32> {
+      %0 = boo.matmul %x, %w : tensor<64x128xf32>, tensor<128x32xf32> -> tensor<64x32xf32>
+      return %0 : tensor<64x32xf32>
     }
   }
   module @gfx1100 attributes {boo.target = #boo.target<chip = "gfx1100">} {
@@ -64,6 +76,10 @@ module attributes {transform.with_named_sequence} {
     transform.boo.match.problem %op, "layer_norm_1d_{float16,float32}_forward_4x64*" : !transform.any_op
     transform.yield %op : !transform.any_op
   }
+  transform.named_sequence @match_gemm_bf16(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.boo.match.problem %op, "gemm_bfloat16_forward_64x128x32_transB_beta" : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
   transform.named_sequence @match_any_kernel(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.boo.match.problem %op, "*" : !transform.any_op
     transform.yield %op : !transform.any_op
@@ -76,6 +92,10 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %op "layer_norm" : !transform.any_op
     transform.yield
   }
+  transform.named_sequence @tag_gemm(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "gemm_bf16" : !transform.any_op
+    transform.yield
+  }
   transform.named_sequence @tag_kernel(%op: !transform.any_op {transform.readonly}) {
     transform.annotate %op "kernel" : !transform.any_op
     transform.yield
@@ -84,6 +104,7 @@ module attributes {transform.with_named_sequence} {
     %0 = transform.foreach_match in %root
         @match_conv_f16_cdna3 -> @tag_conv,
         @match_layer_norm -> @tag_layer_norm,
+        @match_gemm_bf16 -> @tag_gemm,
         @match_any_kernel -> @tag_kernel
         : (!transform.any_op) -> !transform.any_op
     transform.yield

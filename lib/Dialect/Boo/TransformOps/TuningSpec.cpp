@@ -121,6 +121,17 @@ std::string opSignature(Operation *op) {
                                                 LayoutKind::Activation,
                                                 dy.getRank() - 2));
       })
+      .Case([](MatmulOp o) -> std::string {
+        std::optional<ElementType> type = elementTypeOf(o.getOutput());
+        FailureOr<MatmulSizes> s = getMatmulSizes(o);
+        if (!type || failed(s))
+          return "";
+        return getGemmProblemName(*type, "forward", s->batch, s->m, s->k,
+                                  s->n, o.getTransposeLhs(),
+                                  o.getTransposeRhs(),
+                                  o.getAlpha().convertToFloat() != 1.0f,
+                                  static_cast<bool>(o.getBias()));
+      })
       .Case([](LayerNormOp o) {
         return layerNormSignature(o.getX(), o.getNormalizedRank(), "forward",
                                   static_cast<bool>(o.getWeight()),

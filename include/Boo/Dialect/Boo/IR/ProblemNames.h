@@ -57,8 +57,9 @@ std::string getLayerNormProblemName(ElementType type, ArrayRef<int64_t> shape,
 /// IREE BOO's name of a matrix product, e.g.
 /// "gemm_float16_forward_64x32x128_transA": type, mode ("forward",
 /// "a_backward", "b_backward"), [batch x] M x K x N, then "transA" and
-/// "transB" when set and "alpha" and "beta" when they are not 1 and 0
-/// (Boo's additions, as are the batch and "a_backward"/"b_backward").
+/// "transB" when set, "alpha" when alpha is not 1 and "beta" when there is
+/// a C term (a bias) (Boo's additions, as are the batch and
+/// "a_backward"/"b_backward"). Tuning specs match boo.matmul kernels by it.
 std::string getGemmProblemName(ElementType type, StringRef mode, int64_t batch,
                                int64_t m, int64_t k, int64_t n, bool transA,
                                bool transB, bool alpha, bool beta);
