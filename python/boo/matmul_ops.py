@@ -85,8 +85,16 @@ def _run(op: str, tensors: list[Tensor], scalars: tuple = ()) -> Tensor:
 #===------------------------------------------------------------------------===#
 
 
+def _empty(*tensors: Tensor) -> bool:
+    """Whether a size is 0: the product is empty or a sum of no terms, which
+    PyTorch's op computes without work (Boo's kernels take positive sizes)."""
+    return any(0 in t.shape for t in tensors)
+
+
 @torch.library.custom_op("boo::mm", mutates_args=())
 def mm(a: Tensor, b: Tensor) -> Tensor:
+    if _empty(a, b):
+        return torch.mm(a, b)
     return _run("mm", [_operand(a), _operand(b)])
 
 
@@ -97,6 +105,8 @@ def _(a, b):
 
 @torch.library.custom_op("boo::bmm", mutates_args=())
 def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if _empty(a, b):
+        return torch.bmm(a, b)
     return _run("bmm", [_operand(a), _operand(b)])
 
 
@@ -107,6 +117,8 @@ def _(a, b):
 
 @torch.library.custom_op("boo::addmm", mutates_args=())
 def addmm(c: Tensor, a: Tensor, b: Tensor, beta: float, alpha: float) -> Tensor:
+    if _empty(c, a, b):
+        return torch.addmm(c, a, b, beta=beta, alpha=alpha)
     bias = _bias(c)
     return _run("addmm", [(bias, bias), _operand(a), _operand(b)], (beta, alpha))
 

@@ -63,6 +63,13 @@ def test_boo_addmm_and_bmm_gradients_match_torch(device, seeded, dtype):
     torch.testing.assert_close(q.grad, p.detach().transpose(1, 2) @ torch.ones(3, 8, 5, dtype=dtype), **tol)
 
 
+def test_empty_products(device):
+    # A size of 0: an empty result, or a sum of no terms (beta * input).
+    assert boo.ops.boo_mm(torch.randn(0, 3), torch.randn(3, 4)).shape == (0, 4)
+    c = torch.randn(2, 4)
+    torch.testing.assert_close(boo.ops.boo_addmm(c, torch.randn(2, 0), torch.randn(0, 4), beta=0.5), 0.5 * c)
+
+
 def test_matmul_ops_refuse_what_they_cannot_run(device):
     with pytest.raises(TypeError, match="float64"):
         boo.ops.boo_mm(torch.randn(2, 3, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64))
