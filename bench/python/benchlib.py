@@ -67,6 +67,17 @@ def ratio(row):
     return reference / boo
 
 
+def rate(row, key, amount):
+    """`amount` ("bytes" or "flops") per ns, i.e. GB/s or GFLOP/s, of Boo
+    (`key` "median_ms") or the reference ("reference_median_ms") in one CSV
+    row, or None."""
+    try:
+        ms, total = float(row[key]), float(row[amount])
+    except (KeyError, ValueError):
+        return None
+    return total / (ms * 1e6) if ms > 0 else None
+
+
 def median_and_worst(values):
     """(median, worst value, its label) of (value, label) pairs."""
     worst = min(values)

@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 from benchlib import (DRIVER, ROOT, add_run_arguments, median_and_worst,
-                      ratio, read_commands, run_driver)
+                      rate, ratio, read_commands, run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks", "layernorm.txt")
 TYPES = {"f32": "layernorm", "bf16": "layernormbfp16", "f16": "layernormfp16"}
@@ -48,11 +48,7 @@ def as_variant(args, op, direction):
 
 def gbps(row, key):
     """GB/s of Boo ("median_ms") or the reference, from the row's bytes."""
-    try:
-        ms, nbytes = float(row[key]), float(row["bytes"])
-    except (KeyError, ValueError):
-        return None
-    return nbytes / (ms * 1e6) if ms > 0 else None
+    return rate(row, key, "bytes")
 
 
 def fmt(value, width, suffix=""):

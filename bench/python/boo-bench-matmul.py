@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 from benchlib import (DRIVER, ROOT, add_run_arguments, median_and_worst,
-                      ratio, read_commands, run_driver)
+                      rate, ratio, read_commands, run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks", "matmul-large.txt")
 TYPES = {"f32": "gemm", "f16": "gemmfp16", "bf16": "gemmbfp16"}
@@ -29,11 +29,7 @@ TYPES = {"f32": "gemm", "f16": "gemmfp16", "bf16": "gemmbfp16"}
 
 def gflops(row, key):
     """GFLOP/s of Boo ("median_ms") or the reference, from the row's flops."""
-    try:
-        ms, flops = float(row[key]), float(row["flops"])
-    except (KeyError, ValueError):
-        return None
-    return flops / (ms * 1e6) if ms > 0 else None
+    return rate(row, key, "flops")
 
 
 def fmt(value, suffix=""):

@@ -38,10 +38,6 @@ namespace {
 // Flag tables
 //===----------------------------------------------------------------------===//
 
-constexpr FlagType Int = FlagType::Int;
-constexpr FlagType Float = FlagType::Float;
-constexpr FlagType Str = FlagType::String;
-
 // clang-format off
 /// MIOpenDriver `conv*` flags (conv_driver.hpp). `bias` defaults to "" in
 /// MIOpen, which atoi reads as 0.

@@ -31,6 +31,10 @@
 namespace mlir::boo::detail {
 
 enum class FlagType { Int, Float, String };
+// The flag tables' short spellings.
+constexpr FlagType Int = FlagType::Int;
+constexpr FlagType Float = FlagType::Float;
+constexpr FlagType Str = FlagType::String;
 
 /// One MIOpenDriver flag. `ignored` flags only steer the benchmark (timing,
 /// iterations, verification, data files) and do not change the problem.

@@ -25,9 +25,6 @@ using namespace mlir::boo::detail;
 
 namespace {
 
-constexpr FlagType Int = FlagType::Int;
-constexpr FlagType Float = FlagType::Float;
-
 // clang-format off
 /// MIOpenDriver `gemm*` flags (gemm_driver.hpp), `-F` as IREE BOO reads it.
 const FlagSpec gemmFlags[] = {

@@ -102,27 +102,6 @@ bool innermostBut1s(RankedTensorType type, unsigned pos) {
                       [](int64_t size) { return size == 1; });
 }
 
-/// Moves loop `d` innermost in input `operand` of `op` (a transposed copy),
-/// updating `maps`; false when `operand` has no plain result `d` or has it
-/// innermost already.
-bool moveInnermost(RewriterBase &rewriter, linalg::GenericOp op,
-                   OpOperand *operand, unsigned d,
-                   SmallVectorImpl<AffineMap> &maps,
-                   SmallVectorImpl<linalg::GenericOp> &copies) {
-  AffineMap map = maps[operand->getOperandNumber()];
-  std::optional<unsigned> pos = resultOf(map, d);
-  auto type = cast<RankedTensorType>(operand->get().getType());
-  if (!pos || innermostBut1s(type, *pos))
-    return false;
-  SmallVector<int64_t> perm = toInnermost(map.getNumResults(), *pos);
-  rewriter.setInsertionPoint(op);
-  Value copy =
-      transposePadded(rewriter, op.getLoc(), operand->get(), perm, copies);
-  rewriter.modifyOpInPlace(op, [&]() { operand->set(copy); });
-  maps[operand->getOperandNumber()] = permuteResults(map, perm);
-  return true;
-}
-
 /// The loops of `op` that appear in a windowed input access (a map result
 /// with two or more loops, such as `oh * s + kh * d`).
 llvm::SmallDenseSet<unsigned> windowedLoops(linalg::GenericOp op) {
@@ -304,20 +283,25 @@ bool mlir::boo::everyInputIndexedBy(linalg::GenericOp op, unsigned d) {
   });
 }
 
-/// The fewest output elements along the parallel loops that do not index
-/// an input with one reduction dim (a matrix product's B, [K][N], read along
-/// N: the M rows) for that input to be a slab. Each block of it is then
-/// read by M / rows register tiles: a product's 512 to 2048 rows repay the
-/// packing (1024^3 f32, one thread: 0.42x to 0.85x oneDNN; 2048^3: 0.27x to
-/// 0.78x; 784x256x1000: 0.72x to 0.96x), while the 64-512 output channels
-/// of a channels-first 1x1 convolution, whose merged image [C][positions]
-/// this also is, do not (its 512 -> 128 and 512 -> 256 layers at 28x28 lost
-/// 10-20%).
-constexpr int64_t kMinSingleReductionSlabReaders = 512;
+bool mlir::boo::moveInnermost(RewriterBase &rewriter, linalg::GenericOp op,
+                               OpOperand *operand, unsigned d,
+                               SmallVectorImpl<AffineMap> &maps,
+                               SmallVectorImpl<linalg::GenericOp> &copies) {
+  AffineMap map = maps[operand->getOperandNumber()];
+  std::optional<unsigned> pos = resultOf(map, d);
+  auto type = cast<RankedTensorType>(operand->get().getType());
+  if (!pos || innermostBut1s(type, *pos))
+    return false;
+  SmallVector<int64_t> perm = toInnermost(map.getNumResults(), *pos);
+  rewriter.setInsertionPoint(op);
+  Value copy =
+      transposePadded(rewriter, op.getLoc(), operand->get(), perm, copies);
+  rewriter.modifyOpInPlace(op, [&]() { operand->set(copy); });
+  maps[operand->getOperandNumber()] = permuteResults(map, perm);
+  return true;
+}
 
-/// The product of the extents of `op`'s parallel loops that `map` does not
-/// use.
-static int64_t readerExtent(linalg::GenericOp op, AffineMap map) {
+int64_t mlir::boo::getReaderExtent(linalg::GenericOp op, AffineMap map) {
   int64_t extent = 1;
   for (auto [d, range] : llvm::enumerate(op.getStaticLoopRanges()))
     if (op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
@@ -333,38 +317,6 @@ void mlir::boo::makeVectorDimContiguous(
   bool changed = false;
   for (OpOperand *operand : op.getDpsInputOperands())
     changed |= moveInnermost(rewriter, op, operand, vecDim, maps, copies);
-  if (changed)
-    rewriter.modifyOpInPlace(op, [&]() {
-      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-    });
-}
-
-void mlir::boo::makeReductionDimContiguous(
-    RewriterBase &rewriter, linalg::GenericOp op, unsigned vecDim,
-    SmallVectorImpl<linalg::GenericOp> &copies) {
-  if (op.getNumDpsInits() != 1 || op.hasIndexSemantics())
-    return;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  bool changed = false;
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    AffineMap map = maps[operand->getOperandNumber()];
-    if (!map.isProjectedPermutation() || map.isFunctionOfDim(vecDim))
-      continue;
-    std::optional<unsigned> reduction;
-    int64_t reductions = 0;
-    for (AffineExpr e : map.getResults()) {
-      unsigned d = cast<AffineDimExpr>(e).getPosition();
-      if (iters[d] == utils::IteratorType::reduction) {
-        reduction = d;
-        ++reductions;
-      }
-    }
-    if (reductions != 1 ||
-        readerExtent(op, map) < kMinSingleReductionSlabReaders)
-      continue;
-    changed |= moveInnermost(rewriter, op, operand, *reduction, maps, copies);
-  }
   if (changed)
     rewriter.modifyOpInPlace(op, [&]() {
       op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
@@ -443,7 +395,7 @@ mlir::boo::blockVectorLoop(RewriterBase &rewriter, linalg::GenericOp op,
     };
     auto enoughReductions = [&] {
       int64_t n = reductionDims();
-      return n >= 2 || (n == 1 && readerExtent(op, map) >=
+      return n >= 2 || (n == 1 && getReaderExtent(op, map) >=
                                       kMinSingleReductionSlabReaders);
     };
     bool slab = input && slabMinBytes > 0 && innermostBut1s(type, *pos) &&

@@ -109,11 +109,36 @@ void makeVectorDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
                              unsigned vecDim,
                              SmallVectorImpl<linalg::GenericOp> &copies);
 
+/// The fewest output elements along the parallel loops that do not index
+/// an input with one reduction dim (a matrix product's B, [K][N], read along
+/// N: the M rows) for blockVectorLoop to make it a slab, and for
+/// makeReductionDimContiguous to copy it. Each block of it is then read by
+/// M / rows register tiles: a product's 512 to 2048 rows repay the packing
+/// (1024^3 f32, one thread: 0.42x to 0.85x oneDNN; 2048^3: 0.27x to 0.78x;
+/// 784x256x1000: 0.72x to 0.96x), while the 64-512 output channels of a
+/// channels-first 1x1 convolution, whose merged image [C][positions] this
+/// also is, do not (its 512 -> 128 and 512 -> 256 layers at 28x28 lost
+/// 10-20%).
+constexpr int64_t kMinSingleReductionSlabReaders = 512;
+
+/// The product of the extents of `op`'s parallel loops that `map` does not
+/// use: how many output elements read each element `map` indexes.
+int64_t getReaderExtent(linalg::GenericOp op, AffineMap map);
+
+/// Moves loop `d` innermost in input `operand` of `op` (a transposed copy,
+/// appended to `copies`), updating `maps`; false when `operand` has no
+/// plain result `d` or has it innermost already.
+bool moveInnermost(RewriterBase &rewriter, linalg::GenericOp op,
+                   OpOperand *operand, unsigned d,
+                   SmallVectorImpl<AffineMap> &maps,
+                   SmallVectorImpl<linalg::GenericOp> &copies);
+
 /// If an input without the vector loop has one reduction dim, not its
 /// innermost one, and is read by 512 or more output rows (a matrix
 /// product's A stored transposed, [K][M]: each register tile would read a
 /// few floats of every row of K, rows a power of two apart), copies it
-/// once into a transposed tensor with that reduction innermost ([M][K]).
+/// once into a transposed tensor with that reduction innermost ([M][K])
+/// (CPUReductionLayouts.cpp).
 void makeReductionDimContiguous(RewriterBase &rewriter, linalg::GenericOp op,
                                 unsigned vecDim,
                                 SmallVectorImpl<linalg::GenericOp> &copies);
