@@ -531,17 +531,22 @@ Tensor matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
   if (rank == 3)
     shape.insert(shape.begin(), batch);
   Tensor out(shape);
+  // Each output sums its K terms in order, l = 0, 1, ...; the loops run
+  // over l before j so that a row of B is read along its length.
+  std::vector<double> sums(n);
   for (int64_t b = 0; b < batch; ++b) {
     const double *a = lhs.data.data() + b * m * k;
     const double *w = rhs.data.data() + b * k * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = 0;
-        for (int64_t l = 0; l < k; ++l)
-          sum += (transposeLhs ? a[l * m + i] : a[i * k + l]) *
-                 (transposeRhs ? w[j * k + l] : w[l * n + j]);
-        out.data[(b * m + i) * n + j] = alpha * sum;
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(sums.begin(), sums.end(), 0.0);
+      for (int64_t l = 0; l < k; ++l) {
+        double x = transposeLhs ? a[l * m + i] : a[i * k + l];
+        for (int64_t j = 0; j < n; ++j)
+          sums[j] += x * (transposeRhs ? w[j * k + l] : w[l * n + j]);
       }
+      for (int64_t j = 0; j < n; ++j)
+        out.data[(b * m + i) * n + j] = alpha * sums[j];
+    }
   }
   if (!bias)
     return out;
