@@ -78,6 +78,15 @@ def rate(row, key, amount):
     return total / (ms * 1e6) if ms > 0 else None
 
 
+def fmt(value, width, suffix=""):
+    """`value` right-aligned in `width`: one decimal (GB/s, GFLOP/s), or two
+    and `suffix` ("x": ratios); "-" for None."""
+    if value is None:
+        return "-".rjust(width)
+    return format(value, f"{width - len(suffix)}.{2 if suffix else 1}f") + \
+        suffix
+
+
 def median_and_worst(values):
     """(median, worst value, its label) of (value, label) pairs."""
     worst = min(values)

@@ -26,7 +26,7 @@ import os
 import sys
 import tempfile
 
-from benchlib import (DRIVER, ROOT, add_run_arguments, median_and_worst,
+from benchlib import (DRIVER, ROOT, add_run_arguments, fmt, median_and_worst,
                       rate, ratio, read_commands, run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks", "layernorm.txt")
@@ -49,14 +49,6 @@ def as_variant(args, op, direction):
 def gbps(row, key):
     """GB/s of Boo ("median_ms") or the reference, from the row's bytes."""
     return rate(row, key, "bytes")
-
-
-def fmt(value, width, suffix=""):
-    """`value` with one decimal (GB/s) or two and an "x" (ratios)."""
-    if value is None:
-        return "-".rjust(width)
-    return format(value, f"{width - len(suffix)}.{2 if suffix else 1}f") + \
-        suffix
 
 
 def main():

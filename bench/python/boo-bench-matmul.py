@@ -20,7 +20,7 @@ import os
 import sys
 import tempfile
 
-from benchlib import (DRIVER, ROOT, add_run_arguments, median_and_worst,
+from benchlib import (DRIVER, ROOT, add_run_arguments, fmt, median_and_worst,
                       rate, ratio, read_commands, run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks", "matmul-large.txt")
@@ -30,11 +30,6 @@ TYPES = {"f32": "gemm", "f16": "gemmfp16", "bf16": "gemmbfp16"}
 def gflops(row, key):
     """GFLOP/s of Boo ("median_ms") or the reference, from the row's flops."""
     return rate(row, key, "flops")
-
-
-def fmt(value, suffix=""):
-    return "-" if value is None else f"{value:.1f}{suffix}" if not suffix \
-        else f"{value:.2f}{suffix}"
 
 
 def main():
@@ -68,9 +63,9 @@ def main():
             for row in rows:
                 r = ratio(row)
                 print(f"{type_name:<5} {t:>7} "
-                      f"{fmt(gflops(row, 'median_ms')):>11} "
-                      f"{fmt(gflops(row, 'reference_median_ms')):>8} "
-                      f"{fmt(r, 'x'):>7}  {row.get('command', '?')}"
+                      f"{fmt(gflops(row, 'median_ms'), 11)} "
+                      f"{fmt(gflops(row, 'reference_median_ms'), 8)} "
+                      f"{fmt(r, 7, 'x')}  {row.get('command', '?')}"
                       + ("" if row.get("status") == "ok"
                          else f"  ({row.get('error', 'failed')})"))
                 if r is not None:
