@@ -76,6 +76,25 @@ void describeParameters(const MIOpenGemmProblem &gemm,
                           {"direction", {gemm.direction}}};
 }
 
+void describeParameters(const MIOpenBatchNormProblem &norm,
+                        harness::CommandSignature &signature) {
+  signature.parameters = {{"direction", {static_cast<int64_t>(norm.direction)}},
+                          {"spatial", {norm.spatial ? 1 : 0}},
+                          {"save", {norm.save ? 1 : 0}},
+                          {"run", {norm.run ? 1 : 0}}};
+  signature.layouts = {{"layout", norm.layout}};
+  signature.epsilon = norm.epsilon;
+  signature.momentum = norm.momentum;
+}
+
+/// "conv", "layernorm", "gemm" or "bnorm".
+const char *getKind(const MIOpenProblem &problem) {
+  static const char *const kinds[] = {"conv", "layernorm", "gemm", "bnorm"};
+  static_assert(std::variant_size_v<MIOpenProblem> == 4,
+                "a kind for each problem");
+  return kinds[problem.index()];
+}
+
 } // namespace
 
 bool harness::describeCommand(const std::string &command,
@@ -84,11 +103,7 @@ bool harness::describeCommand(const std::string &command,
   if (failed(problem))
     return false;
   ProblemSignature problemSignature = getProblemSignature(*problem);
-  signature.kind = std::holds_alternative<MIOpenConvProblem>(*problem)
-                       ? "conv"
-                   : std::holds_alternative<MIOpenGemmProblem>(*problem)
-                       ? "gemm"
-                       : "layernorm";
+  signature.kind = getKind(*problem);
   signature.functionName = problemSignature.functionName;
   signature.arguments = toCommandTensors(problemSignature.arguments);
   signature.results = toCommandTensors(problemSignature.results);

@@ -353,6 +353,224 @@ LogicalResult runLayerNorm(const MIOpenLayerNormProblem &p,
   return success();
 }
 
+/// perm[i]: where dim i of oneDNN's canonical (N, C, [D,] H, W) order is in
+/// `layout` (NCHW, NHWC, NCDHW or NDHWC).
+std::vector<int64_t> getCanonicalPerm(const std::string &layout) {
+  std::string canonical = layout.size() == 5 ? "NCDHW" : "NCHW";
+  std::vector<int64_t> perm;
+  for (char dim : canonical)
+    perm.push_back(static_cast<int64_t>(layout.find(dim)));
+  return perm;
+}
+
+std::vector<double> toDoubles(const HostTensor &t) {
+  std::vector<double> values(t.numElements());
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    values[i] = t.getAsDouble(i);
+  return values;
+}
+
+/// A batch norm's memories: x, y and their gradients ("data") in the
+/// computation's type, as the layout stores them; the statistics and the
+/// parameters ("stat", one per channel) in f32, as oneDNN wants them.
+struct BatchNormMemories {
+  BatchNormMemories(const MIOpenBatchNormProblem &p, ElementType computeType)
+      : signature(getProblemSignature(p)), computeType(computeType) {
+    SmallVector<int64_t> channels = p.getStatShape();
+    statShape.assign(channels.begin(), channels.end());
+    dataShape.assign(p.shape.begin(), p.shape.end());
+    data = describe(p.shape, getCanonicalPerm(p.layout), toDnnl(computeType));
+    stat = memory::desc(statShape, DataType::f32, memory::format_tag::a);
+    buffers.reserve(16);
+  }
+
+  /// The argument `name`.
+  memory dataInput(const std::vector<HostTensor> &inputs, StringRef name) {
+    return add(makeBuffer(inputs[signature.findArgument(name)], computeType,
+                          data, eng));
+  }
+  memory statInput(const std::vector<HostTensor> &inputs, StringRef name) {
+    return add(makeBuffer(inputs[signature.findArgument(name)],
+                          ElementType::F32, stat, eng));
+  }
+  memory statInput(const std::vector<double> &values) {
+    HostTensor t = HostTensor::fromDoubles(statShape, ElementType::F32, values);
+    return add(makeBuffer(t, ElementType::F32, stat, eng));
+  }
+  /// A zeroed result, whose buffer is then `buffers[index]`.
+  memory dataResult(size_t &index) {
+    index = buffers.size();
+    return add(makeResult(dataShape, computeType, data, eng));
+  }
+  memory statResult(size_t &index) {
+    index = buffers.size();
+    return add(makeResult(statShape, ElementType::F32, stat, eng));
+  }
+  /// Buffer `index` in `type`.
+  HostTensor result(size_t index, ElementType type) const {
+    const HostTensor &t = buffers[index].tensor;
+    return t.type == type ? t : t.convertTo(type);
+  }
+
+  ProblemSignature signature;
+  ElementType computeType;
+  std::vector<int64_t> dataShape, statShape;
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  memory::desc data, stat;
+  std::vector<Buffer> buffers;
+
+private:
+  memory add(Buffer buffer) {
+    // The memory points into the tensor's heap bytes, which the move keeps.
+    buffers.push_back(std::move(buffer));
+    return buffers.back().user;
+  }
+};
+
+using Steps =
+    std::vector<std::pair<dnnl::primitive, std::unordered_map<int, memory>>>;
+
+/// Training and inference. oneDNN returns the biased variance: rstd and the
+/// running statistics' update (unbiased, momentum) are computed from it
+/// here, in double.
+void runBatchNormForward(const MIOpenBatchNormProblem &p,
+                         const std::vector<HostTensor> &inputs,
+                         int64_t iterations, ElementType computeType,
+                         harness::OneDNNRun &run) {
+  using namespace dnnl;
+  using Direction = MIOpenBatchNormProblem::Direction;
+  bool training = p.direction == Direction::Training;
+  bool global = !training && p.run;
+  BatchNormMemories m(p, computeType);
+  normalization_flags flags =
+      normalization_flags::use_scale | normalization_flags::use_shift;
+  if (global)
+    flags |= normalization_flags::use_global_stats;
+  batch_normalization_forward::desc desc(
+      training ? prop_kind::forward_training : prop_kind::forward_inference,
+      m.data, p.epsilon, flags);
+  batch_normalization_forward::primitive_desc pd(desc, m.eng);
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = m.dataInput(inputs, "x");
+  args[DNNL_ARG_SCALE] = m.statInput(inputs, "weight");
+  args[DNNL_ARG_SHIFT] = m.statInput(inputs, "bias");
+  size_t y, mean = 0, var = 0;
+  args[DNNL_ARG_DST] = m.dataResult(y);
+  if (global) {
+    args[DNNL_ARG_MEAN] = m.statInput(inputs, "running_mean");
+    args[DNNL_ARG_VARIANCE] = m.statInput(inputs, "running_var");
+  } else if (training) {
+    args[DNNL_ARG_MEAN] = m.statResult(mean);
+    args[DNNL_ARG_VARIANCE] = m.statResult(var);
+  }
+  Steps steps;
+  steps.push_back({batch_normalization_forward(pd), args});
+  run.milliseconds = timeCalls(m.strm, iterations, steps);
+
+  run.results.push_back(m.result(y, p.dataType));
+  if (!training)
+    return;
+  std::vector<double> batchMean = toDoubles(m.buffers[mean].tensor);
+  std::vector<double> batchVar = toDoubles(m.buffers[var].tensor);
+  if (p.save) {
+    std::vector<double> rstd;
+    for (double v : batchVar)
+      rstd.push_back(1.0 / std::sqrt(v + p.epsilon));
+    run.results.push_back(m.result(mean, p.statType));
+    run.results.push_back(
+        HostTensor::fromDoubles(m.statShape, p.statType, rstd));
+  }
+  if (!p.run)
+    return;
+  double size = static_cast<double>(p.getReductionSize());
+  double unbias = size > 1 ? size / (size - 1) : 1.0;
+  std::vector<double> runMean =
+      toDoubles(inputs[m.signature.findArgument("running_mean")]);
+  std::vector<double> runVar =
+      toDoubles(inputs[m.signature.findArgument("running_var")]);
+  double momentum = p.momentum;
+  for (size_t f = 0; f < runMean.size(); ++f) {
+    runMean[f] = (1 - momentum) * runMean[f] + momentum * batchMean[f];
+    runVar[f] = (1 - momentum) * runVar[f] + momentum * batchVar[f] * unbias;
+  }
+  run.results.push_back(
+      HostTensor::fromDoubles(m.statShape, p.statType, runMean));
+  run.results.push_back(
+      HostTensor::fromDoubles(m.statShape, p.statType, runVar));
+}
+
+/// The backward. With --save, the variance oneDNN takes is
+/// 1 / rstd^2 - epsilon (in double); without, a forward-training call
+/// computes the statistics first, and is timed with it.
+void runBatchNormBackward(const MIOpenBatchNormProblem &p,
+                          const std::vector<HostTensor> &inputs,
+                          int64_t iterations, ElementType computeType,
+                          harness::OneDNNRun &run) {
+  using namespace dnnl;
+  BatchNormMemories m(p, computeType);
+  normalization_flags flags =
+      normalization_flags::use_scale | normalization_flags::use_shift;
+  batch_normalization_forward::desc fwdDesc(prop_kind::forward_training, m.data,
+                                            p.epsilon, flags);
+  batch_normalization_forward::primitive_desc fwdPd(fwdDesc, m.eng);
+  batch_normalization_backward::desc desc(prop_kind::backward, m.data, m.data,
+                                          p.epsilon, flags);
+  batch_normalization_backward::primitive_desc pd(desc, m.eng, fwdPd);
+
+  Steps steps;
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = m.dataInput(inputs, "x");
+  args[DNNL_ARG_DIFF_DST] = m.dataInput(inputs, "dy");
+  args[DNNL_ARG_SCALE] = m.statInput(inputs, "weight");
+  // oneDNN 2.6 refuses to run the backward without the shift, which enters
+  // no gradient.
+  args[DNNL_ARG_SHIFT] = m.statInput(std::vector<double>(m.statShape[0], 0.0));
+  if (p.save) {
+    args[DNNL_ARG_MEAN] = m.statInput(inputs, "mean");
+    std::vector<double> variance =
+        toDoubles(inputs[m.signature.findArgument("rstd")]);
+    for (double &v : variance)
+      v = 1.0 / (v * v) - p.epsilon;
+    args[DNNL_ARG_VARIANCE] = m.statInput(variance);
+  } else {
+    size_t y, mean, var;
+    std::unordered_map<int, memory> fwdArgs = args;
+    fwdArgs.erase(DNNL_ARG_DIFF_DST);
+    fwdArgs[DNNL_ARG_DST] = m.dataResult(y);
+    args[DNNL_ARG_MEAN] = fwdArgs[DNNL_ARG_MEAN] = m.statResult(mean);
+    args[DNNL_ARG_VARIANCE] = fwdArgs[DNNL_ARG_VARIANCE] = m.statResult(var);
+    steps.push_back({batch_normalization_forward(fwdPd), fwdArgs});
+    run.note = "statistics by a forward-training call, timed with it";
+  }
+  size_t dx, dweight, dbias;
+  args[DNNL_ARG_DIFF_SRC] = m.dataResult(dx);
+  args[DNNL_ARG_DIFF_SCALE] = m.statResult(dweight);
+  args[DNNL_ARG_DIFF_SHIFT] = m.statResult(dbias);
+  steps.push_back({batch_normalization_backward(pd), args});
+  run.milliseconds = timeCalls(m.strm, iterations, steps);
+  run.results.push_back(m.result(dx, p.dataType));
+  run.results.push_back(m.result(dweight, p.paramType));
+  run.results.push_back(m.result(dbias, p.paramType));
+}
+
+/// oneDNN normalizes per channel only (MIOpen's spatial mode).
+LogicalResult runBatchNorm(const MIOpenBatchNormProblem &p,
+                           const std::vector<HostTensor> &inputs,
+                           int64_t iterations, ElementType computeType,
+                           harness::OneDNNRun &run, std::string &error) {
+  if (!p.spatial) {
+    error = "oneDNN backend: batch norm per activation (-m 0) has no oneDNN "
+            "primitive (it normalizes per channel, -m 1)";
+    return failure();
+  }
+  if (p.direction == MIOpenBatchNormProblem::Direction::Backward)
+    runBatchNormBackward(p, inputs, iterations, computeType, run);
+  else
+    runBatchNormForward(p, inputs, iterations, computeType, run);
+  return success();
+}
+
 /// beta * C in f32, its shape padded with leading 1s to `rank`: oneDNN's
 /// binary post-op broadcasts along dims of 1 as NumPy does.
 HostTensor scaledC(const HostTensor &c, double beta, size_t rank) {
@@ -492,6 +710,11 @@ LogicalResult harness::runOneDNN(const MIOpenProblem &problem,
         result = runConv(*conv, inputs, iterations, computeType, run);
       } else if (const auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
         result = runGemm(*gemm, inputs, iterations, computeType, run);
+      } else if (const auto *bnorm =
+                     std::get_if<MIOpenBatchNormProblem>(&problem)) {
+        if (failed(runBatchNorm(*bnorm, inputs, iterations, computeType, run,
+                                error)))
+          return failure();
       } else {
         result = runLayerNorm(std::get<MIOpenLayerNormProblem>(problem), inputs,
                               iterations, computeType, run, error);
@@ -504,7 +727,8 @@ LogicalResult harness::runOneDNN(const MIOpenProblem &problem,
       }
       if (computeType != native)
         run.note = std::string("f32 compute: oneDNN has no ") +
-                   getElementTypeName(native) + " implementation here";
+                   getElementTypeName(native) + " implementation here" +
+                   (run.note.empty() ? "" : "; " + run.note);
       run.threads = ScopedThreads::current();
       return success();
     } catch (const dnnl::error &e) {

@@ -40,6 +40,24 @@ double harness::getProblemFlops(const MIOpenProblem &problem) {
       flops += 2.0 * outputs;
     return flops;
   }
+  if (const auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem)) {
+    using Direction = MIOpenBatchNormProblem::Direction;
+    double elements = product(bnorm->shape);
+    double features = product(bnorm->getStatShape());
+    // The batch statistics, where computed: mean 1, centred sum of squares
+    // 3 (a backward with --save is given them).
+    bool computesStats =
+        bnorm->usesBatchStats() &&
+        !(bnorm->direction == Direction::Backward && bnorm->save);
+    double flops = computesStats ? 4.0 * elements : 0.0;
+    if (bnorm->direction == Direction::Backward)
+      return flops + 13.0 * elements;
+    // Normalize 1, weight and bias 2; the running statistics' update.
+    flops += 3.0 * elements;
+    if (bnorm->direction == Direction::Training && bnorm->run)
+      flops += 7.0 * features;
+    return flops;
+  }
   const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
   double elements = product(norm.shape);
   double flops = 0.0;
@@ -70,6 +88,10 @@ std::string harness::getProblemKind(const MIOpenProblem &problem) {
   if (const auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
     static const char *kinds[] = {"gemm", "gemm-bwd-a", "gemm-bwd-b"};
     return kinds[gemm->direction - 1];
+  }
+  if (const auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem)) {
+    static const char *kinds[] = {"bnorm-train", "bnorm-infer", "bnorm-bwd"};
+    return kinds[static_cast<int>(bnorm->direction)];
   }
   const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
   if (norm.direction & 1)

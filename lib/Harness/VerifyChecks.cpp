@@ -23,8 +23,11 @@
 //    partial sum has E[s_j^2] <= E[result^2], so the variance is at most
 //    (K - 1) u32^2 / 3 E[result^2], whatever the order. c more roundings per
 //    term: f32 products (c = 1; f16/bf16 products are exact in f32), and for
-//    layer norms the element-wise operations around the reductions (x - mean,
-//    * rstd, * weight, + bias, 1/M, + eps, sqrt, divide): c = 16 covers them.
+//    layer and batch norms the element-wise operations around the reductions
+//    (x - mean, * rstd, * weight, + bias, 1/M, + eps, sqrt, divide, and a
+//    batch norm's running-statistics update): c = 16 covers them. A batch
+//    norm's K is M, the elements of a feature, for every result (its
+//    inference with running statistics sums nothing: K = 0).
 //
 // Pooled over the N elements of a result, relative to rms(expected):
 //   sigma^2 = mean(ulp(expected)^2 / 12) / rms^2 + (K + c) u32^2 / 3.
@@ -45,10 +48,16 @@
 // Convolutions of 0/1 blocks sum ones: every partial sum is an integer no
 // larger than the result, so f32 accumulation is exact up to 2^24 and the
 // one final rounding is deterministic: actual == round(expected). Layer
-// norms are not integers; they get one ulp of the result's type plus a
-// worst-case bound of the f32 computation, gamma(M + 16) times the sum of
-// the magnitudes entering the element, doubled for the first-order analysis
-// (as unittests/Numerics/Tolerance.cpp does).
+// and batch norms are not integers; they get one ulp of the result's type
+// plus a worst-case bound of the f32 computation, gamma(M + 16) times the
+// sum of the magnitudes entering the element, doubled for the first-order
+// analysis (as unittests/Numerics/Tolerance.cpp does). A batch norm's bound
+// also carries the errors of the statistics it computes (its training,
+// its inference without running statistics, its backward without --save)
+// into y and dx, through x - mean and rstd; statistics it is given (running
+// ones, a backward's saved ones) are the reference's too, and exact. The
+// bounds assume the kernel normalizes with its f32 statistics, not with
+// copies rounded to the statistics' type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +78,9 @@ constexpr int64_t kMinSamples = 1000;
 /// Extra f32 roundings per term (see the top of the file).
 constexpr int64_t kConvExtraRoundings = 1;
 constexpr int64_t kLayerNormExtraRoundings = 16;
+/// A batch norm: the layer norm's, and the running statistics' update
+/// (momentum, 1 - momentum, M / (M - 1)): 16 still covers them.
+constexpr int64_t kBatchNormExtraRoundings = 16;
 /// A matrix product: the bias's roundings and those of alpha and beta.
 constexpr int64_t kGemmExtraRoundings = 3;
 
@@ -257,6 +269,8 @@ mlir::boo::harness::checkStatistics(const MIOpenProblem &problem,
     extraRoundings = kConvExtraRoundings;
   else if (std::holds_alternative<MIOpenGemmProblem>(problem))
     extraRoundings = kGemmExtraRoundings;
+  else if (std::holds_alternative<MIOpenBatchNormProblem>(problem))
+    extraRoundings = kBatchNormExtraRoundings;
   for (size_t r = 0; r < specs.size(); ++r)
     checkOneResult(specs[r], getReductionLength(problem, r), extraRoundings,
                    actual[r], expected[r], checks);
@@ -337,6 +351,158 @@ getLayerNormErrorBounds(const MIOpenLayerNormProblem &p,
   return bounds;
 }
 
+/// One feature's statistics (in double) and twice the largest errors of an
+/// f32 computation of them (see the top of the file).
+struct FeatureStats {
+  double mean = 0, var = 0, rstd = 0, meanAbsX = 0, meanSqX = 0;
+  double errMean = 0, errVar = 0, errRstd = 0;
+};
+
+std::vector<FeatureStats> getBatchStats(const BatchNormShapes &s,
+                                        const Tensor &x, double epsilon) {
+  std::vector<FeatureStats> stats(ref::product(s.stat));
+  double m = static_cast<double>(s.reduction);
+  for (int64_t i = 0; i < x.size(); ++i) {
+    FeatureStats &f = stats[s.featureOf[i]];
+    f.mean += x.data[i] / m;
+    f.meanAbsX += std::fabs(x.data[i]) / m;
+    f.meanSqX += x.data[i] * x.data[i] / m;
+  }
+  for (int64_t i = 0; i < x.size(); ++i) {
+    FeatureStats &f = stats[s.featureOf[i]];
+    f.var += (x.data[i] - f.mean) * (x.data[i] - f.mean) / m;
+  }
+  // The mean errs by gamma(M) mean|x|. The variance by gamma(M) mean(x^2)
+  // (a one-pass kernel's E[x^2] - mean^2 too) and, through the mean, by
+  // 2 |mean| errMean + errMean^2; rstd by half the relative error of
+  // var + eps and a few roundings.
+  double gammaRow = 2 * (s.reduction + kBatchNormExtraRoundings) * kU32;
+  for (FeatureStats &f : stats) {
+    f.rstd = 1 / std::sqrt(f.var + epsilon);
+    f.errMean = 2 * (s.reduction + 4) * kU32 * f.meanAbsX;
+    f.errVar = gammaRow * f.meanSqX + 2 * std::fabs(f.mean) * f.errMean +
+               f.errMean * f.errMean;
+    f.errRstd = f.rstd * (32 * kU32 + f.errVar / (f.var + epsilon));
+  }
+  return stats;
+}
+
+/// The backward's bounds, given the statistics the kernel normalizes with
+/// and their errors (zero when given, as --save does).
+void getBatchNormBackwardBounds(const BatchNormShapes &s,
+                                const std::vector<FeatureStats> &stats,
+                                const Tensor &dy, const Tensor &x,
+                                const Tensor &weight, Tensor &dx,
+                                Tensor &dweight, Tensor &dbias) {
+  double m = static_cast<double>(s.reduction);
+  double gammaRow = 2 * (s.reduction + kBatchNormExtraRoundings) * kU32;
+  size_t features = stats.size();
+  std::vector<double> meanAbsDy(features), meanAbsDyXhat(features),
+      meanDyXhatErr(features), sumDyXhat(features);
+  auto xhat = [&](int64_t i, double &err) {
+    const FeatureStats &f = stats[s.featureOf[i]];
+    err = f.errMean * f.rstd + std::fabs(x.data[i] - f.mean) * f.errRstd;
+    return (x.data[i] - f.mean) * f.rstd;
+  };
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t f = s.featureOf[i];
+    double err, xh = xhat(i, err), g = std::fabs(dy.data[i]);
+    meanAbsDy[f] += g / m;
+    meanAbsDyXhat[f] += g * std::fabs(xh) / m;
+    meanDyXhatErr[f] += g * err / m;
+    sumDyXhat[f] += dy.data[i] * xh;
+    dbias.data[f] += gammaRow * g;
+    dweight.data[f] += gammaRow * g * std::fabs(xh) + g * err;
+  }
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t f = s.featureOf[i];
+    const FeatureStats &st = stats[f];
+    double err, xh = xhat(i, err);
+    double scale = std::fabs(weight.data[f]) * st.rstd;
+    double value = scale * std::fabs(dy.data[i] - sumDyXhat[f] / m * xh);
+    dx.data[i] = scale * (gammaRow * (std::fabs(dy.data[i]) + meanAbsDy[f] +
+                                      std::fabs(xh) * meanAbsDyXhat[f]) +
+                          err * std::fabs(sumDyXhat[f]) / m +
+                          std::fabs(xh) * meanDyXhatErr[f]) +
+                 (value + scale * meanAbsDy[f]) * st.errRstd / st.rstd;
+  }
+}
+
+/// Per result element, twice the largest f32 computation error of a batch
+/// norm on the inputs `args` (before the final rounding).
+std::vector<Tensor>
+getBatchNormErrorBounds(const MIOpenBatchNormProblem &p,
+                        const std::vector<TensorSpec> &specs,
+                        const std::vector<Tensor> &args) {
+  using Direction = MIOpenBatchNormProblem::Direction;
+  BatchNormShapes s = getShapes(p);
+  const Tensor &x = *findArgument(specs, args, "x");
+  const Tensor &weight = *findArgument(specs, args, "weight");
+  const Tensor *runMean = findArgument(specs, args, "running_mean");
+  const Tensor *runVar = findArgument(specs, args, "running_var");
+  std::vector<FeatureStats> stats = getBatchStats(s, x, p.epsilon);
+  std::vector<FeatureStats> used = stats;
+  const Tensor *givenMean = findArgument(specs, args, "mean");
+  const Tensor *givenRstd = findArgument(specs, args, "rstd");
+  double gamma = 32 * kU32; // a few element-wise roundings, doubled
+  for (size_t f = 0; f < used.size(); ++f) {
+    // Given statistics are read, not computed: only their use errs.
+    if (p.direction == Direction::Inference && runMean) {
+      used[f] = FeatureStats();
+      used[f].mean = runMean->data[f];
+      used[f].rstd = 1 / std::sqrt(runVar->data[f] + p.epsilon);
+      used[f].errRstd = gamma * used[f].rstd;
+    } else if (givenMean) {
+      used[f] = FeatureStats();
+      used[f].mean = givenMean->data[f];
+      used[f].rstd = givenRstd->data[f];
+    }
+  }
+  Tensor y(s.x), dx(s.x), dweight(s.stat), dbias(s.stat), mean(s.stat),
+      rstd(s.stat), newMean(s.stat), newVar(s.stat);
+  if (p.direction == Direction::Backward) {
+    getBatchNormBackwardBounds(s, used, *findArgument(specs, args, "dy"), x,
+                               weight, dx, dweight, dbias);
+  } else {
+    const Tensor &bias = *findArgument(specs, args, "bias");
+    for (int64_t i = 0; i < x.size(); ++i) {
+      int64_t f = s.featureOf[i];
+      const FeatureStats &u = used[f];
+      double w = std::fabs(weight.data[f]), d = std::fabs(x.data[i] - u.mean);
+      // |x| + |mean| for a kernel that folds the statistics into a scale
+      // and a shift: x * (rstd * w) + (b - mean * rstd * w).
+      double terms = d + std::fabs(x.data[i]) + std::fabs(u.mean);
+      y.data[i] = w * (u.errMean * u.rstd + d * u.errRstd) +
+                  gamma * (terms * u.rstd * w + std::fabs(bias.data[f]));
+    }
+  }
+  double mo = p.momentum;
+  double unbias = s.reduction > 1 ? s.reduction / (s.reduction - 1.0) : 1.0;
+  for (size_t f = 0; f < stats.size(); ++f) {
+    const FeatureStats &b = stats[f];
+    mean.data[f] = b.errMean;
+    rstd.data[f] = b.errRstd;
+    if (!runMean)
+      continue;
+    newMean.data[f] =
+        mo * b.errMean + gamma * ((1 - mo) * std::fabs(runMean->data[f]) +
+                                  mo * std::fabs(b.mean));
+    newVar.data[f] = mo * unbias * b.errVar +
+                     gamma * ((1 - mo) * runVar->data[f] + mo * unbias * b.var);
+  }
+  std::vector<Tensor> bounds;
+  for (const TensorSpec &spec : getProblemSignature(p).results)
+    bounds.push_back(spec.name == "y"                  ? y
+                     : spec.name == "mean"             ? mean
+                     : spec.name == "rstd"             ? rstd
+                     : spec.name == "new_running_mean" ? newMean
+                     : spec.name == "new_running_var"  ? newVar
+                     : spec.name == "dx"               ? dx
+                     : spec.name == "dweight"          ? dweight
+                                                       : dbias);
+  return bounds;
+}
+
 } // namespace
 
 CheckResult
@@ -360,7 +526,7 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
     return check;
   }
 
-  // Layer norms: the f32 error bounds on the structured inputs.
+  // Norms: the f32 error bounds on the structured inputs.
   std::vector<Tensor> errorBounds;
   if (!isContraction) {
     std::vector<HostTensor> inputs;
@@ -374,8 +540,11 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
     std::vector<Tensor> args;
     for (const HostTensor &t : inputs)
       args.push_back(decodeTensor(t));
-    errorBounds = getLayerNormErrorBounds(
-        std::get<MIOpenLayerNormProblem>(problem), argSpecs, args);
+    if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem))
+      errorBounds = getBatchNormErrorBounds(*bnorm, argSpecs, args);
+    else
+      errorBounds = getLayerNormErrorBounds(
+          std::get<MIOpenLayerNormProblem>(problem), argSpecs, args);
   }
 
   int64_t mismatches = 0, total = 0;

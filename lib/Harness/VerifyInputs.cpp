@@ -12,6 +12,7 @@
 
 #include "VerifyInternal.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include <cmath>
 #include <random>
 
@@ -38,6 +39,48 @@ bool isInBlock(const std::vector<int64_t> &shape, int64_t index) {
     index /= shape[d];
   }
   return true;
+}
+
+/// A batch norm's running variance must be positive: it takes 0.5 + |v|
+/// for each value v of the fill. A backward's mean and rstd are those of
+/// its x, as a training forward has stored them (in the statistics' type).
+LogicalResult fillBatchNormStatistics(const MIOpenBatchNormProblem &p,
+                                      const std::vector<TensorSpec> &specs,
+                                      std::vector<HostTensor> &inputs,
+                                      std::string &error) {
+  BatchNormShapes s = getShapes(p);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].shape != s.x && specs[i].shape != s.stat) {
+      error = "the harness and the importer disagree on the statistics' "
+              "shape: " +
+              formatShape(s.stat) + " vs " + formatShape(specs[i].shape);
+      return failure();
+    }
+    if (specs[i].name != "running_var")
+      continue;
+    for (int64_t j = 0; j < inputs[i].numElements(); ++j)
+      writeElement(inputs[i], specs[i].type, j,
+                   0.5 + std::fabs(readElement(inputs[i], specs[i].type, j)));
+  }
+  using Direction = MIOpenBatchNormProblem::Direction;
+  if (p.direction != Direction::Backward || !p.save)
+    return success();
+  auto find = [&](StringRef name) -> HostTensor & {
+    for (size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].name == name)
+        return inputs[i];
+    llvm_unreachable("a batch norm backward with --save has x, mean, rstd");
+  };
+  ref::BatchNormResult fwd =
+      ref::batchNormForward(decodeTensor(find("x")), s.featureDims,
+                            Tensor(s.stat, 1.0), Tensor(s.stat), nullptr,
+                            nullptr, /*training=*/true, p.epsilon, p.momentum);
+  HostTensor &mean = find("mean"), &rstd = find("rstd");
+  for (int64_t j = 0; j < fwd.mean.size(); ++j) {
+    writeElement(mean, p.statType, j, fwd.mean.data[j]);
+    writeElement(rstd, p.statType, j, fwd.rstd.data[j]);
+  }
+  return success();
 }
 
 } // namespace
@@ -82,6 +125,8 @@ LogicalResult mlir::boo::harness::makeInputs(const MIOpenProblem &problem,
     inputs.push_back(std::move(t));
   }
 
+  if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem))
+    return fillBatchNormStatistics(*bnorm, specs, inputs, error);
   // A layer-norm backward reads the statistics of its x, as a forward run
   // has stored them (f32).
   auto *norm = std::get_if<MIOpenLayerNormProblem>(&problem);

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Private to lib/Harness: the reference's view of host tensors (its element
-// types and its own codec), the layer norm's shapes, and the formatting of
+// types and its own codec), the norms' shapes, and the formatting of
 // the checks' messages, for the parts of Boo/Harness/Verify.h:
 // VerifySignatures.cpp (arguments, results, codec), VerifyInputs.cpp,
 // VerifyReference.cpp and VerifyChecks.cpp.
@@ -54,6 +54,20 @@ struct LayerNormShapes {
 };
 
 LayerNormShapes getShapes(const MIOpenLayerNormProblem &p);
+
+/// The batch norm's shapes: x, the statistics (and weight, bias), the dims
+/// of x the statistics keep (from the layout string and the mode, not from
+/// the importer's getFeatureDims), and for every element of x (row-major)
+/// the index of its feature in the statistics.
+struct BatchNormShapes {
+  std::vector<int64_t> x, stat;
+  std::vector<int> featureDims;
+  std::vector<int64_t> featureOf;
+  /// Elements per feature (M).
+  int64_t reduction;
+};
+
+BatchNormShapes getShapes(const MIOpenBatchNormProblem &p);
 
 /// Finds the argument named `name`, or null.
 const Tensor *findArgument(const std::vector<TensorSpec> &specs,

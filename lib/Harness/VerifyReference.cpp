@@ -117,6 +117,63 @@ void computeLayerNorm(const MIOpenLayerNormProblem &p,
                                                : g.dbias);
 }
 
+/// The forward's results by name; the backward's from the given statistics,
+/// or (without --save) from those of x, which the reference forward takes.
+LogicalResult computeBatchNorm(const MIOpenBatchNormProblem &p,
+                               const std::vector<TensorSpec> &specs,
+                               const std::vector<Tensor> &args,
+                               std::vector<Tensor> &results,
+                               std::string &error) {
+  using Direction = MIOpenBatchNormProblem::Direction;
+  BatchNormShapes s = getShapes(p);
+  // The importer and the harness find the feature dims independently.
+  if (s.stat != toVector(p.getStatShape())) {
+    error = "the reference and the importer disagree on the statistics' "
+            "shape: " +
+            formatShape(s.stat) + " vs " +
+            formatShape(toVector(p.getStatShape()));
+    return failure();
+  }
+  const Tensor &x = *findArgument(specs, args, "x");
+  const Tensor &weight = *findArgument(specs, args, "weight");
+  // The problem's epsilon and momentum are floats: a kernel sees those.
+  double epsilon = p.epsilon, momentum = p.momentum;
+  std::vector<TensorSpec> resultSpecs = getProblemSignature(p).results;
+  if (p.direction == Direction::Backward) {
+    const Tensor *mean = findArgument(specs, args, "mean");
+    const Tensor *rstd = findArgument(specs, args, "rstd");
+    ref::BatchNormResult batch;
+    if (!mean) {
+      Tensor zeros(s.stat);
+      batch =
+          ref::batchNormForward(x, s.featureDims, weight, zeros, nullptr,
+                                nullptr, /*training=*/true, epsilon, momentum);
+      mean = &batch.mean;
+      rstd = &batch.rstd;
+    }
+    ref::BatchNormGrads g =
+        ref::batchNormBackward(*findArgument(specs, args, "dy"), x, *mean,
+                               *rstd, weight, s.featureDims);
+    for (const TensorSpec &spec : resultSpecs)
+      results.push_back(spec.name == "dx"        ? g.dx
+                        : spec.name == "dweight" ? g.dweight
+                                                 : g.dbias);
+    return success();
+  }
+  ref::BatchNormResult r = ref::batchNormForward(
+      x, s.featureDims, weight, *findArgument(specs, args, "bias"),
+      findArgument(specs, args, "running_mean"),
+      findArgument(specs, args, "running_var"),
+      p.direction == Direction::Training, epsilon, momentum);
+  for (const TensorSpec &spec : resultSpecs)
+    results.push_back(spec.name == "y"                  ? r.y
+                      : spec.name == "mean"             ? r.mean
+                      : spec.name == "rstd"             ? r.rstd
+                      : spec.name == "new_running_mean" ? r.newRunningMean
+                                                        : r.newRunningVar);
+  return success();
+}
+
 /// The transpose of the last two dims of `t` (2-D or 3-D).
 Tensor transposeMatrices(const Tensor &t) {
   size_t rank = t.shape.size();
@@ -193,6 +250,9 @@ LogicalResult mlir::boo::harness::computeReference(
       return failure();
   } else if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
     computeGemm(*gemm, specs, args, results);
+  } else if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem)) {
+    if (failed(computeBatchNorm(*bnorm, specs, args, results, error)))
+      return failure();
   } else {
     computeLayerNorm(std::get<MIOpenLayerNormProblem>(problem), specs, args,
                      results);

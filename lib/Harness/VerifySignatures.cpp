@@ -83,6 +83,37 @@ mlir::boo::harness::detail::getShapes(const MIOpenLayerNormProblem &p) {
   return s;
 }
 
+BatchNormShapes
+mlir::boo::harness::detail::getShapes(const MIOpenBatchNormProblem &p) {
+  BatchNormShapes s;
+  s.x = toVector(p.shape);
+  // MIOpen's modes: spatial keeps C; per-activation every dim but N.
+  int rank = static_cast<int>(p.layout.size());
+  std::vector<int64_t> featureStride(rank, 0);
+  for (int d = 0; d < rank; ++d)
+    if (p.layout[d] != 'N' && (!p.spatial || p.layout[d] == 'C'))
+      s.featureDims.push_back(d);
+  int64_t features = 1;
+  for (int k = static_cast<int>(s.featureDims.size()) - 1; k >= 0; --k) {
+    featureStride[s.featureDims[k]] = features;
+    features *= s.x[s.featureDims[k]];
+  }
+  for (int d : s.featureDims)
+    s.stat.push_back(s.x[d]);
+  int64_t size = ref::product(s.x);
+  s.reduction = size / features;
+  s.featureOf.reserve(size);
+  for (int64_t i = 0; i < size; ++i) {
+    int64_t f = 0, rest = i;
+    for (int d = rank - 1; d >= 0; --d) {
+      f += rest % s.x[d] * featureStride[d];
+      rest /= s.x[d];
+    }
+    s.featureOf.push_back(f);
+  }
+  return s;
+}
+
 const Tensor *
 mlir::boo::harness::detail::findArgument(const std::vector<TensorSpec> &specs,
                                          const std::vector<Tensor> &args,
@@ -112,6 +143,15 @@ int64_t mlir::boo::harness::getReductionLength(const MIOpenProblem &problem,
   if (auto *norm = std::get_if<MIOpenLayerNormProblem>(&problem)) {
     LayerNormShapes s = getShapes(*norm);
     return name == "dweight" || name == "dbias" ? s.rows : s.rowSize;
+  }
+  if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem)) {
+    // Every result sums over the M elements of a feature, but the inference
+    // with running statistics, which sums nothing.
+    using Direction = MIOpenBatchNormProblem::Direction;
+    if (bnorm->direction == Direction::Inference && bnorm->run)
+      return 0;
+    return ref::product(toVector(bnorm->shape)) /
+           ref::product(toVector(bnorm->getStatShape()));
   }
   if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
     // output: K products and C; grad_a sums over N, grad_b over M.

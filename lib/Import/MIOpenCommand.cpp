@@ -593,6 +593,11 @@ FailureOr<MIOpenProblem> mlir::boo::parseMIOpenCommand(StringRef command,
   };
   if (base.starts_with("aten::"))
     return wrap(parseAten(base, flags, error));
+  if (llvm::is_contained(ArrayRef<StringRef>{"bnorm", "bnormfp16",
+                                             "bnormfp16fp32", "bnormbfp16fp32",
+                                             "bnormbfp16"},
+                         base))
+    return wrap(parseBatchNorm(base, flags, error));
   for (const BaseArg &b : baseArgs) {
     if (b.name != base)
       continue;
@@ -622,7 +627,9 @@ FailureOr<MIOpenProblem> mlir::boo::parseMIOpenCommand(StringRef command,
   }
   error = llvm::formatv("unknown base argument '{0}' (supported: conv, "
                         "convfp16, convbfp16, layernorm, layernormfp16, "
-                        "layernormbfp16, gemm, gemmfp16, gemmbfp16)",
+                        "layernormbfp16, gemm, gemmfp16, gemmbfp16, bnorm, "
+                        "bnormfp16, bnormfp16fp32, bnormbfp16fp32, "
+                        "bnormbfp16)",
                         base);
   return failure();
 }

@@ -119,6 +119,11 @@ FailureOr<MIOpenGemmProblem> parseAten(StringRef base,
                                        std::string &error);
 
 /// Parses the flags of a `gemm*` command (MIOpenGemm.cpp).
+/// The `bnorm*` base args (MIOpenBatchNorm.cpp); `base` selects the types.
+FailureOr<MIOpenBatchNormProblem> parseBatchNorm(StringRef base,
+                                                 ArrayRef<StringRef> args,
+                                                 std::string &error);
+
 FailureOr<MIOpenGemmProblem> parseGemm(ElementType dataType,
                                        ArrayRef<StringRef> args,
                                        std::string &error);

@@ -204,6 +204,64 @@ LogicalResult buildGemm(OpBuilder &b, Location loc, ModuleOp module,
   return createFunc(b, loc, module, signature, buildBody, error);
 }
 
+/// One boo.batch_norm, or a boo.batch_norm_bwd (after a boo.batch_norm for
+/// the statistics when they are not given).
+LogicalResult buildBatchNorm(OpBuilder &b, Location loc, ModuleOp module,
+                             const MIOpenBatchNormProblem &p,
+                             std::string &error) {
+  using Direction = MIOpenBatchNormProblem::Direction;
+  MLIRContext *ctx = b.getContext();
+  ProblemSignature signature = getProblemSignature(p);
+  auto xType = RankedTensorType::get(p.shape, getMLIRType(ctx, p.dataType));
+  SmallVector<int64_t> statShape = p.getStatShape();
+  auto statType = RankedTensorType::get(statShape, getMLIRType(ctx, p.statType));
+  auto paramType =
+      RankedTensorType::get(statShape, getMLIRType(ctx, p.paramType));
+  auto f32Type = RankedTensorType::get(statShape, b.getF32Type());
+  auto features = b.getDenseI64ArrayAttr(p.getFeatureDims());
+  FloatAttr eps = b.getF32FloatAttr(p.epsilon);
+  FloatAttr momentum = b.getF32FloatAttr(p.momentum);
+  auto buildBody = [&](OpBuilder &b, ValueRange args) {
+    auto arg = [&](StringRef name) {
+      return getArgument(signature, args, name);
+    };
+    auto forward = [&](bool training, Type stat, bool updates) {
+      SmallVector<Type> running;
+      if (updates)
+        running.assign(2, statType);
+      return BatchNormOp::create(
+          b, loc, xType, stat, stat, running, arg("x"), arg("weight"),
+          arg("bias"), arg("running_mean"), arg("running_var"), features,
+          training ? b.getUnitAttr() : UnitAttr(), eps, momentum);
+    };
+    if (p.direction != Direction::Backward) {
+      bool training = p.usesBatchStats();
+      bool updates = p.direction == Direction::Training && p.run;
+      BatchNormOp op = forward(training, statType, updates);
+      // The op's results in order: y, mean, rstd, [new running mean, var].
+      StringRef names[] = {"y", "mean", "rstd", "new_running_mean",
+                           "new_running_var"};
+      SmallVector<Value> results;
+      for (const TensorSpec &result : signature.results)
+        for (auto [name, value] : llvm::zip(names, op->getResults()))
+          if (result.name == name)
+            results.push_back(value);
+      return results;
+    }
+    Value mean = arg("mean"), rstd = arg("rstd");
+    if (!mean) {
+      BatchNormOp stats = forward(true, f32Type, false);
+      mean = stats.getMean();
+      rstd = stats.getRstd();
+    }
+    auto op = BatchNormBwdOp::create(b, loc, xType, paramType, paramType,
+                                     arg("dy"), arg("x"), mean, rstd,
+                                     arg("weight"), features);
+    return SmallVector<Value>(op->getResults());
+  };
+  return createFunc(b, loc, module, signature, buildBody, error);
+}
+
 } // namespace
 
 FailureOr<OwningOpRef<ModuleOp>>
@@ -219,6 +277,9 @@ mlir::boo::buildMIOpenModule(MLIRContext *ctx, const MIOpenProblem &problem,
       return failure();
   } else if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
     if (failed(buildGemm(b, loc, *module, *gemm, error)))
+      return failure();
+  } else if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem)) {
+    if (failed(buildBatchNorm(b, loc, *module, *bnorm, error)))
       return failure();
   } else if (failed(buildLayerNorm(b, loc, *module,
                                    std::get<MIOpenLayerNormProblem>(problem),

@@ -186,6 +186,58 @@ ProblemSignature getGemmSignature(const MIOpenGemmProblem &p) {
   return s;
 }
 
+//===----------------------------------------------------------------------===//
+// Batch norms
+//===----------------------------------------------------------------------===//
+
+/// Training:  (x, weight, bias[, running_mean, running_var])
+///            -> (y[, mean, rstd][, new_running_mean, new_running_var])
+///            with mean and rstd under --save, the running statistics
+///            under --run.
+/// Inference: (x, weight, bias[, running_mean, running_var]) -> y, with the
+///            running statistics under --run (else the batch's).
+/// Backward:  (dy, x, weight[, mean, rstd]) -> (dx, dweight, dbias), with
+///            the saved statistics under --save (else recomputed from x).
+ProblemSignature getBatchNormSignature(const MIOpenBatchNormProblem &p) {
+  using Direction = MIOpenBatchNormProblem::Direction;
+  static constexpr StringLiteral modes[] = {"training", "inference",
+                                            "backward"};
+  ElementType t = p.dataType;
+  std::vector<int64_t> x = toVector(p.shape);
+  std::vector<int64_t> stat = toVector(p.getStatShape());
+  ProblemSignature s;
+  s.functionName = getBatchNormProblemName(
+      t, p.paramType, p.statType, modes[static_cast<int>(p.direction)],
+      p.shape, p.layout, p.spatial, p.save, p.run);
+  TensorSpec weight{"weight", stat, p.paramType};
+  TensorSpec bias{"bias", stat, p.paramType};
+  TensorSpec mean{"mean", stat, p.statType}, rstd{"rstd", stat, p.statType};
+  TensorSpec runMean{"running_mean", stat, p.statType};
+  TensorSpec runVar{"running_var", stat, p.statType};
+  if (p.direction == Direction::Backward) {
+    s.arguments = {{"dy", x, t}, {"x", x, t}, weight};
+    if (p.save)
+      s.arguments.insert(s.arguments.end(), {mean, rstd});
+    s.results = {{"dx", x, t},
+                 {"dweight", stat, p.paramType},
+                 {"dbias", stat, p.paramType}};
+    return s;
+  }
+  s.arguments = {{"x", x, t}, weight, bias};
+  if (p.run)
+    s.arguments.insert(s.arguments.end(), {runMean, runVar});
+  s.results = {{"y", x, t}};
+  if (p.direction == Direction::Inference)
+    return s;
+  if (p.save)
+    s.results.insert(s.results.end(), {mean, rstd});
+  if (p.run)
+    s.results.insert(s.results.end(),
+                     {{"new_running_mean", stat, p.statType},
+                      {"new_running_var", stat, p.statType}});
+  return s;
+}
+
 } // namespace
 
 int64_t ProblemSignature::findArgument(StringRef name) const {
@@ -201,5 +253,7 @@ ProblemSignature mlir::boo::getProblemSignature(const MIOpenProblem &problem) {
     return getConvSignature(*conv);
   if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem))
     return getGemmSignature(*gemm);
+  if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem))
+    return getBatchNormSignature(*bnorm);
   return getLayerNormSignature(std::get<MIOpenLayerNormProblem>(problem));
 }

@@ -186,7 +186,7 @@ nb::list toList(const std::vector<CommandTensor> &tensors) {
 }
 
 /// (kind, function name, [(name, shape, dtype)] arguments, ... results,
-/// parameters: {name: value or [values], layouts, "epsilon"}).
+/// parameters: {name: value or [values], layouts, "epsilon", "momentum"}).
 nb::tuple describe(const std::string &command) {
   CommandSignature signature;
   std::string error;
@@ -201,8 +201,10 @@ nb::tuple describe(const std::string &command) {
   }
   for (const auto &[name, layout] : signature.layouts)
     parameters[name.c_str()] = layout;
-  if (signature.kind == "layernorm")
+  if (signature.kind == "layernorm" || signature.kind == "bnorm")
     parameters["epsilon"] = signature.epsilon;
+  if (signature.kind == "bnorm")
+    parameters["momentum"] = signature.momentum;
   return nb::make_tuple(signature.kind, signature.functionName,
                         toList(signature.arguments), toList(signature.results),
                         parameters);

@@ -90,7 +90,22 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"gemm -b 2 -m 33 -k 70 -n 45 -u 1 -A 2 -B 0.5", 1e-5},
         Case{"gemmbfp16 -m 40 -k 64 -n 24 -v 1", 0.03},
         Case{"gemmfp16 -m 32 -k 64 -n 48 -F 2 -u 1", 0.004},
-        Case{"gemm -m 17 -k 9 -n 31 -F 3 -v 1", 1e-5}));
+        Case{"gemm -m 17 -k 9 -n 31 -F 3 -v 1", 1e-5},
+        // Batch norms (spatial only): training with both statistics in
+        // NCHW and NHWC, inference with and without running statistics,
+        // backward with and without saved statistics, 3-D, bf16 and f16.
+        Case{"bnorm -n 2 -c 3 -H 4 -W 5 -m 1 -F 1 -s 1 -r 1", 1e-5},
+        Case{"bnorm -n 2 -c 3 -H 4 -W 5 -m 1 -F 1 -s 1 -r 1 --layout NHWC",
+             1e-5},
+        Case{"bnormbfp16 -n 2 -c 8 -H 6 -W 6 -m 1 -F 1 -s 1 --layout NHWC",
+             0.03},
+        Case{"bnormfp16fp32 -n 2 -c 8 -H 5 -W 5 -m 1 -F 2 -r 1", 0.004},
+        Case{"bnorm -n 3 -c 4 -H 5 -W 5 -m 1 -F 2", 1e-5},
+        Case{"bnorm -n 2 -c 6 -H 5 -W 7 -m 1 -b 1 -s 1 --layout NHWC", 1e-5},
+        Case{"bnormbfp16fp32 -n 2 -c 4 -D 3 -H 4 -W 5 -m 1 -b 1 "
+             "--layout NDHWC",
+             0.03},
+        Case{"bnorm -n 2 -c 4 -D 3 -H 4 -W 5 -m 1 -b 1", 1e-5}));
 
 TEST(OneDNNBackend, LayerNormBackwardIsRefused) {
   std::string error;
@@ -106,6 +121,23 @@ TEST(OneDNNBackend, LayerNormBackwardIsRefused) {
   if (isOneDNNAvailable())
     EXPECT_EQ(error,
               "oneDNN backend: only layer norm forward (-F 1) is compared");
+  else
+    EXPECT_NE(error.find("built without oneDNN"), std::string::npos);
+}
+
+TEST(OneDNNBackend, PerActivationBatchNormIsRefused) {
+  std::string error;
+  FailureOr<MIOpenProblem> problem =
+      parseMIOpenCommand("bnorm -n 2 -c 3 -H 4 -W 5 -m 0 -F 1", error);
+  ASSERT_TRUE(succeeded(problem)) << error;
+  std::vector<HostTensor> inputs;
+  ASSERT_TRUE(succeeded(
+      makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)));
+  OneDNNRun run;
+  EXPECT_TRUE(
+      failed(runOneDNN(*problem, inputs, 1, /*threads=*/0, run, error)));
+  if (isOneDNNAvailable())
+    EXPECT_NE(error.find("per activation (-m 0)"), std::string::npos) << error;
   else
     EXPECT_NE(error.find("built without oneDNN"), std::string::npos);
 }

@@ -32,7 +32,8 @@ constexpr double kU32 = 0x1p-24;
 
 // Conv forward f32 and bf16 in NHWC, backward data, backward weight with a
 // bias gradient, both backward ones (depthwise), 3-D, layer norms, and
-// matrix products (batched with alpha and beta * C, bf16, A's gradient).
+// matrix products (batched with alpha and beta * C, bf16, A's gradient),
+// batch norms.
 const char *const kCommands[] = {
     "conv -n 2 -c 8 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1 -F 1 "
     "--in_layout NHWC --fil_layout NHWC --out_layout NHWC",
@@ -53,6 +54,18 @@ const char *const kCommands[] = {
     "gemm -b 2 -m 33 -k 70 -n 45 -u 1 -A 2 -B 0.5",
     "gemmbfp16 -m 40 -k 64 -n 24 -v 1",
     "gemmfp16 -m 32 -k 64 -n 48 -F 2 -u 1",
+    // Batch norms: training (spatial f32 with both statistics, bf16 NHWC,
+    // per-activation f16 with f16 statistics), inference with and without
+    // running statistics, backward with saved statistics (bf16, f16
+    // per-activation) and without (3-D NDHWC).
+    "bnorm -n 4 -c 8 -H 8 -W 8 -m 1 -F 1 -s 1 -r 1",
+    "bnormbfp16 -n 2 -c 16 -H 6 -W 6 -m 1 -F 1 -s 1 --layout NHWC",
+    "bnormfp16 -n 8 -c 4 -H 4 -W 8 -m 0 -F 1 -s 1 -r 1",
+    "bnormfp16fp32 -n 2 -c 8 -H 8 -W 8 -m 1 -F 2 -r 1",
+    "bnorm -n 4 -c 8 -H 6 -W 6 -m 1 -F 2 --layout NHWC",
+    "bnormbfp16fp32 -n 4 -c 8 -H 6 -W 6 -m 1 -b 1 -s 1",
+    "bnorm -n 4 -c 8 -D 3 -H 5 -W 6 -m 1 -b 1 --layout NDHWC",
+    "bnormfp16 -n 32 -c 3 -H 4 -W 4 -m 0 -b 1 -s 1",
 };
 
 MIOpenProblem parse(const char *command) {
@@ -348,6 +361,18 @@ TEST(Verify, ReductionLengths) {
   EXPECT_EQ(getReductionLength(parse(kCommands[12]), 0), 70 + 1);
   EXPECT_EQ(getReductionLength(parse(kCommands[13]), 0), 64);
   EXPECT_EQ(getReductionLength(parse(kCommands[14]), 0), 48);
+  // Batch norms: M, the elements of a feature, for every result; nothing
+  // for an inference with running statistics.
+  MIOpenProblem train = parse(kCommands[15]); // y, mean, rstd, new_running_*
+  for (unsigned r = 0; r < 5; ++r)
+    EXPECT_EQ(getReductionLength(train, r), 4 * 8 * 8);
+  EXPECT_EQ(getReductionLength(train, 5), 0);
+  EXPECT_EQ(getReductionLength(parse(kCommands[17]), 0), 8);
+  EXPECT_EQ(getReductionLength(parse(kCommands[18]), 0), 0);
+  EXPECT_EQ(getReductionLength(parse(kCommands[19]), 0), 4 * 6 * 6);
+  MIOpenProblem bwd = parse(kCommands[21]); // dx, dweight, dbias
+  for (unsigned r = 0; r < 3; ++r)
+    EXPECT_EQ(getReductionLength(bwd, r), 4 * 3 * 5 * 6);
 }
 
 //===----------------------------------------------------------------------===//
@@ -683,6 +708,26 @@ TEST(Verify, StructuredLayerNorm) {
     check = checkStructured(run.problem, actual, run.expected);
     EXPECT_FALSE(check.passed);
     EXPECT_EQ(check.measured, static_cast<double>(changed)) << check.details;
+  }
+}
+
+TEST(Verify, StructuredBatchNorm) {
+  for (const char *command : kCommands) {
+    Case run = makeCase(command, InputFill::Structured);
+    if (!std::holds_alternative<MIOpenBatchNormProblem>(run.problem))
+      continue;
+    SCOPED_TRACE(command);
+    std::vector<HostTensor> actual = toDevice(run.problem, run.expected);
+    CheckResult check = checkStructured(run.problem, actual, run.expected);
+    EXPECT_EQ(check.name, "structured: within 1 ulp");
+    EXPECT_TRUE(check.passed) << check.details;
+    for (size_t r = 0; r < actual.size(); ++r) {
+      std::vector<HostTensor> spoiled = actual;
+      int64_t changed = spoilBlock(spoiled[r]);
+      check = checkStructured(run.problem, spoiled, run.expected);
+      EXPECT_FALSE(check.passed) << r;
+      EXPECT_EQ(check.measured, static_cast<double>(changed)) << check.details;
+    }
   }
 }
 

@@ -531,6 +531,138 @@ TEST(ReferenceLayerNorm, BackwardMatchesFiniteDifferences) {
 }
 
 //===----------------------------------------------------------------------===//
+// Batch norm
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceBatchNorm, SpatialByHand) {
+  // NCHW 2x2x1x2, statistics per channel (dim 1), epsilon 0:
+  //   channel 0 = [1 3 | 5 7]: mean 4, squares 9+1+1+9 = 20, var 5,
+  //   channel 1 = [2 2 | 0 4]: mean 2, squares 0+0+4+4 = 8, var 2.
+  Tensor x = makeTensor({2, 2, 1, 2}, {1, 3, 2, 2, 5, 7, 0, 4});
+  Tensor w = makeTensor({2}, {2, 1}), b = makeTensor({2}, {0.5, -1});
+  const double r0 = 0.4472135954999579; // 1/sqrt(5)
+  const double r1 = 0.7071067811865476; // 1/sqrt(2)
+  BatchNormResult r =
+      batchNormForward(x, {1}, w, b, nullptr, nullptr, true, 0.0, 0.1);
+  expectValues(r.mean, {4, 2});
+  expectValues(r.rstd, {r0, r1});
+  // y = (x - mean) rstd w + b: channel 0 (x - 4) 2 r0 + 0.5, channel 1
+  // (x - 2) r1 - 1.
+  expectValues(r.y, {-6 * r0 + 0.5, -2 * r0 + 0.5, -1, -1, 2 * r0 + 0.5,
+                     6 * r0 + 0.5, -2 * r1 - 1, 2 * r1 - 1});
+  EXPECT_EQ(r.newRunningMean.size(), 0);
+  // Inference without running statistics normalizes with the batch's.
+  expectValues(
+      batchNormForward(x, {1}, w, b, nullptr, nullptr, false, 0.0, 0.1).y,
+      r.y.data);
+  // epsilon 4: rstd = 1/sqrt(5 + 4) = 1/3 and 1/sqrt(6).
+  expectValues(
+      batchNormForward(x, {1}, w, b, nullptr, nullptr, true, 4.0, 0.1).rstd,
+      {1.0 / 3, 0.4082482904638630});
+
+  // Running mean [1 0], variance [2 4], momentum 0.1. Training: y as above;
+  // new mean = 0.9 [1 0] + 0.1 [4 2] = [1.3 0.2], new variance with the
+  // unbiased batch variance (20/3, 8/3): 0.9 [2 4] + 0.1 [20/3 8/3].
+  Tensor rm = makeTensor({2}, {1, 0}), rv = makeTensor({2}, {2, 4});
+  BatchNormResult t = batchNormForward(x, {1}, w, b, &rm, &rv, true, 0.0, 0.1);
+  expectValues(t.y, r.y.data);
+  expectValues(t.newRunningMean, {1.3, 0.2});
+  expectValues(t.newRunningVar, {2.4666666666666667, 3.8666666666666667});
+  // Inference: mean [1 0], rstd [1/sqrt(2) 1/2]; channel 0 (x - 1) 2 r1 +
+  // 0.5, channel 1 x / 2 - 1.
+  BatchNormResult inf =
+      batchNormForward(x, {1}, w, b, &rm, &rv, false, 0.0, 0.1);
+  expectValues(inf.rstd, {r1, 0.5});
+  expectValues(inf.y,
+               {0.5, 4 * r1 + 0.5, 0, 0, 8 * r1 + 0.5, 12 * r1 + 0.5, -1, 1});
+  EXPECT_EQ(inf.newRunningVar.size(), 0);
+
+  // Backward, dy = [1 0 | 0 1 | 0 0 | 1 1] (n0c0 | n0c1 | n1c0 | n1c1), M 4.
+  // Channel 0: xhat = [-3 -1 1 3] r0, dbias = 1, dweight = -3 r0;
+  //   dy - 1/4 - xhat dweight / 4 = dy - 0.25 + 0.15 [-3 -1 1 3]
+  //   = [0.3 -0.4 -0.1 0.2], dx = 2 r0 times that.
+  // Channel 1: xhat = [0 0 -2 2] r1, dbias = 3, dweight = 0;
+  //   dx = r1 (dy - 0.75) = r1 [-0.75 0.25 0.25 0.25].
+  Tensor dy = makeTensor(x.shape, {1, 0, 0, 1, 0, 0, 1, 1});
+  BatchNormGrads g = batchNormBackward(dy, x, r.mean, r.rstd, w, {1});
+  expectValues(g.dbias, {1, 3});
+  expectValues(g.dweight, {-3 * r0, 0});
+  expectValues(g.dx, {0.6 * r0, -0.8 * r0, -0.75 * r1, 0.25 * r1, -0.2 * r0,
+                      0.4 * r0, 0.25 * r1, 0.25 * r1});
+}
+
+TEST(ReferenceBatchNorm, PerActivationByHand) {
+  // NCHW 2x2x1x2 per activation (dims 1, 2, 3 kept, N reduced, M = 2):
+  // features [1 3], [2 6], [3 5], [4 0]: means [2 4 4 2], variances
+  // [1 4 1 4], rstd [1 .5 1 .5] (epsilon 0).
+  Tensor x = makeTensor({2, 2, 1, 2}, {1, 2, 3, 4, 3, 6, 5, 0});
+  Tensor ones({2, 1, 2}, 1.0), zeros({2, 1, 2});
+  BatchNormResult r =
+      batchNormForward(x, {1, 2, 3}, ones, zeros, &zeros, &zeros, true, 0, 0.1);
+  EXPECT_EQ(r.mean.shape, (std::vector<int64_t>{2, 1, 2}));
+  expectValues(r.mean, {2, 4, 4, 2});
+  expectValues(r.rstd, {1, 0.5, 1, 0.5});
+  expectValues(r.y, {-1, -1, -1, 1, 1, 1, 1, -1});
+  // From zero: 0.1 mean and 0.1 * 2/1 * variance.
+  expectValues(r.newRunningMean, {0.2, 0.4, 0.4, 0.2});
+  expectValues(r.newRunningVar, {0.2, 0.8, 0.2, 0.8});
+
+  // M = 1: the variance is 0, and the running one takes the biased 0.
+  Tensor x1 = makeTensor({1, 3}, {1, 2, 3});
+  Tensor rv = makeTensor({3}, {1, 1, 1}), w3({3}, 1.0), b3({3});
+  BatchNormResult one =
+      batchNormForward(x1, {1}, w3, b3, &b3, &rv, true, 1.0, 0.1);
+  expectValues(one.y, {0, 0, 0});
+  expectValues(one.newRunningMean, {0.1, 0.2, 0.3});
+  expectValues(one.newRunningVar, {0.9, 0.9, 0.9});
+}
+
+TEST(ReferenceBatchNorm, BackwardMatchesFiniteDifferences) {
+  // L(x, w, b) = <batch_norm(x; w, b), dy> in training: the backward's
+  // gradients, through the batch mean and rstd, for channels-last spatial
+  // and per-activation statistics.
+  std::mt19937_64 rng(7);
+  struct Shape {
+    std::vector<int64_t> x;
+    std::vector<int> featureDims;
+  };
+  for (const Shape &s : {Shape{{2, 3, 2, 4}, {3}}, Shape{{3, 2, 2}, {1, 2}}}) {
+    Tensor x = randomTensor(s.x, rng), dy = randomTensor(s.x, rng);
+    std::vector<int64_t> stat;
+    for (int d : s.featureDims)
+      stat.push_back(s.x[d]);
+    Tensor w = randomTensor(stat, rng), b = randomTensor(stat, rng);
+    const double eps = 1e-3;
+    auto loss = [&] {
+      return dot(batchNormForward(x, s.featureDims, w, b, nullptr, nullptr,
+                                  true, eps, 0.1)
+                     .y,
+                 dy);
+    };
+    BatchNormResult fwd = batchNormForward(x, s.featureDims, w, b, nullptr,
+                                           nullptr, true, eps, 0.1);
+    BatchNormGrads g =
+        batchNormBackward(dy, x, fwd.mean, fwd.rstd, w, s.featureDims);
+    const double h = 1e-6;
+    auto fd = [&](Tensor &t, int64_t i) {
+      double saved = t.data[i];
+      t.data[i] = saved + h;
+      double up = loss();
+      t.data[i] = saved - h;
+      double down = loss();
+      t.data[i] = saved;
+      return (up - down) / (2 * h);
+    };
+    for (int64_t i = 0; i < x.size(); ++i)
+      EXPECT_NEAR(g.dx.data[i], fd(x, i), 1e-6) << "dx " << i;
+    for (int64_t i = 0; i < w.size(); ++i) {
+      EXPECT_NEAR(g.dweight.data[i], fd(w, i), 1e-6) << "dweight " << i;
+      EXPECT_NEAR(g.dbias.data[i], fd(b, i), 1e-6) << "dbias " << i;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Element-wise
 //===----------------------------------------------------------------------===//
 

@@ -38,7 +38,7 @@ struct CommandTensor {
 };
 
 struct CommandSignature {
-  /// "conv" or "layernorm".
+  /// "conv", "layernorm", "gemm" or "bnorm".
   std::string kind;
   /// IREE BOO's name of the function.
   std::string functionName;
@@ -47,12 +47,18 @@ struct CommandSignature {
   /// --pad_mode applied). Convolutions: "stride", "padding_low",
   /// "padding_high", "dilation" (one value per spatial dim), "groups",
   /// "direction" (-F), "bias" (0 or 1). Layer norms: "normalized_dim",
-  /// "direction", "affine" (-m).
+  /// "direction", "affine" (-m). Matrix products: "batch", "m", "n", "k",
+  /// "transpose_a", "transpose_b", "direction". Batch norms: "direction"
+  /// (0 training, 1 inference, 2 backward), "spatial" (-m), "save" (-s),
+  /// "run" (-r).
   std::map<std::string, std::vector<int64_t>> parameters;
-  /// Convolutions: "input_layout", "kernel_layout", "output_layout".
+  /// Convolutions: "input_layout", "kernel_layout", "output_layout". Batch
+  /// norms: "layout" (x's, upper-cased).
   std::map<std::string, std::string> layouts;
-  /// Layer norms: -e.
+  /// Layer norms: -e. Batch norms: the epsilon they normalize with.
   double epsilon = 0.0;
+  /// Batch norms: the running statistics' momentum.
+  double momentum = 0.0;
 };
 
 /// Parses `command` and returns its function's signature; false, with the

@@ -47,7 +47,13 @@ struct OneDNNRun {
 /// call, then `iterations` timed ones. Supports
 /// convolutions (every direction, bias, groups, 1-3-D, any layout: the user
 /// tensors are described by their strides, and oneDNN picks its own layouts
-/// for the computation) and layer norm forward. The problem's type is used
+/// for the computation), layer norm forward, matrix products, and spatial
+/// (per-channel) batch norms in every direction and layout (oneDNN has no
+/// per-activation one). oneDNN gives a batch norm's mean and biased
+/// variance: rstd and the running statistics' update are computed from them
+/// on the host, in double; a backward's saved rstd becomes the variance
+/// 1 / rstd^2 - epsilon, and without saved statistics a forward-training
+/// call computes them (timed with the backward). The problem's type is used
 /// where oneDNN implements it, else f32 (said in `note`). Fails, with
 /// `error`, for what oneDNN cannot run.
 LogicalResult runOneDNN(const MIOpenProblem &problem,

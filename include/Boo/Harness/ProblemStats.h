@@ -26,9 +26,14 @@ namespace mlir::boo::harness {
 /// summed for a bias gradient. Layer norms, per element of the input:
 /// forward 5 (mean 1, centred sum of squares 3, normalize 1; + 2 with
 /// weight and bias), input gradient 10, weight gradient 2, bias gradient 1.
+/// Batch norms, per element of x: the batch statistics 4 where computed
+/// (training, inference without -r, backward without -s), the forward's
+/// normalization with weight and bias 3, the backward's three gradients 13;
+/// plus 7 per feature for training's running-statistics update.
 double getProblemFlops(const MIOpenProblem &problem);
 
-/// "conv2d-fwd", "conv3d-bwd-data+weight", "layernorm-fwd", ...
+/// "conv2d-fwd", "conv3d-bwd-data+weight", "layernorm-fwd",
+/// "bnorm-train", "bnorm-infer", "bnorm-bwd", ...
 std::string getProblemKind(const MIOpenProblem &problem);
 
 } // namespace mlir::boo::harness

@@ -60,7 +60,11 @@ enum class InputFill {
 /// reference's own codec. The layer-norm backward's `mean` and `rstd`
 /// arguments are never filled: whatever the fill, they are computed from `x`
 /// by the reference forward (with the problem's epsilon) and rounded to f32,
-/// as a forward run would have produced them.
+/// as a forward run would have produced them. Likewise a batch norm
+/// backward's `mean` and `rstd` (with --save), rounded to the statistics'
+/// type; a batch norm's `running_var` must be positive, and takes 0.5 + |v|
+/// for each value v of the fill (Random: in [0.5, 1.5]; Structured: 0.5 or
+/// 1.5).
 LogicalResult makeInputs(const MIOpenProblem &problem, InputFill fill,
                          uint64_t seed, double splatValue,
                          std::vector<HostTensor> &inputs, std::string &error);
@@ -115,10 +119,11 @@ checkStatistics(const MIOpenProblem &problem,
 ///    expected integer rounded once to the result's type (an f32
 ///    accumulation computes sums of ones exactly up to 2^24; beyond that,
 ///    within that accumulation's worst-case bound);
-///  - layer norms, "structured: within 1 ulp": |actual - expected| is at
-///    most one ulp of the result's type at the expected value plus twice a
-///    first-order worst-case bound of the f32 computation (which is below
-///    an ulp of f16 and bf16 except where terms cancel).
+///  - layer and batch norms, "structured: within 1 ulp": |actual -
+///    expected| is at most one ulp of the result's type at the expected
+///    value plus twice a first-order worst-case bound of the f32
+///    computation (which is below an ulp of f16 and bf16 except where terms
+///    cancel).
 /// `details` gives the mismatch count and the first mismatch (result, index,
 /// coordinates, values). The structured inputs are rebuilt here.
 CheckResult checkStructured(const MIOpenProblem &problem,
@@ -135,8 +140,10 @@ double getMaxRelativeError(const std::vector<HostTensor> &actual,
 /// (the most over its elements): C/G times the filter size (plus one for a
 /// bias) for a convolution's output, K/G times the filter size for
 /// grad_input, N times the output size for grad_filter and grad_bias, the
-/// normalized size for y, mean, rstd and dx, and the number of rows for
-/// dweight and dbias. 0 for an index out of range.
+/// normalized size for a layer norm's y, mean, rstd and dx, and the number
+/// of rows for its dweight and dbias, the elements per feature (M) for every
+/// result of a batch norm but the inference with running statistics (0).
+/// 0 for an index out of range.
 int64_t getReductionLength(const MIOpenProblem &problem, unsigned resultIndex);
 
 } // namespace mlir::boo::harness

@@ -138,8 +138,56 @@ struct MIOpenGemmProblem {
   SmallVector<int64_t> getShapeC() const;
 };
 
+/// A batch normalization problem (base args `bnorm`, `bnormfp16`,
+/// `bnormfp16fp32`, `bnormbfp16fp32` and IREE BOO's `bnormbfp16`), with
+/// MIOpenDriver's meaning of the flags (driver/bn_driver.hpp). The
+/// statistics are PyTorch's: epsilon 1e-5, momentum 0.1, running variance
+/// unbiased (docs/MIOpenImport.md says where MIOpenDriver's test harness
+/// differs).
+struct MIOpenBatchNormProblem {
+  /// The element type of x, y, dy and dx.
+  ElementType dataType = ElementType::F32;
+  /// The type of weight, bias and their gradients (MIOpenDriver's Tgpu,
+  /// except IREE BOO's `bnormbfp16`, whose parameters are f32).
+  ElementType paramType = ElementType::F32;
+  /// The type of the running and saved statistics (MIOpenDriver's Tmix).
+  ElementType statType = ElementType::F32;
+  /// x as stored, outermost first (the layout's order), e.g. N, H, W, C.
+  SmallVector<int64_t> shape;
+  /// `--layout`/`-L`, upper-cased: NCHW, NHWC, NCDHW or NDHWC.
+  std::string layout;
+  /// `--mode`/`-m`: 1 spatial (statistics per channel, over N and the
+  /// spatial dims), 0 per-activation (per element of a sample, over N).
+  bool spatial = false;
+  /// `--forw`/`-F` 1 training, 2 inference; `--back`/`-b` 1 backward.
+  enum class Direction { Training, Inference, Backward };
+  Direction direction = Direction::Training;
+  /// `--save`/`-s`: training returns the batch mean and inverse standard
+  /// deviation; backward takes them (without it, recomputes them from x).
+  bool save = false;
+  /// `--run`/`-r`: training takes and returns the running mean and
+  /// variance; inference normalizes with them (without it, with the
+  /// batch's statistics).
+  bool run = false;
+  float epsilon = 1e-5f;
+  float momentum = 0.1f;
+
+  /// The dims of x the statistics keep (the channel, or all but N), in
+  /// x's order; every other dim is reduced.
+  SmallVector<int64_t> getFeatureDims() const;
+  /// x's shape at the feature dims: the shape of weight, bias and the
+  /// statistics.
+  SmallVector<int64_t> getStatShape() const;
+  /// The number of values each statistic is taken over.
+  int64_t getReductionSize() const;
+  /// Whether the normalization uses the batch's statistics.
+  bool usesBatchStats() const {
+    return direction != Direction::Inference || !run;
+  }
+};
+
 using MIOpenProblem = std::variant<MIOpenConvProblem, MIOpenLayerNormProblem,
-                                   MIOpenGemmProblem>;
+                                   MIOpenGemmProblem, MIOpenBatchNormProblem>;
 
 /// Parses one MIOpenDriver command line. The leading `MIOpenDriver` word (or
 /// any path whose file name is `MIOpenDriver`) is optional; quotes are

@@ -157,6 +157,49 @@ LayerNormGrads layerNormBackward(const Tensor &dy, const Tensor &x,
                                  const Tensor *weight, int normalizedRank);
 
 //===----------------------------------------------------------------------===//
+// Batch norm
+//===----------------------------------------------------------------------===//
+
+// A batch norm keeps the dims `featureDims` of x (ascending; e.g. {1} for
+// the channel of NCHW, {1, 2, 3} for an NCHW per-activation norm) and
+// reduces every other dim. Weight, bias and the statistics have the shape of
+// x at the feature dims; M is the number of elements each feature reduces.
+
+struct BatchNormResult {
+  /// y, and the mean and rstd = 1 / sqrt(var + epsilon) it normalized with.
+  Tensor y, mean, rstd;
+  /// Training with running statistics: (1 - momentum) * running +
+  /// momentum * batch, the variance unbiased (var * M / (M - 1); the biased
+  /// one when M is 1). Otherwise default-constructed (no elements).
+  Tensor newRunningMean, newRunningVar;
+};
+
+/// PyTorch's batch_norm. Training, or inference without running statistics:
+/// the batch's mean and biased variance (two passes, in double). Inference
+/// with running statistics: `runningMean` and `runningVar`. Then
+/// y = (x - mean) * rstd * weight + bias. `runningMean` and `runningVar` are
+/// both null or both given.
+BatchNormResult batchNormForward(const Tensor &x,
+                                 const std::vector<int> &featureDims,
+                                 const Tensor &weight, const Tensor &bias,
+                                 const Tensor *runningMean,
+                                 const Tensor *runningVar, bool training,
+                                 double epsilon, double momentum);
+
+struct BatchNormGrads {
+  Tensor dx, dweight, dbias;
+};
+
+/// The gradients of a training batchNormForward, given the forward's `mean`
+/// and `rstd` (used as given, not recomputed): with xhat = (x - mean) *
+/// rstd, dbias = sum(dy), dweight = sum(dy * xhat) and dx = weight * rstd *
+/// (dy - dbias / M - xhat * dweight / M).
+BatchNormGrads batchNormBackward(const Tensor &dy, const Tensor &x,
+                                 const Tensor &mean, const Tensor &rstd,
+                                 const Tensor &weight,
+                                 const std::vector<int> &featureDims);
+
+//===----------------------------------------------------------------------===//
 // Matrix products
 //===----------------------------------------------------------------------===//
 

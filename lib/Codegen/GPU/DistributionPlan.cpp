@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -248,6 +249,29 @@ bool isRowReduction(linalg::GenericOp op, unsigned rows,
   return isRowPrefix(op.getMatchingIndexingMap(op.getDpsInitOperand(0)), rows);
 }
 
+/// The loop order that makes the statistic `root` reads (an input produced
+/// by a generic, indexed by some but not all of the loops, each once) be
+/// indexed by the leading loops: its loops, then the others in order.
+/// Empty if no statistic needs it.
+SmallVector<unsigned> getStatisticsFirstOrder(linalg::GenericOp root) {
+  unsigned numLoops = root.getNumLoops();
+  for (OpOperand *input : root.getDpsInputOperands()) {
+    AffineMap map = root.getMatchingIndexingMap(input);
+    unsigned k = map.getNumResults();
+    if (!input->get().getDefiningOp<linalg::GenericOp>() || k == 0 ||
+        k >= numLoops || !map.isProjectedPermutation() || isRowPrefix(map, k))
+      continue;
+    SmallVector<unsigned> order;
+    for (AffineExpr e : map.getResults())
+      order.push_back(cast<AffineDimExpr>(e).getPosition());
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (!llvm::is_contained(order, d))
+        order.push_back(d);
+    return order;
+  }
+  return {};
+}
+
 } // namespace
 
 bool KernelPlanner::isReadByLinalg(Operation *op, Block &body) {
@@ -339,10 +363,32 @@ void KernelPlanner::addResultRowOps(
 /// bufferization, boo-gpu-row-reductions builds it with one workgroup per
 /// row whose threads share the columns and combine their partial sums with
 /// gpu.all_reduce (subgroup shuffles, then LDS across subgroups).
+///
+/// A root that reads its statistics through other loops than its leading
+/// ones (a batch norm's y over NHWC reads per-channel statistics by its
+/// last loop) has its loops interchanged first, the statistics' loops
+/// leading and the others in their order, as the reductions' loops are;
+/// if it is no kernel's root after all, the interchange is undone.
 bool KernelPlanner::collectRowReductionKernel(linalg::LinalgOp rootOp) {
   auto root = dyn_cast<linalg::GenericOp>(rootOp.getOperation());
   if (!root || root.getNumReductionLoops() != 0 || getMmaConfig(root))
     return false;
+  SmallVector<unsigned> order = getStatisticsFirstOrder(root);
+  if (order.empty())
+    return collectRowsOf(root);
+  IRRewriter rewriter(root.getContext());
+  if (failed(linalg::interchangeGenericOp(rewriter, root, order)))
+    return false;
+  if (collectRowsOf(root))
+    return true;
+  SmallVector<unsigned> inverse(order.size());
+  for (auto [i, loop] : llvm::enumerate(order))
+    inverse[loop] = i;
+  (void)linalg::interchangeGenericOp(rewriter, root, inverse);
+  return false;
+}
+
+bool KernelPlanner::collectRowsOf(linalg::GenericOp root) {
   // The rows: the loops that index the statistics the root reads.
   std::optional<unsigned> rows;
   for (OpOperand *input : root.getDpsInputOperands()) {

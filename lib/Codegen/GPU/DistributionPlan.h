@@ -83,6 +83,9 @@ public:
   FailureOr<KernelTiles> getTiles(linalg::LinalgOp root);
 
 private:
+  /// collectRowReductionKernel for a root whose statistics are indexed by
+  /// its leading loops.
+  bool collectRowsOf(linalg::GenericOp root);
   void addResultRowOps(linalg::GenericOp root, unsigned rows,
                        SmallVector<linalg::GenericOp> &kernel,
                        llvm::SmallPtrSet<Operation *, 8> &members);

@@ -136,6 +136,8 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
     return lowerMatmulOp(lb, op, operands, keepF32);
   if (isa<LayerNormOp, LayerNormBwdOp>(op))
     return lowerNormOp(lb, op, operands, keepF32);
+  if (isa<BatchNormOp, BatchNormBwdOp>(op))
+    return lowerBatchNormOp(lb, op, operands, keepF32);
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
       .Case([&](ActivationOp o) {
         return SmallVector<Value>{lowerActivation(lb, o, operands, keepF32)};

@@ -101,6 +101,10 @@ FailureOr<SmallVector<Value>> lowerConvOp(LinalgBuilder &lb, Operation *op,
 FailureOr<SmallVector<Value>> lowerMatmulOp(LinalgBuilder &lb, Operation *op,
                                             ValueRange operands,
                                             bool keepF32);
+FailureOr<SmallVector<Value>> lowerBatchNormOp(LinalgBuilder &lb,
+                                               Operation *op,
+                                               ValueRange operands,
+                                               bool keepF32);
 FailureOr<SmallVector<Value>> lowerNormOp(LinalgBuilder &lb, Operation *op,
                                           ValueRange operands, bool keepF32);
 

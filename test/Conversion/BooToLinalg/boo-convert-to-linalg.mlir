@@ -113,6 +113,70 @@ func.func @layer_norm_bwd(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %m: tensor<
 
 // -----
 
+// Batch norm in training, channels at dim 1 of 2x3x4: every generic runs
+// over (channel, the reduced dims), x read through the permutation; sum,
+// mean, centred sum of squares, rstd, y, then the running statistics
+// (momentum 0.1; the variance unbiased, 0.1 / (8 - 1)).
+// CHECK-DAG:   #[[X:.+]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+// CHECK-DAG:   #[[C:.+]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-LABEL: func.func @batch_norm_training
+// CHECK-DAG:   %[[VAR:.+]] = arith.constant 0.0142857144 : f32
+// CHECK-DAG:   %[[KEEP:.+]] = arith.constant 0.899999976 : f32
+// CHECK-DAG:   %[[INVM:.+]] = arith.constant 1.250000e-01 : f32
+// CHECK:       %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[X]], #[[C]]], iterator_types = ["parallel", "reduction", "reduction"]}
+// CHECK-SAME:    ins(%{{.+}} : tensor<2x3x4xf16>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK:       %[[MEAN:.+]] = linalg.generic
+// CHECK-SAME:    ins(%[[SUM]] : tensor<3xf32>)
+// CHECK:         arith.mulf %{{.+}}, %[[INVM]]
+// CHECK:       %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[X]], #[[C]], #[[C]]], iterator_types = ["parallel", "reduction", "reduction"]}
+// CHECK:       math.sqrt
+// CHECK:       %[[Y:.+]] = linalg.generic {indexing_maps = [#[[X]], #[[C]], #[[C]], #[[C]], #[[X]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME:    outs(%{{.+}} : tensor<2x3x4xf16>)
+// CHECK:         arith.truncf
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%{{.+}}, %[[MEAN]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK:         arith.mulf %{{.+}}, %[[KEEP]]
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%{{.+}}, %[[SQ]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK:         arith.mulf %{{.+}}, %[[VAR]]
+func.func @batch_norm_training(%x: tensor<2x3x4xf16>, %w: tensor<3xf32>, %rm: tensor<3xf32>, %rv: tensor<3xf32>) -> (tensor<2x3x4xf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %y, %m, %r, %nm, %nv = boo.batch_norm %x weight(%w : tensor<3xf32>) running(%rm, %rv : tensor<3xf32>, tensor<3xf32>) {feature_dims = array<i64: 1>, training} : tensor<2x3x4xf16> -> tensor<2x3x4xf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  return %y, %m, %r, %nm, %nv : tensor<2x3x4xf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Batch norm inference, NHWC: rstd from the running variance, then one
+// element-wise generic over (channel, n, h, w); no reduction.
+// CHECK-LABEL: func.func @batch_norm_inference
+// CHECK-NOT:   "reduction"
+// CHECK:       math.sqrt
+// CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-SAME:    outs(%{{.+}} : tensor<2x4x4x8xbf16>)
+// CHECK-NOT:   "reduction"
+func.func @batch_norm_inference(%x: tensor<2x4x4x8xbf16>, %b: tensor<8xbf16>, %rm: tensor<8xf32>, %rv: tensor<8xf32>) -> tensor<2x4x4x8xbf16> {
+  %y, %m, %r = boo.batch_norm %x bias(%b : tensor<8xbf16>) running(%rm, %rv : tensor<8xf32>, tensor<8xf32>) {feature_dims = array<i64: 3>} : tensor<2x4x4x8xbf16> -> tensor<2x4x4x8xbf16>, tensor<8xf32>, tensor<8xf32>
+  return %y : tensor<2x4x4x8xbf16>
+}
+
+// -----
+
+// Batch norm backward, per-activation (features 1 and 2 of 4x3x5): the sums
+// of dy and dy * xhat over the batch, then dx; dweight and dbias are the
+// sums rounded to f16.
+// CHECK-LABEL: func.func @batch_norm_bwd
+// CHECK-COUNT-2: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:       iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-SAME:    outs(%{{.+}} : tensor<4x3x5xf32>)
+// CHECK:       arith.truncf %{{.+}} : f32 to f16
+// CHECK:       arith.truncf %{{.+}} : f32 to f16
+func.func @batch_norm_bwd(%dy: tensor<4x3x5xf32>, %x: tensor<4x3x5xf32>, %m: tensor<3x5xf32>, %r: tensor<3x5xf32>, %w: tensor<3x5xf16>) -> (tensor<4x3x5xf32>, tensor<3x5xf16>, tensor<3x5xf16>) {
+  %dx, %dw, %db = boo.batch_norm_bwd %dy, %x, %m, %r weight(%w : tensor<3x5xf16>) {feature_dims = array<i64: 1, 2>} : tensor<4x3x5xf32>, tensor<4x3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32> -> tensor<4x3x5xf32>, tensor<3x5xf16>, tensor<3x5xf16>
+  return %dx, %dw, %db : tensor<4x3x5xf32>, tensor<3x5xf16>, tensor<3x5xf16>
+}
+
+// -----
+
 // Inside a fusion, the epilogue consumes the f32 accumulator directly and
 // the single rounding to f16 happens at the yield.
 // CHECK-LABEL: func.func @fusion_f16

@@ -266,6 +266,110 @@ func.func @norm_bwd_dweight(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %m: tenso
 
 // -----
 
+func.func @bn_y_type(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{result y must have the type of x, got 'tensor<2x3xf16>'}}
+  %0:3 = boo.batch_norm %x {feature_dims = array<i64: 1>, training} : tensor<2x3xf32> -> tensor<2x3xf16>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_eps(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{epsilon must be finite and non-negative}}
+  %0:3 = boo.batch_norm %x {feature_dims = array<i64: 1>, training, epsilon = -1.0 : f32} : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_momentum(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{momentum must be in [0, 1], got 2}}
+  %0:3 = boo.batch_norm %x {feature_dims = array<i64: 1>, training, momentum = 2.0 : f32} : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_dynamic(%x: tensor<?x3xf32>) {
+  // expected-error@+1 {{requires static shapes, got 'tensor<?x3xf32>'}}
+  %0:3 = boo.batch_norm %x {feature_dims = array<i64: 1>, training} : tensor<?x3xf32> -> tensor<?x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_feature_range(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{feature_dims must be dims of x (0 to 1), got 2}}
+  %0:3 = boo.batch_norm %x {feature_dims = array<i64: 2>, training} : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_feature_order(%x: tensor<2x3x4xf32>) {
+  // expected-error@+1 {{feature_dims must be strictly increasing}}
+  %0:3 = boo.batch_norm %x {feature_dims = array<i64: 2, 1>, training} : tensor<2x3x4xf32> -> tensor<2x3x4xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_stat_shape(%x: tensor<2x3xf32>, %w: tensor<2xf32>) {
+  // expected-error@+1 {{weight must have x's shape at the feature dims ('tensor<3xf32>' up to its element type), got 'tensor<2xf32>'}}
+  %0:3 = boo.batch_norm %x weight(%w : tensor<2xf32>) {feature_dims = array<i64: 1>, training} : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_running_pair(%x: tensor<2x3xf32>, %m: tensor<3xf32>) {
+  // expected-error@+1 {{running_mean and running_var go together}}
+  %0:3 = "boo.batch_norm"(%x, %m) {feature_dims = array<i64: 1>, training, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0>} : (tensor<2x3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+func.func @bn_inference_running(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{inference (no 'training') needs running_mean and running_var}}
+  %0:3 = boo.batch_norm %x {feature_dims = array<i64: 1>} : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_updates(%x: tensor<2x3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) {
+  // expected-error@+1 {{expected 2 new running statistics (2 in training with running statistics, else 0), got 0}}
+  %0:3 = boo.batch_norm %x running(%m, %v : tensor<3xf32>, tensor<3xf32>) {feature_dims = array<i64: 1>, training} : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_update_types(%x: tensor<2x3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) {
+  // expected-error@+1 {{the new running statistics must have the types of running_mean and running_var}}
+  %0:5 = boo.batch_norm %x running(%m, %v : tensor<3xf32>, tensor<3xf32>) {feature_dims = array<i64: 1>, training} : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf16>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_bwd_types(%dy: tensor<2x3xf16>, %x: tensor<2x3xf32>, %m: tensor<3xf32>, %r: tensor<3xf32>) {
+  // expected-error@+1 {{dy, x and dx must have the same type}}
+  %0:3 = boo.batch_norm_bwd %dy, %x, %m, %r {feature_dims = array<i64: 1>} : tensor<2x3xf16>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32> -> tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bn_bwd_dweight(%dy: tensor<2x3xf32>, %x: tensor<2x3xf32>, %m: tensor<3xf32>, %r: tensor<3xf32>) {
+  // expected-error@+1 {{dweight must have x's shape at the feature dims ('tensor<3xf32>' up to its element type), got 'tensor<2xf32>'}}
+  %0:3 = boo.batch_norm_bwd %dy, %x, %m, %r {feature_dims = array<i64: 1>} : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32> -> tensor<2x3xf32>, tensor<2xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
 func.func @leaky_alpha(%x: tensor<4xf32>) {
   // expected-error@+1 {{'alpha' is required for activation 'leaky_relu'}}
   %0 = boo.activation leaky_relu %x : tensor<4xf32>

@@ -46,6 +46,19 @@ func.func @layer_norm(%x: tensor<8x64xf16>, %w: tensor<64xf16>, %b: tensor<64xf1
 
 // -----
 
+// CHECK-LABEL: func.func @batch_norm
+// CHECK: boo.batch_norm %{{.*}} weight(%{{.*}} : tensor<64xf32>) bias(%{{.*}} : tensor<64xf32>) running(%{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64xf32>) {feature_dims = array<i64: 3>, momentum = 2.000000e-01 : f32, training} : tensor<2x4x4x64xbf16> -> tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+// CHECK: boo.batch_norm %{{.*}} running(%{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64xf32>) {epsilon = 1.000000e-03 : f32, feature_dims = array<i64: 3>} : tensor<2x4x4x64xbf16> -> tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32>
+// CHECK: boo.batch_norm_bwd %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} weight(%{{.*}} : tensor<64xf32>) {feature_dims = array<i64: 3>} : tensor<2x4x4x64xbf16>, tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32> -> tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32>
+func.func @batch_norm(%x: tensor<2x4x4x64xbf16>, %w: tensor<64xf32>, %b: tensor<64xf32>, %rm: tensor<64xf32>, %rv: tensor<64xf32>, %dy: tensor<2x4x4x64xbf16>) {
+  %y, %m, %r, %nm, %nv = boo.batch_norm %x weight(%w : tensor<64xf32>) bias(%b : tensor<64xf32>) running(%rm, %rv : tensor<64xf32>, tensor<64xf32>) {feature_dims = array<i64: 3>, training, momentum = 0.2 : f32} : tensor<2x4x4x64xbf16> -> tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+  %yi, %mi, %ri = boo.batch_norm %x running(%rm, %rv : tensor<64xf32>, tensor<64xf32>) {feature_dims = array<i64: 3>, epsilon = 1.0e-3 : f32} : tensor<2x4x4x64xbf16> -> tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32>
+  %dx, %dw, %db = boo.batch_norm_bwd %dy, %x, %m, %r weight(%w : tensor<64xf32>) {feature_dims = array<i64: 3>} : tensor<2x4x4x64xbf16>, tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32> -> tensor<2x4x4x64xbf16>, tensor<64xf32>, tensor<64xf32>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @elementwise
 // CHECK: boo.activation relu
 // CHECK: boo.activation sigmoid

@@ -21,7 +21,8 @@ using namespace mlir::boo;
 
 bool mlir::boo::isFusionAnchor(Operation *op) {
   return isa<ConvOp, ConvBwdDataOp, ConvBwdWeightOp, ConvBwdBiasOp,
-             MatmulOp, LayerNormOp, LayerNormBwdOp>(op);
+             MatmulOp, LayerNormOp, LayerNormBwdOp, BatchNormOp,
+             BatchNormBwdOp>(op);
 }
 
 bool mlir::boo::isElementwiseEpilogue(Operation *op) {

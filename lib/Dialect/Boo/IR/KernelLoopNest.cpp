@@ -274,6 +274,40 @@ normNest(Operation *op, int64_t xOperand,
   return b.nest;
 }
 
+/// A batch norm's statistics: the feature dims of `x` (parallel), then the
+/// others (reduced unless `reduces` is false: an inference normalizes
+/// only), each in x's order. Inputs named in `names` are indexed by all
+/// dims of x ("all") or the feature dims ("features").
+FailureOr<KernelLoopNest>
+batchNormNest(Operation *op, int64_t xOperand, ArrayRef<int64_t> featureDims,
+              bool reduces, ArrayRef<std::pair<StringRef, StringRef>> inputs) {
+  if (op->getNumOperands() <= static_cast<unsigned>(xOperand))
+    return failure();
+  RankedTensorType x = staticTensor(op->getOperand(xOperand));
+  if (!x)
+    return failure();
+  // loopOf[d]: the loop of x's dim d.
+  SmallVector<int64_t> loopOf(x.getRank(), -1);
+  NestBuilder b;
+  for (int64_t d : featureDims) {
+    if (d < 0 || d >= x.getRank() || loopOf[d] >= 0)
+      return failure();
+    loopOf[d] = b.loop("d" + std::to_string(d), x.getDimSize(d), false);
+  }
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (loopOf[d] < 0)
+      loopOf[d] = b.loop("d" + std::to_string(d), x.getDimSize(d), reduces);
+  for (auto [i, in] : llvm::enumerate(inputs)) {
+    auto t = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+    KernelOperand &operand =
+        b.input(in.first.str(), t ? t.getElementType() : x.getElementType());
+    for (int64_t d = 0; d < x.getRank(); ++d)
+      if (in.second == "all" || llvm::is_contained(featureDims, d))
+        addDim(operand, x.getDimSize(d), {{loopOf[d], 1}});
+  }
+  return b.nest;
+}
+
 FailureOr<KernelLoopNest> elementwiseNest(Operation *op) {
   if (op->getNumResults() != 1)
     return failure();
@@ -332,6 +366,20 @@ FailureOr<KernelLoopNest> mlir::boo::getOpLoopNest(Operation *root) {
         if (op->getNumOperands() > 4)
           ins.push_back({"weight", "inner"});
         return normNest(op, 1, ins);
+      })
+      // The sum over the reduced dims: ins(x) (training; an inference's
+      // normalization has the same loops, all parallel).
+      .Case([](BatchNormOp op) {
+        return batchNormNest(op, 0, op.getFeatureDims(), op.getTraining(),
+                             {{"x", "all"}});
+      })
+      // The sums of dy and dy * xhat: ins(dy, x, mean, rstd).
+      .Case([](BatchNormBwdOp op) {
+        return batchNormNest(op, 1, op.getFeatureDims(), true,
+                             {{"dy", "all"},
+                              {"x", "all"},
+                              {"mean", "features"},
+                              {"rstd", "features"}});
       })
       .Case<ActivationOp, AddOp, MulOp>(
           [](Operation *op) { return elementwiseNest(op); })

@@ -112,3 +112,22 @@ std::string mlir::boo::getGemmProblemName(ElementType type, StringRef mode,
       items.push_back(word);
   return llvm::join(items, "_");
 }
+
+std::string mlir::boo::getBatchNormProblemName(
+    ElementType type, ElementType paramType, ElementType statType,
+    StringRef mode, ArrayRef<int64_t> shape, StringRef layout, bool spatial,
+    bool save, bool run) {
+  SmallVector<std::string> items = {"batch_norm", getTorchTypeName(type),
+                                    mode.str(), joinShape(shape),
+                                    layout.lower(),
+                                    spatial ? "spatial" : "activation"};
+  if (paramType != type || statType != type) {
+    items.push_back(getTorchTypeName(paramType));
+    items.push_back(getTorchTypeName(statType));
+  }
+  if (save)
+    items.push_back("save");
+  if (run)
+    items.push_back("run");
+  return llvm::join(items, "_");
+}

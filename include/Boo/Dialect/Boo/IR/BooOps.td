@@ -231,6 +231,115 @@ def Boo_LayerNormBwdOp : Boo_Op<"layer_norm_bwd", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Batch normalization
+//===----------------------------------------------------------------------===//
+
+def Boo_BatchNormOp : Boo_Op<"batch_norm",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "batch normalization, training or inference";
+  let description = [{
+    Normalizes `x` per feature: the features are the dims of `x` listed in
+    `feature_dims` (the channel dim for a per-channel, "spatial", batch norm;
+    every dim but the batch for MIOpen's per-activation mode), and each
+    statistic is taken over the other dims, `M` values. With `s` the shape
+    of `x` at the feature dims, `weight`, `bias`, `running_mean`,
+    `running_var`, `mean` and `rstd` all have shape `s`.
+
+    In training mode (`training`), the batch's statistics:
+
+    ```
+    mean = sum(x) / M
+    var  = sum((x - mean)^2) / M
+    rstd = 1 / sqrt(var + epsilon)
+    y    = (x - mean) * rstd * weight + bias
+    ```
+
+    and, when the running statistics are given, two more results, their
+    update with `momentum` (PyTorch's rule, the variance unbiased; MIOpen's
+    biased one for M = 1):
+
+    ```
+    new_running_mean = (1 - momentum) * running_mean + momentum * mean
+    new_running_var  = (1 - momentum) * running_var
+                     + momentum * var * M / (M - 1)
+    ```
+
+    In inference mode, `mean` is `running_mean` and `rstd` is
+    `1 / sqrt(running_var + epsilon)`, which both modes return. `weight` and
+    `bias` are optional (1 and 0). Statistics are computed in f32 (two
+    passes); the stat operands and results may have any float type.
+
+    ```mlir
+    %y, %mean, %rstd, %rm, %rv = boo.batch_norm %x weight(%w : tensor<64xf32>)
+        bias(%b : tensor<64xf32>) running(%m0, %v0 : tensor<64xf32>,
+        tensor<64xf32>) {feature_dims = array<i64: 3>, training}
+        : tensor<8x56x56x64xbf16> -> tensor<8x56x56x64xbf16>, tensor<64xf32>,
+          tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Boo_FloatTensor:$x,
+                       Optional<Boo_FloatTensor>:$weight,
+                       Optional<Boo_FloatTensor>:$bias,
+                       Optional<Boo_FloatTensor>:$running_mean,
+                       Optional<Boo_FloatTensor>:$running_var,
+                       DenseI64ArrayAttr:$feature_dims,
+                       UnitAttr:$training,
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon,
+                       DefaultValuedAttr<F32Attr, "0.1f">:$momentum);
+  let results = (outs Boo_FloatTensor:$y, Boo_FloatTensor:$mean,
+                      Boo_FloatTensor:$rstd,
+                      Variadic<Boo_FloatTensor>:$new_running);
+  let assemblyFormat = [{
+    $x (`weight` `(` $weight^ `:` type($weight) `)`)?
+       (`bias` `(` $bias^ `:` type($bias) `)`)?
+       (`running` `(` $running_mean^ `,` $running_var `:`
+        type($running_mean) `,` type($running_var) `)`)? attr-dict
+    `:` type($x) `->` type($y) `,` type($mean) `,` type($rstd)
+    (`,` type($new_running)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Boo_BatchNormBwdOp : Boo_Op<"batch_norm_bwd", [Pure]> {
+  let summary = "gradients of a training-mode batch norm";
+  let description = [{
+    Given `dy`, the forward input `x` and the forward batch statistics
+    `mean`/`rstd` (shape `s`, `x` at `feature_dims`), with
+    `xhat = (x - mean) * rstd` and sums over the non-feature dims (`M`
+    values each):
+
+    ```
+    dbias   = sum(dy)
+    dweight = sum(dy * xhat)
+    dx      = weight * rstd * (dy - dbias / M - xhat * dweight / M)
+    ```
+
+    `weight` is optional (1). The three results are independent: unused
+    ones are erased as dead code once lowered.
+
+    ```mlir
+    %dx, %dw, %db = boo.batch_norm_bwd %dy, %x, %mean, %rstd
+        weight(%w : tensor<16xf32>) {feature_dims = array<i64: 1>}
+        : tensor<4x16x8x8xf32>, tensor<4x16x8x8xf32>, tensor<16xf32>,
+          tensor<16xf32> -> tensor<4x16x8x8xf32>, tensor<16xf32>,
+          tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Boo_FloatTensor:$dy, Boo_FloatTensor:$x,
+                       Boo_FloatTensor:$mean, Boo_FloatTensor:$rstd,
+                       Optional<Boo_FloatTensor>:$weight,
+                       DenseI64ArrayAttr:$feature_dims);
+  let results = (outs Boo_FloatTensor:$dx, Boo_FloatTensor:$dweight,
+                      Boo_FloatTensor:$dbias);
+  let assemblyFormat = [{
+    $dy `,` $x `,` $mean `,` $rstd (`weight` `(` $weight^ `:` type($weight) `)`)?
+    attr-dict `:` type($dy) `,` type($x) `,` type($mean) `,` type($rstd)
+    `->` type($dx) `,` type($dweight) `,` type($dbias)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Matrix multiplication
 //===----------------------------------------------------------------------===//
 

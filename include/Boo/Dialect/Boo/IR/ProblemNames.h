@@ -64,6 +64,17 @@ std::string getGemmProblemName(ElementType type, StringRef mode, int64_t batch,
                                int64_t m, int64_t k, int64_t n, bool transA,
                                bool transB, bool alpha, bool beta);
 
+/// batch_norm_<dtype>_<mode>_<x shape>_<layout>_<spatial|activation>
+/// [_<parameter dtype>_<statistics dtype>][_save][_run], e.g.
+/// "batch_norm_bfloat16_training_8x56x56x64_nhwc_spatial_float_float_save_
+/// run" (without the line break): mode "training", "inference" or
+/// "backward", the layout lower case; the parameter and statistics types
+/// appear when either differs from x's.
+std::string getBatchNormProblemName(ElementType type, ElementType paramType,
+                                    ElementType statType, StringRef mode,
+                                    ArrayRef<int64_t> shape, StringRef layout,
+                                    bool spatial, bool save, bool run);
+
 } // namespace mlir::boo
 
 #endif // BOO_DIALECT_BOO_IR_PROBLEMNAMES_H
