@@ -12,7 +12,8 @@
 // they are (docs/MIOpenImport.md says more). The statistics follow
 // PyTorch and IREE BOO (epsilon 1e-5, momentum 0.1): MIOpenDriver's test
 // harness uses 1e-3 and a cumulative average over its iterations, which
-// are not flags.
+// are not flags. Boo adds `--eps` and `--momentum` (long only) for other
+// values, as PyTorch modules may have.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -46,6 +48,8 @@ const FlagSpec batchNormFlags[] = {
   {"mode",         'm', "0",     Int,   false, "0 per-activation, 1 spatial"},
   {"save",         's', "0",     Int,   false, "save (training) or take (backward) mean and rstd"},
   {"run",          'r', "0",     Int,   false, "keep (training) or use (inference) running statistics"},
+  {"eps",          0,   "1e-5",  Float, false, "epsilon (Boo's; MIOpenDriver's harness uses 1e-3)"},
+  {"momentum",     0,   "0.1",   Float, false, "running statistics' momentum (Boo's)"},
   {"iter",         'i', "1",     Int,   true,  "benchmark iterations"},
   {"verify",       'V', "1",     Int,   true,  "verify against a reference"},
   {"time",         't', "0",     Int,   true,  "time each layer"},
@@ -209,6 +213,23 @@ mlir::boo::detail::parseBatchNorm(StringRef base, ArrayRef<StringRef> args,
                      "supported");
     return failure();
   }
+  FailureOr<double> eps = flags.getFloat("eps");
+  FailureOr<double> momentum = flags.getFloat("momentum");
+  if (failed(eps) || failed(momentum))
+    return failure();
+  if (*eps < 0 || !std::isfinite(static_cast<float>(*eps))) {
+    (void)flags.fail("eps", llvm::formatv("must be a non-negative f32, got "
+                                          "'{0}'",
+                                          flags.getString("eps")));
+    return failure();
+  }
+  if (*momentum < 0 || *momentum > 1) {
+    (void)flags.fail("momentum", llvm::formatv("must be in [0, 1], got '{0}'",
+                                               flags.getString("momentum")));
+    return failure();
+  }
+  problem.epsilon = static_cast<float>(*eps);
+  problem.momentum = static_cast<float>(*momentum);
   problem.spatial = *mode == 1;
   // As MIOpenDriver: the backward has no running statistics and the
   // inference saves none, so those flags are ignored there.

@@ -208,7 +208,7 @@ ProblemSignature getBatchNormSignature(const MIOpenBatchNormProblem &p) {
   ProblemSignature s;
   s.functionName = getBatchNormProblemName(
       t, p.paramType, p.statType, modes[static_cast<int>(p.direction)],
-      p.shape, p.layout, p.spatial, p.save, p.run);
+      p.shape, p.layout, p.spatial, p.save, p.run, p.epsilon, p.momentum);
   TensorSpec weight{"weight", stat, p.paramType};
   TensorSpec bias{"bias", stat, p.paramType};
   TensorSpec mean{"mean", stat, p.statType}, rstd{"rstd", stat, p.statType};

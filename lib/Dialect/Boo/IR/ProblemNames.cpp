@@ -9,6 +9,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -116,7 +118,7 @@ std::string mlir::boo::getGemmProblemName(ElementType type, StringRef mode,
 std::string mlir::boo::getBatchNormProblemName(
     ElementType type, ElementType paramType, ElementType statType,
     StringRef mode, ArrayRef<int64_t> shape, StringRef layout, bool spatial,
-    bool save, bool run) {
+    bool save, bool run, float epsilon, float momentum) {
   SmallVector<std::string> items = {"batch_norm", getTorchTypeName(type),
                                     mode.str(), joinShape(shape),
                                     layout.lower(),
@@ -129,5 +131,16 @@ std::string mlir::boo::getBatchNormProblemName(
     items.push_back("save");
   if (run)
     items.push_back("run");
+  // "%g" with '.' as 'p' and '-' as 'm': a symbol's characters.
+  auto number = [](float v) {
+    std::string text = llvm::formatv("{0}", llvm::format("%g", v)).str();
+    llvm::replace(text, '.', 'p');
+    llvm::replace(text, '-', 'm');
+    return text;
+  };
+  if (epsilon != 1e-5f)
+    items.push_back("eps" + number(epsilon));
+  if (momentum != 0.1f)
+    items.push_back("momentum" + number(momentum));
   return llvm::join(items, "_");
 }

@@ -65,15 +65,19 @@ std::string getGemmProblemName(ElementType type, StringRef mode, int64_t batch,
                                bool transB, bool alpha, bool beta);
 
 /// batch_norm_<dtype>_<mode>_<x shape>_<layout>_<spatial|activation>
-/// [_<parameter dtype>_<statistics dtype>][_save][_run], e.g.
+/// [_<parameter dtype>_<statistics dtype>][_save][_run][_eps<e>]
+/// [_momentum<m>], e.g.
 /// "batch_norm_bfloat16_training_8x56x56x64_nhwc_spatial_float_float_save_
 /// run" (without the line break): mode "training", "inference" or
 /// "backward", the layout lower case; the parameter and statistics types
-/// appear when either differs from x's.
+/// appear when either differs from x's; epsilon and momentum when they are
+/// not PyTorch's defaults (1e-5, 0.1), as C's "%g" prints them with '.'
+/// spelled 'p' and '-' 'm' ("eps0p001", "momentum1em05").
 std::string getBatchNormProblemName(ElementType type, ElementType paramType,
                                     ElementType statType, StringRef mode,
                                     ArrayRef<int64_t> shape, StringRef layout,
-                                    bool spatial, bool save, bool run);
+                                    bool spatial, bool save, bool run,
+                                    float epsilon, float momentum);
 
 } // namespace mlir::boo
 
