@@ -58,23 +58,40 @@ func.func @late_operand(%x: tensor<1x8x8x4xf32>, %w: tensor<8x3x3x4xf32>, %r: te
 
 // -----
 
-// Layer norm: the epilogue joins y only when mean and rstd are unused; of
-// those, only the used ones are yielded.
+// Layer norm: the epilogue joins y whether or not mean and rstd are used;
+// of those, only the used ones are yielded.
 // CHECK-LABEL: func.func @layer_norm_epilogue
 // CHECK:      %[[F:.+]] = boo.fusion -> tensor<4x8xf32> {
 // CHECK-NEXT:   %[[Y:.+]], %{{.+}}, %{{.+}} = boo.layer_norm
 // CHECK-NEXT:   %[[G:.+]] = boo.activation gelu %[[Y]]
 // CHECK-NEXT:   boo.yield %[[G]]
 // CHECK:      %[[F2:.+]]:2 = boo.fusion -> tensor<4x8xf32>, tensor<4xf32> {
-// CHECK-NEXT:   boo.layer_norm
-// CHECK-NEXT:   boo.yield
-// CHECK:      boo.activation gelu %[[F2]]#0
+// CHECK-NEXT:   %[[Y2:.+]], %[[M2:.+]], %{{.+}} = boo.layer_norm
+// CHECK-NEXT:   %[[G2:.+]] = boo.activation gelu %[[Y2]]
+// CHECK-NEXT:   boo.yield %[[G2]], %[[M2]]
+// CHECK:      return %[[F]], %[[F2]]#0, %[[F2]]#1
 func.func @layer_norm_epilogue(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>) {
   %y, %m, %r = boo.layer_norm %x : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>
   %g = boo.activation gelu %y : tensor<4x8xf32>
   %y2, %m2, %r2 = boo.layer_norm %x : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>
   %g2 = boo.activation gelu %y2 : tensor<4x8xf32>
   return %g, %g2, %m2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Batch norm in training: relu joins y; the statistics and the running
+// statistics' update are yielded after it.
+// CHECK-LABEL: func.func @batch_norm_epilogue
+// CHECK:      %[[F:.+]]:3 = boo.fusion -> tensor<2x8x5x5xbf16>, tensor<8xf32>, tensor<8xf32> {
+// CHECK-NEXT:   %[[Y:.+]], %[[M:.+]], %{{.+}}, %[[UPD:.+]]:2 = boo.batch_norm
+// CHECK-NEXT:   %[[A:.+]] = boo.activation relu %[[Y]]
+// CHECK-NEXT:   boo.yield %[[A]], %[[M]], %[[UPD]]#1
+// CHECK:      return %[[F]]#0, %[[F]]#1, %[[F]]#2
+func.func @batch_norm_epilogue(%x: tensor<2x8x5x5xbf16>, %w: tensor<8xf32>, %rm: tensor<8xf32>, %rv: tensor<8xf32>) -> (tensor<2x8x5x5xbf16>, tensor<8xf32>, tensor<8xf32>) {
+  %y, %m, %r, %nm, %nv = boo.batch_norm %x weight(%w : tensor<8xf32>) running(%rm, %rv : tensor<8xf32>, tensor<8xf32>) {feature_dims = array<i64: 1>, training} : tensor<2x8x5x5xbf16> -> tensor<2x8x5x5xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+  %a = boo.activation relu %y : tensor<2x8x5x5xbf16>
+  return %a, %m, %nv : tensor<2x8x5x5xbf16>, tensor<8xf32>, tensor<8xf32>
 }
 
 // -----

@@ -62,17 +62,13 @@ struct FormFusionPattern : public RewritePattern {
                                 PatternRewriter &rewriter) const override {
     if (!isFusionAnchor(anchor) || isa<FusionOp>(anchor->getParentOp()))
       return failure();
-    // Only single-result anchors grow an epilogue; multi-result ones (layer
-    // norm) are fused along their first result if the others are unused.
+    // The epilogue grows along the first result (a norm's y); the other
+    // results (its statistics) leave the fusion as they are.
     Value tip = anchor->getResult(0);
-    bool othersUnused = llvm::all_of(anchor->getResults().drop_front(),
-                                     [](Value r) { return r.use_empty(); });
     SmallVector<Operation *> chain;
-    if (othersUnused) {
-      while (Operation *next = getFusibleConsumer(tip, anchor)) {
-        chain.push_back(next);
-        tip = next->getResult(0);
-      }
+    while (Operation *next = getFusibleConsumer(tip, anchor)) {
+      chain.push_back(next);
+      tip = next->getResult(0);
     }
     // The fusion returns the chain's tip and the anchor's other results
     // that are used (an unused mean/rstd is not computed at all).
