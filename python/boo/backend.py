@@ -1,10 +1,11 @@
 """torch.compile backends: "boo" and "boo_inductor", and boo.backend().
 
 Dynamo captures the model, AOTAutograd turns it into aten forward and
-backward graphs, and fuse() (boo/fusion.py) rewrites their convolutions and
-layer norms into Boo kernels. The rest of each graph runs eagerly ("boo") or
-through Inductor ("boo_inductor"), or through any backend given to
-``boo.backend(nested_backend=...)``. Graphs are static (``dynamic=False``).
+backward graphs, and fuse() (boo/fusion.py) rewrites their convolutions,
+layer norms, matrix products and batch norms into Boo kernels. The rest of
+each graph runs eagerly ("boo") or through Inductor ("boo_inductor"), or
+through any backend given to ``boo.backend(nested_backend=...)``. Graphs are
+static (``dynamic=False``).
 A node Boo cannot take stays with the nested backend and is logged.
 
 BOO_DUMP_DIR=DIR writes every graph before and after fusion
@@ -47,9 +48,10 @@ def _fusing(kind: str, schema: FusionSchema, nested: Optional[Callable]):
         report = fuse(gm, schema)
         _dump(gm, name + "_after")
         logger.info("boo: %s: %d fused convs, %d convs, %d layer norms, %d fused matmuls, "
-                    "%d matmuls, %d backward ops; %d left alone",
+                    "%d matmuls, %d batch norms, %d backward ops; %d left alone",
                     name, report.fused_convs, report.plain_convs, report.layer_norms,
-                    report.fused_matmuls, report.matmuls, report.backward, len(report.skipped))
+                    report.fused_matmuls, report.matmuls, report.batch_norms, report.backward,
+                    len(report.skipped))
         if nested is None:
             return make_boxed_func(gm.forward)
         return nested(gm, example_inputs)
@@ -57,13 +59,18 @@ def _fusing(kind: str, schema: FusionSchema, nested: Optional[Callable]):
 
 
 def _inductor_decompositions():
+    import torch._inductor.lowering  # noqa: F401 (max_pool2d's decomposition reads it)
     from torch._inductor.decomposition import select_decomp_table
 
     table = dict(select_decomp_table())
     aten = torch.ops.aten
     # Boo takes these whole; decomposed, fusion would not see them.
     for op in (aten.native_layer_norm.default, aten.native_layer_norm_backward.default,
-               aten.convolution_backward.default, aten.gelu.default, aten.silu.default):
+               aten.convolution_backward.default, aten.gelu.default, aten.silu.default,
+               aten._native_batch_norm_legit_functional.default,
+               aten._native_batch_norm_legit_no_training.default,
+               aten._native_batch_norm_legit.default, aten._native_batch_norm_legit.no_stats,
+               aten.native_batch_norm.default, aten.native_batch_norm_backward.default):
         table.pop(op, None)
     return table
 

@@ -14,8 +14,16 @@ Boo kernels; the rest of the graph stays as it was.
   element-wise chains (grown as a convolution's) become one
   ``boo::fused_matmul`` kernel each; with nothing to fuse, ``boo::mm``,
   ``boo::bmm`` and ``boo::addmm``.
-- Backward graphs: ``aten.convolution_backward`` and
-  ``aten.native_layer_norm_backward`` become Boo's backward kernels.
+- The batch-norm forward nodes (``aten._native_batch_norm_legit_functional``
+  from AOTAutograd's training graphs, ``_native_batch_norm_legit_no_training``
+  from eval graphs, ``_native_batch_norm_legit.no_stats`` without running
+  statistics, and the mutating ``_native_batch_norm_legit.default``,
+  ``native_batch_norm`` and ``batch_norm`` of make_fx and torch.export
+  graphs) become ``boo::batch_norm``; a mutating node's running statistics
+  are updated by ``aten.copy_`` nodes after it.
+- Backward graphs: ``aten.convolution_backward``,
+  ``aten.native_layer_norm_backward`` and ``aten.native_batch_norm_backward``
+  become Boo's backward kernels.
 
 A node Boo cannot take (a transposed convolution, float64, a tensor that is
 not on the CPU, a graph without shape metadata) stays as it was and is
@@ -39,6 +47,7 @@ import torch.fx as fx
 from . import kernels  # noqa: F401 (registers boo::fused_conv)
 from . import matmul_ops  # noqa: F401 (registers boo::mm, bmm, addmm)
 from . import matmul_kernels  # noqa: F401 (registers boo::fused_matmul)
+from . import batch_norm_ops  # noqa: F401 (registers boo::batch_norm, batch_norm_backward)
 from .signature import CONV_BASE
 
 __all__ = ["FusionSchema", "DEFAULT_SCHEMA", "fuse", "FusionReport"]
@@ -106,14 +115,15 @@ def _binary(name: str) -> EpilogueRule:
 @dataclasses.dataclass
 class FusionSchema:
     """What fuse() rewrites. `conv_anchors`: aten convolution targets;
-    `epilogues`: aten target -> EpilogueRule; `layer_norms`, `matmuls` and
-    `backward` turn the layer-norm, matrix-product and backward rewrites
-    on."""
+    `epilogues`: aten target -> EpilogueRule; `layer_norms`, `matmuls`,
+    `batch_norms` and `backward` turn the layer-norm, matrix-product,
+    batch-norm and backward rewrites on."""
 
     conv_anchors: set = dataclasses.field(default_factory=set)
     epilogues: dict = dataclasses.field(default_factory=dict)
     layer_norms: bool = True
     matmuls: bool = True
+    batch_norms: bool = True
     backward: bool = True
 
     def copy(self) -> "FusionSchema":
@@ -147,6 +157,7 @@ class FusionReport:
     layer_norms: int = 0
     matmuls: int = 0
     fused_matmuls: int = 0
+    batch_norms: int = 0
     backward: int = 0
     skipped: list = dataclasses.field(default_factory=list)
 
@@ -340,6 +351,55 @@ class _Rewriter:
             self.erase(n)
         self.erase(node)
 
+    def replace_results(self, node: fx.Node, new: fx.Node) -> None:
+        """Points node's getitem users at new's results of the same index,
+        converted to the dtypes they had."""
+        for user in list(node.users):
+            value = self.call(operator.getitem, (new, user.args[1]), user)
+            if _val(user) is not None:
+                value = self._cast(value, _val(user).dtype, user)
+            user.replace_all_uses_with(value)
+            self.erase(user)
+
+    def batch_norm(self, node: fx.Node) -> None:
+        kind, normalize = _BATCH_NORMS[node.target]
+        args = normalize(node.args)
+        why = _batch_norm_unsupported(node, kind, args)
+        if why:
+            return _skip(self.report, node, why)
+        x, w, b, mean, var, training, momentum, eps = args
+        new = self.call(torch.ops.boo.batch_norm.default,
+                        (x, w, b, mean, var, bool(training), float(momentum), float(eps)), node)
+        if kind == "mutating" and training and mean is not None:
+            # The node updated the running statistics in place.
+            for stat, index in ((mean, 3), (var, 4)):
+                value = self.call(operator.getitem, (new, index), node)
+                self.call(aten.copy_.default, (stat, value), node)
+        if node.target == aten.batch_norm.default:
+            node.replace_all_uses_with(self.call(operator.getitem, (new, 0), node))
+        else:
+            self.replace_results(node, new)
+        self.erase(node)
+        self.report.batch_norms += 1
+
+    def batch_norm_backward(self, node: fx.Node) -> None:
+        if node.kwargs or len(node.args) != 10:
+            return _skip(self.report, node, "keyword or missing arguments")
+        dy, x, w, mean, var, save_mean, save_rstd, train, eps, mask = node.args
+        why = _unsupported(node, [dy, x, w, mean, var, save_mean, save_rstd])
+        if why is None and not 2 <= _val(x).dim() <= 5:
+            why = f"rank {_val(x).dim()}"
+        if why is None and not train and mean is None:
+            why = "eval without running statistics"
+        if why:
+            return _skip(self.report, node, why)
+        new = self.call(torch.ops.boo.batch_norm_backward.default,
+                        (dy, x, w, mean, var, save_mean, save_rstd, bool(train), float(eps),
+                         [bool(m) for m in mask]), node)
+        self.replace_results(node, new)
+        self.erase(node)
+        self.report.backward += 1
+
     def run(self) -> FusionReport:
         for node in list(self.graph.nodes):
             if node.op != "call_function" or node in self.erased:
@@ -354,6 +414,11 @@ class _Rewriter:
                 self.conv_backward(node)
             elif self.schema.backward and node.target == aten.native_layer_norm_backward.default:
                 self.layer_norm_backward(node)
+            elif self.schema.batch_norms and node.target in _BATCH_NORMS:
+                self.batch_norm(node)
+            elif (self.schema.batch_norms and self.schema.backward
+                  and node.target == aten.native_batch_norm_backward.default):
+                self.batch_norm_backward(node)
         self.graph.lint()
         self.gm.recompile()
         return self.report
@@ -364,6 +429,40 @@ _MATMULS = {
     aten.bmm.default: torch.ops.boo.bmm.default,
     aten.addmm.default: torch.ops.boo.addmm.default,
 }
+
+
+# aten's batch-norm forward targets: (kind, their positional arguments as
+# boo::batch_norm's x, weight, bias, running_mean, running_var, training,
+# momentum, eps). A "mutating" node updates the running statistics in place
+# when training; "functional" returns their new values as results 3 and 4.
+_BATCH_NORMS = {
+    aten._native_batch_norm_legit_functional.default: ("functional", lambda a: tuple(a[:8])),
+    aten._native_batch_norm_legit_no_training.default: (
+        "eval", lambda a: (*a[:5], False, a[5], a[6]) if len(a) == 7 else None),
+    aten._native_batch_norm_legit.no_stats: (
+        "no_stats", lambda a: (*a[:3], None, None, *a[3:6]) if len(a) == 6 else None),
+    aten._native_batch_norm_legit.default: ("mutating", lambda a: tuple(a[:8])),
+    aten.native_batch_norm.default: ("mutating", lambda a: tuple(a[:8])),
+    aten.batch_norm.default: ("mutating", lambda a: tuple(a[:8])),
+}
+
+
+def _batch_norm_unsupported(node: fx.Node, kind: str, args) -> Optional[str]:
+    if node.kwargs or args is None or len(args) != 8:
+        return "keyword or missing arguments"
+    x, w, b, mean, var, training, momentum, eps = args
+    why = _unsupported(node, [x, w, b, mean, var])
+    if why is None and not 2 <= _val(x).dim() <= 5:
+        why = f"rank {_val(x).dim()}"
+    if why is None and not all(isinstance(v, (int, float)) for v in (training, momentum, eps)):
+        why = "training, momentum or eps is not a constant"
+    if why is None and kind == "functional" and not training:
+        why = "a functional batch norm that does not train"  # results 3, 4 would alias its inputs
+    if why is None and not training and mean is None:
+        why = "eval without running statistics"
+    if why is None and training and mean is not None and not 0 <= momentum <= 1:
+        why = f"momentum {momentum} (Boo takes 0 to 1)"
+    return why
 
 
 def fuse(gm: fx.GraphModule, schema: FusionSchema = DEFAULT_SCHEMA) -> FusionReport:

@@ -1,5 +1,6 @@
-"""Boo's differentiable ops for PyTorch: boo_conv and boo_layer_norm, and
-the matrix products boo_mm, boo_bmm and boo_addmm (matmul_ops.py).
+"""Boo's differentiable ops for PyTorch: boo_conv and boo_layer_norm, the
+matrix products boo_mm, boo_bmm and boo_addmm (matmul_ops.py), and
+boo_batch_norm (batch_norm_ops.py).
 
 Both are torch custom ops (torch.library): ``boo::convolution``,
 ``boo::convolution_backward``, ``boo::layer_norm`` and
@@ -586,3 +587,12 @@ def boo_layer_norm(
 from .matmul_ops import boo_addmm, boo_bmm, boo_mm  # noqa: E402
 
 __all__ += ["boo_mm", "boo_bmm", "boo_addmm"]
+
+
+#===------------------------------------------------------------------------===#
+# Batch norm (batch_norm_ops.py)
+#===------------------------------------------------------------------------===#
+
+from .batch_norm_ops import boo_batch_norm  # noqa: E402
+
+__all__ += ["boo_batch_norm"]

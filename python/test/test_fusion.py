@@ -1,5 +1,5 @@
 """boo.fusion.fuse on aten graphs: conv + epilogue chains become one Boo
-kernel, layer norms and backward ops Boo's; the rest stays."""
+kernel, layer norms, batch norms and backward ops Boo's; the rest stays."""
 
 import pytest
 import torch
@@ -97,10 +97,11 @@ def test_resnet18_fuse_matches_eager_and_trains(device, seeded):
     report = fuse(gm)
     assert report.plain_convs + report.fused_convs == 20 and not report.skipped
     assert report.matmuls == 1, "the fc layer's addmm"
+    assert report.batch_norms == 20, "eval: _native_batch_norm_legit_no_training"
     with torch.no_grad():
         got, launches = count_launches(lambda: gm(x))
         ref = model(x)
-    assert launches == 21
+    assert launches == 41
     torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-5)
     # One SGD step through the fused graph: Boo's kernels run backward.
     target = torch.tensor([3, 5])
@@ -108,7 +109,9 @@ def test_resnet18_fuse_matches_eager_and_trains(device, seeded):
     opt = torch.optim.SGD(gm.parameters(), lr=0.1, momentum=0.9)
     loss = torch.nn.functional.cross_entropy(gm(x), target)
     _, launches = count_launches(lambda: loss.backward())
-    assert launches == 22, "20 backward convolutions and boo::addmm's two mm"
+    # Eval batch norms backward: the inference kernel for dx and the
+    # backward kernel for dweight and dbias.
+    assert launches == 62, "20 backward convolutions, 2 x 20 for the batch norms, boo::addmm's two mm"
     opt.step()
     ref_opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     torch.nn.functional.cross_entropy(model(x), target).backward()

@@ -50,6 +50,8 @@ def test_parse_command_reads_what_the_importer_reads():
         parse_command("conv -n 1 -c abc -F 1")
     with pytest.raises(NotImplementedError, match="matrix product"):
         parse_command("gemm -m 8 -k 4 -n 6")
+    with pytest.raises(NotImplementedError, match="batch norm"):
+        parse_command("bnorm -n 2 -c 4 -H 3 -W 3 -m 1 -F 1")
 
 
 def test_layer_norm_signature_round_trip():
