@@ -95,7 +95,7 @@ LogicalResult getTensorDesc(Type type, std::string name, const Twine &what,
     os << type;
     error = what.str() + " has type " + typeText +
             "; compiled modules take statically shaped tensors of f32, f16, "
-            "bf16, f64, i32 or i8";
+            "bf16, f64, i32, i8 or i64";
     return failure();
   }
   desc.name = std::move(name);

@@ -87,10 +87,22 @@ void describeParameters(const MIOpenBatchNormProblem &norm,
   signature.momentum = norm.momentum;
 }
 
-/// "conv", "layernorm", "gemm" or "bnorm".
+/// "dim" is empty for an arg-reduction over all of self.
+void describeParameters(const MIOpenArgReduceProblem &arg,
+                        harness::CommandSignature &signature) {
+  std::vector<int64_t> dim;
+  if (arg.dim)
+    dim.push_back(*arg.dim);
+  signature.parameters = {{"dim", dim},
+                          {"keepdim", {arg.keepdim ? 1 : 0}},
+                          {"is_max", {arg.isMax ? 1 : 0}}};
+}
+
+/// "conv", "layernorm", "gemm", "bnorm" or "argreduce".
 const char *getKind(const MIOpenProblem &problem) {
-  static const char *const kinds[] = {"conv", "layernorm", "gemm", "bnorm"};
-  static_assert(std::variant_size_v<MIOpenProblem> == 4,
+  static const char *const kinds[] = {"conv", "layernorm", "gemm", "bnorm",
+                                      "argreduce"};
+  static_assert(std::variant_size_v<MIOpenProblem> == 5,
                 "a kind for each problem");
   return kinds[problem.index()];
 }

@@ -687,6 +687,13 @@ LogicalResult harness::runOneDNN(const MIOpenProblem &problem,
     return failure();
   }
 #endif
+  if (const auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem)) {
+    error = std::string("oneDNN backend: ") +
+            (arg->isMax ? "argmax" : "argmin") +
+            " has no oneDNN primitive (its reductions give values, not "
+            "indices)";
+    return failure();
+  }
   ScopedThreads scoped(threads);
   if (inputs.size() != getProblemSignature(problem).arguments.size()) {
     error = "oneDNN backend: expected " +

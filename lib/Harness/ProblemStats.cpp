@@ -58,6 +58,9 @@ double harness::getProblemFlops(const MIOpenProblem &problem) {
       flops += 7.0 * features;
     return flops;
   }
+  // An arg-reduction: one comparison per element of self.
+  if (const auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem))
+    return product(arg->shape);
   const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
   double elements = product(norm.shape);
   double flops = 0.0;
@@ -93,6 +96,8 @@ std::string harness::getProblemKind(const MIOpenProblem &problem) {
     static const char *kinds[] = {"bnorm-train", "bnorm-infer", "bnorm-bwd"};
     return kinds[static_cast<int>(bnorm->direction)];
   }
+  if (const auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem))
+    return arg->isMax ? "argmax" : "argmin";
   const auto &norm = std::get<MIOpenLayerNormProblem>(problem);
   if (norm.direction & 1)
     return "layernorm-fwd";

@@ -59,6 +59,14 @@
 // bounds assume the kernel normalizes with its f32 statistics, not with
 // copies rounded to the statistics' type.
 //
+// Indices
+// -------
+// An integer result (an arg-reduction's i64 indices) involves no rounding:
+// on either fill it must equal the reference's element for element, and it
+// gets that exact check in place of the finite, bias and stddev ones. Its
+// random inputs (VerifyInputs.cpp) are built for it, with ties, signed
+// zeros, NaNs and infinities.
+//
 //===----------------------------------------------------------------------===//
 
 #include "VerifyInternal.h"
@@ -254,6 +262,33 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
   checks.push_back(stddev);
 }
 
+/// An integer result (an arg-reduction's i64 indices): every element
+/// equals the reference's, exactly. Rounding has no part in an index, so
+/// neither has a statistic.
+CheckResult checkExactResult(const TensorSpec &spec, const HostTensor &actual,
+                             const Tensor &expected) {
+  CheckResult check;
+  check.name = spec.name + ": exact";
+  int64_t mismatches = 0;
+  std::string first;
+  for (int64_t i = 0; i < expected.size(); ++i) {
+    double a = readElement(actual, spec.type, i), e = expected.data[i];
+    if (a == e)
+      continue;
+    if (mismatches++ == 0)
+      first = "; the first at " + std::to_string(i) + " " +
+              formatCoordinates(spec.shape, i) + ": " +
+              formatDouble(a, "%.0f") + ", expected " +
+              formatDouble(e, "%.0f");
+  }
+  check.passed = mismatches == 0;
+  check.measured = static_cast<double>(mismatches);
+  check.details = std::to_string(mismatches) + " of " +
+                  std::to_string(expected.size()) + " " +
+                  getElementTypeName(spec.type) + " values differ" + first;
+  return check;
+}
+
 } // namespace
 
 std::vector<CheckResult>
@@ -271,9 +306,13 @@ mlir::boo::harness::checkStatistics(const MIOpenProblem &problem,
     extraRoundings = kGemmExtraRoundings;
   else if (std::holds_alternative<MIOpenBatchNormProblem>(problem))
     extraRoundings = kBatchNormExtraRoundings;
-  for (size_t r = 0; r < specs.size(); ++r)
-    checkOneResult(specs[r], getReductionLength(problem, r), extraRoundings,
-                   actual[r], expected[r], checks);
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (!isFloatType(specs[r].type))
+      checks.push_back(checkExactResult(specs[r], actual[r], expected[r]));
+    else
+      checkOneResult(specs[r], getReductionLength(problem, r), extraRoundings,
+                     actual[r], expected[r], checks);
+  }
   return checks;
 }
 
@@ -512,14 +551,17 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
   std::vector<TensorSpec> specs = getProblemSignature(problem).results;
   // Contractions (convolutions, matrix products) sum ones: exact. A matrix
   // product's alpha and beta scale the sum and C in f32 (three roundings).
+  // Arg-reductions' indices are exact too.
   auto *gemm = std::get_if<MIOpenGemmProblem>(&problem);
   bool isContraction =
       std::holds_alternative<MIOpenConvProblem>(problem) || gemm;
+  bool isArgReduce = std::holds_alternative<MIOpenArgReduceProblem>(problem);
   bool scaled = gemm && (gemm->alpha != 1.0 ||
                          (gemm->beta != 0.0 && gemm->beta != 1.0));
   CheckResult check;
-  check.name = isContraction && !scaled ? "structured: exact"
-                                 : "structured: within 1 ulp";
+  check.name = (isContraction && !scaled) || isArgReduce
+                   ? "structured: exact"
+                   : "structured: within 1 ulp";
   std::vector<CheckResult> shapes = checkResultShapes(specs, actual, expected);
   if (!shapes.empty()) {
     check.details = shapes[0].name + ": " + shapes[0].details;
@@ -528,7 +570,7 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
 
   // Norms: the f32 error bounds on the structured inputs.
   std::vector<Tensor> errorBounds;
-  if (!isContraction) {
+  if (!isContraction && !isArgReduce) {
     std::vector<HostTensor> inputs;
     std::string error;
     if (failed(
@@ -559,14 +601,17 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
       // Convolutions: exactly the rounded sum of ones while f32 sums them
       // exactly (up to 2^24), else within that accumulation's bound.
       double target = e, tolerance = 0;
-      if (scaled)
+      if (!isFloatType(type)) {
+        // Indices: exactly the reference's.
+      } else if (scaled) {
         tolerance = ulpOf(e, type) + 4 * kU32 * std::fabs(e);
-      else if (isContraction && std::fabs(e) <= 0x1p24)
+      } else if (isContraction && std::fabs(e) <= 0x1p24) {
         target = ref::roundTo(e, type);
-      else if (isContraction)
+      } else if (isContraction) {
         tolerance = ulpOf(e, type) + k * kU32 * std::fabs(e);
-      else
+      } else {
         tolerance = ulpOf(e, type) + errorBounds[r].data[i];
+      }
       if (std::fabs(a - target) <= tolerance)
         continue;
       if (mismatches == 0)

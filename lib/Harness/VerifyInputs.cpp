@@ -13,6 +13,7 @@
 #include "VerifyInternal.h"
 
 #include "llvm/Support/ErrorHandling.h"
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -83,6 +84,70 @@ LogicalResult fillBatchNormStatistics(const MIOpenBatchNormProblem &p,
   return success();
 }
 
+/// 53 random bits: uniform in [0, 1), the same on every platform
+/// (std::uniform_real_distribution is not).
+double drawUnit(std::mt19937_64 &rng) {
+  return static_cast<double>(rng() >> 11) * 0x1p-53;
+}
+
+/// An arg-reduction's random `self`, made for its one check, the exact
+/// comparison of indices (no statistic reads it, and no check asks for
+/// finite values). With L values per slice, each is one of k = 2..256
+/// levels (-1 + 2j / k, the largest power of two k <= L / 2: exact in
+/// every type, and about two values of a slice share each level, so that
+/// the slice's best value is tied in many slices and unique in others); a
+/// zero level is +0 or -0 (they tie). One slice in four also gets a
+/// single +1.5 and a single -1.5, beyond every level, at two random
+/// positions, so that its answer can lie anywhere in it (past L = 512 the
+/// top level first shows up early). One value in 8L is NaN, one in 8L
+/// +inf and one in 8L -inf: about one slice in eight holds a NaN (its
+/// first NaN's index is the answer) and one in eight an infinity of each
+/// sign.
+void fillArgReduceSelf(const MIOpenArgReduceProblem &p, uint64_t seed,
+                       HostTensor &self) {
+  int64_t size = self.numElements();
+  // Slice (o, i) holds the elements (o * length + j) * inner + i.
+  int64_t length = size, inner = 1;
+  if (p.dim) {
+    length = p.shape[*p.dim];
+    for (size_t d = *p.dim + 1; d < p.shape.size(); ++d)
+      inner *= p.shape[d];
+  }
+  int64_t levels = 2;
+  while (levels < 256 && levels * 4 <= length)
+    levels *= 2;
+  double special = 1.0 / (8.0 * static_cast<double>(length));
+  std::vector<double> values(size);
+  std::mt19937_64 rng(splitMix64(seed + 0x9E3779B97F4A7C15ull));
+  auto drawIndex = [&](int64_t n) {
+    return std::min(static_cast<int64_t>(drawUnit(rng) * n), n - 1);
+  };
+  for (double &v : values) {
+    int64_t j = drawIndex(levels);
+    double kind = drawUnit(rng);
+    v = static_cast<double>(2 * j - levels) / levels;
+    if (v == 0 && kind >= 0.5)
+      v = -0.0;
+    if (kind < special)
+      v = NAN;
+    else if (kind < 2 * special)
+      v = INFINITY;
+    else if (kind < 3 * special)
+      v = -INFINITY;
+  }
+  for (int64_t slice = 0; length > 1 && slice < size / length; ++slice) {
+    if (drawUnit(rng) >= 0.25)
+      continue;
+    int64_t base = slice / inner * length * inner + slice % inner;
+    int64_t top = drawIndex(length), bottom = drawIndex(length - 1);
+    bottom += bottom >= top; // any other position
+    values[base + top * inner] = 1.5;
+    values[base + bottom * inner] = -1.5;
+  }
+  for (int64_t i = 0; i < size; ++i)
+    writeElement(self, p.dataType, i, values[i]);
+}
+
 } // namespace
 
 LogicalResult mlir::boo::harness::makeInputs(const MIOpenProblem &problem,
@@ -100,12 +165,8 @@ LogicalResult mlir::boo::harness::makeInputs(const MIOpenProblem &problem,
     switch (fill) {
     case InputFill::Random: {
       std::mt19937_64 rng(splitMix64(seed + (i + 1) * 0x9E3779B97F4A7C15ull));
-      for (int64_t j = 0; j < n; ++j) {
-        // 53 random bits: uniform in [0, 1), the same on every platform
-        // (std::uniform_real_distribution is not).
-        double unit = static_cast<double>(rng() >> 11) * 0x1p-53;
-        writeElement(t, type, j, 2 * unit - 1);
-      }
+      for (int64_t j = 0; j < n; ++j)
+        writeElement(t, type, j, 2 * drawUnit(rng) - 1);
       break;
     }
     case InputFill::Splat:
@@ -127,6 +188,11 @@ LogicalResult mlir::boo::harness::makeInputs(const MIOpenProblem &problem,
 
   if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem))
     return fillBatchNormStatistics(*bnorm, specs, inputs, error);
+  if (auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem)) {
+    if (fill == InputFill::Random)
+      fillArgReduceSelf(*arg, seed, inputs[0]);
+    return success();
+  }
   // A layer-norm backward reads the statistics of its x, as a forward run
   // has stored them (f32).
   auto *norm = std::get_if<MIOpenLayerNormProblem>(&problem);

@@ -36,11 +36,12 @@ std::string formatShape(const std::vector<int64_t> &shape);
 std::string formatDouble(double v, const char *format = "%.3g");
 
 /// Element `i` of `t` decoded with the reference's codec, not HostTensor's,
-/// so that a codec bug shared with the runner cannot cancel out.
+/// so that a codec bug shared with the runner cannot cancel out; integer
+/// types (an arg-reduction's i64 indices) as the integers they store.
 double readElement(const HostTensor &t, ElementType type, int64_t i);
 
 /// Stores `v` rounded to `type` as element `i` of `t`, with the reference's
-/// codec.
+/// codec (integer types: `v` rounded to the nearest integer).
 void writeElement(HostTensor &t, ElementType type, int64_t i, double v);
 
 /// Every element of `t`, decoded with readElement.

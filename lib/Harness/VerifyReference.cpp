@@ -174,6 +174,26 @@ LogicalResult computeBatchNorm(const MIOpenBatchNormProblem &p,
   return success();
 }
 
+/// argmax or argmin along the problem's dim (all of self without one); the
+/// reference finds the result's shape itself.
+LogicalResult computeArgReduce(const MIOpenArgReduceProblem &p,
+                               const std::vector<Tensor> &args,
+                               std::vector<Tensor> &results,
+                               std::string &error) {
+  std::optional<int> dim;
+  if (p.dim)
+    dim = static_cast<int>(*p.dim);
+  Tensor indices = ref::argReduce(args[0], dim, p.keepdim, p.isMax);
+  if (indices.shape != toVector(p.getResultShape())) {
+    error = "the reference and the importer disagree on the output shape: " +
+            formatShape(indices.shape) + " vs " +
+            formatShape(toVector(p.getResultShape()));
+    return failure();
+  }
+  results.push_back(std::move(indices));
+  return success();
+}
+
 /// The transpose of the last two dims of `t` (2-D or 3-D).
 Tensor transposeMatrices(const Tensor &t) {
   size_t rank = t.shape.size();
@@ -220,8 +240,6 @@ void computeGemm(const MIOpenGemmProblem &p,
                        p.transposeB));
 }
 
-/// Empty if `t` has the shape and type of `spec` (and the bytes for them),
-
 } // namespace
 
 LogicalResult mlir::boo::harness::computeReference(
@@ -252,6 +270,9 @@ LogicalResult mlir::boo::harness::computeReference(
     computeGemm(*gemm, specs, args, results);
   } else if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem)) {
     if (failed(computeBatchNorm(*bnorm, specs, args, results, error)))
+      return failure();
+  } else if (auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem)) {
+    if (failed(computeArgReduce(*arg, args, results, error)))
       return failure();
   } else {
     computeLayerNorm(std::get<MIOpenLayerNormProblem>(problem), specs, args,

@@ -12,6 +12,7 @@
 
 #include "VerifyInternal.h"
 
+#include <cmath>
 #include <cstdio>
 
 using namespace mlir;
@@ -46,16 +47,23 @@ std::string mlir::boo::harness::detail::formatDouble(double v,
 double mlir::boo::harness::detail::readElement(const HostTensor &t,
                                                ElementType type, int64_t i) {
   int64_t bytes = getElementSize(type);
-  uint32_t bits = 0;
+  uint64_t bits = 0;
   for (int64_t b = 0; b < bytes; ++b)
-    bits |= static_cast<uint32_t>(t.data[i * bytes + b]) << (8 * b);
-  return ref::decode(bits, type);
+    bits |= static_cast<uint64_t>(t.data[i * bytes + b]) << (8 * b);
+  if (isFloatType(type))
+    return ref::decode(static_cast<uint32_t>(bits), type);
+  // Integers (i8, i32, i64 indices): two's complement, sign-extended.
+  int shift = 64 - 8 * static_cast<int>(bytes);
+  return static_cast<double>(static_cast<int64_t>(bits << shift) >> shift);
 }
 
 void mlir::boo::harness::detail::writeElement(HostTensor &t, ElementType type,
                                               int64_t i, double v) {
   int64_t bytes = getElementSize(type);
-  uint32_t bits = ref::encode(ref::roundTo(v, type), type);
+  uint64_t bits =
+      isFloatType(type)
+          ? ref::encode(ref::roundTo(v, type), type)
+          : static_cast<uint64_t>(static_cast<int64_t>(std::llround(v)));
   for (int64_t b = 0; b < bytes; ++b)
     t.data[i * bytes + b] = static_cast<uint8_t>(bits >> (8 * b));
 }
@@ -152,6 +160,11 @@ int64_t mlir::boo::harness::getReductionLength(const MIOpenProblem &problem,
       return 0;
     return ref::product(toVector(bnorm->shape)) /
            ref::product(toVector(bnorm->getStatShape()));
+  }
+  if (auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem)) {
+    // The values each index is chosen among.
+    return arg->dim ? arg->shape[*arg->dim]
+                    : ref::product(toVector(arg->shape));
   }
   if (auto *gemm = std::get_if<MIOpenGemmProblem>(&problem)) {
     // output: K products and C; grad_a sums over N, grad_b over M.

@@ -17,7 +17,8 @@
 // such as '1'). The strides are honoured: an operand stored transposed (a
 // column-major matrix) is read transposed; strides that are neither row-
 // nor column-major (gaps, overlaps) are refused. aten::mm, aten::bmm and
-// aten::addmm are matrix products (MIOpenGemmProblem).
+// aten::addmm are matrix products (MIOpenGemmProblem); aten::argmax and
+// aten::argmin arg-reductions (MIOpenArgReduceProblem) of a dense tensor.
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,6 +167,8 @@ const AtenSchema kSchemas[] = {
     {"mm", {"self", "mat2"}, 2},
     {"bmm", {"self", "mat2"}, 2},
     {"addmm", {"self", "mat1", "mat2", "beta", "alpha"}, 3},
+    {"argmax", {"self", "dim", "keepdim"}, 1},
+    {"argmin", {"self", "dim", "keepdim"}, 1},
 };
 
 /// The ints of a list literal.
@@ -299,8 +302,9 @@ std::string formatList(ArrayRef<int64_t> values) {
 }
 
 /// The tensors' element type (one for all).
-LogicalResult setElementType(const AtenSchema &schema, ArrayRef<AtenArg> args,
-                             MIOpenGemmProblem &p, std::string &error) {
+FailureOr<ElementType> getTensorsType(const AtenSchema &schema,
+                                      ArrayRef<AtenArg> args,
+                                      std::string &error) {
   std::optional<ElementType> type;
   for (int64_t i = 0; i < schema.numTensors; ++i) {
     const AtenArg &a = args[i];
@@ -315,7 +319,7 @@ LogicalResult setElementType(const AtenSchema &schema, ArrayRef<AtenArg> args,
     FailureOr<ElementType> t = getElementType(a.dtype);
     if (failed(t)) {
       error = a.dtype == "double"
-                  ? where + ": f64 ('double') products are not supported yet"
+                  ? where + ": f64 ('double') tensors are not supported yet"
                   : llvm::formatv("{0}: unsupported dtype '{1}' (expected "
                                   "'float', 'c10::Half' or 'c10::BFloat16')",
                                   where, a.dtype)
@@ -330,8 +334,7 @@ LogicalResult setElementType(const AtenSchema &schema, ArrayRef<AtenArg> args,
     }
     type = *t;
   }
-  p.dataType = *type;
-  return success();
+  return *type;
 }
 
 /// The product's sizes and transposes from its two matrix operands.
@@ -423,17 +426,83 @@ FailureOr<MIOpenGemmProblem> buildAtenProblem(const AtenSchema &schema,
   MIOpenGemmProblem p;
   p.atenOp = schema.op.str();
   p.beta = 0.0;
-  if (failed(setElementType(schema, args, p, error)) ||
-      failed(setOperands(schema, args, p, error)))
+  FailureOr<ElementType> type = getTensorsType(schema, args, error);
+  if (failed(type))
+    return failure();
+  p.dataType = *type;
+  if (failed(setOperands(schema, args, p, error)))
     return failure();
   if (schema.op == "addmm" && failed(setAddmmTerms(args, p, error)))
     return failure();
   return p;
 }
 
+/// argmax/argmin(self, dim=None, keepdim=False) of a dense tensor.
+FailureOr<MIOpenArgReduceProblem>
+buildArgReduceProblem(const AtenSchema &schema, ArrayRef<AtenArg> args,
+                      std::string &error) {
+  MIOpenArgReduceProblem p;
+  p.isMax = schema.op == "argmax";
+  FailureOr<ElementType> type = getTensorsType(schema, args, error);
+  if (failed(type))
+    return failure();
+  p.dataType = *type;
+  const AtenArg &self = args[0];
+  std::string op = ("aten::" + schema.op).str();
+  int64_t rank = self.dims.size(), expected = 1;
+  bool dense = self.strides.size() == self.dims.size();
+  for (int64_t d = rank - 1; dense && d >= 0; --d) {
+    dense = self.dims[d] == 1 || self.strides[d] == expected;
+    expected *= self.dims[d];
+  }
+  if (rank == 0 || !dense ||
+      llvm::any_of(self.dims, [](int64_t d) { return d < 1; })) {
+    error = llvm::formatv("{0}: self {1} with strides {2}: only dense "
+                          "(row-major) tensors of rank 1 or more with "
+                          "positive sizes are supported",
+                          op, formatList(self.dims), formatList(self.strides));
+    return failure();
+  }
+  p.shape = self.dims;
+  const AtenArg &dim = args[1], &keepdim = args[2];
+  if (!dim.constant || (dim.constant->kind != PyValue::Kind::Int &&
+                        dim.constant->kind != PyValue::Kind::None)) {
+    error = op + ": dim must be a constant integer or None, got '" +
+            dim.constantText + "'";
+    return failure();
+  }
+  if (dim.constant->kind == PyValue::Kind::Int) {
+    int64_t d = dim.constant->intValue;
+    if (d < -rank || d >= rank) {
+      error = llvm::formatv("{0}: dim {1} is out of range for a rank-{2} "
+                            "self (expected {3} to {4})",
+                            op, d, rank, -rank, rank - 1);
+      return failure();
+    }
+    p.dim = d < 0 ? d + rank : d;
+  }
+  if (!keepdim.constant || keepdim.constant->kind != PyValue::Kind::Bool) {
+    error = op + ": keepdim must be a constant True or False, got '" +
+            keepdim.constantText + "'";
+    return failure();
+  }
+  p.keepdim = keepdim.constant->intValue != 0;
+  return p;
+}
+
 } // namespace
 
-FailureOr<MIOpenGemmProblem>
+SmallVector<int64_t> MIOpenArgReduceProblem::getResultShape() const {
+  SmallVector<int64_t> result;
+  for (auto [d, extent] : llvm::enumerate(shape)) {
+    bool reduced = !dim || static_cast<int64_t>(d) == *dim;
+    if (!reduced || keepdim)
+      result.push_back(reduced ? 1 : extent);
+  }
+  return result;
+}
+
+FailureOr<MIOpenProblem>
 mlir::boo::detail::parseAten(StringRef base, ArrayRef<StringRef> fields,
                              std::string &error) {
   StringRef name = base.drop_front(StringRef("aten::").size());
@@ -443,12 +512,20 @@ mlir::boo::detail::parseAten(StringRef base, ArrayRef<StringRef> fields,
       schema = &s;
   if (!schema) {
     error = llvm::formatv("'{0}' is not supported yet (supported aten:: ops: "
-                          "aten::mm, aten::bmm, aten::addmm)",
+                          "aten::mm, aten::bmm, aten::addmm, aten::argmax, "
+                          "aten::argmin)",
                           base);
     return failure();
   }
   FailureOr<std::vector<AtenArg>> args = parseArgs(*schema, fields, error);
   if (failed(args))
     return failure();
-  return buildAtenProblem(*schema, *args, error);
+  auto wrap = [](auto parsed) -> FailureOr<MIOpenProblem> {
+    if (failed(parsed))
+      return failure();
+    return MIOpenProblem(std::move(*parsed));
+  };
+  if (schema->op == "argmax" || schema->op == "argmin")
+    return wrap(buildArgReduceProblem(*schema, *args, error));
+  return wrap(buildAtenProblem(*schema, *args, error));
 }

@@ -112,18 +112,19 @@ private:
   std::string &error;
 };
 
-/// Parses the four quoted fields of IREE BOO's `aten::mm`, `aten::bmm` or
-/// `aten::addmm` command `base` (AtenCommand.cpp).
-FailureOr<MIOpenGemmProblem> parseAten(StringRef base,
-                                       ArrayRef<StringRef> fields,
-                                       std::string &error);
+/// Parses the four quoted fields of IREE BOO's `aten::` command `base`
+/// (AtenCommand.cpp): a matrix product (mm, bmm, addmm) or an
+/// arg-reduction (argmax, argmin).
+FailureOr<MIOpenProblem> parseAten(StringRef base, ArrayRef<StringRef> fields,
+                                   std::string &error);
 
-/// Parses the flags of a `gemm*` command (MIOpenGemm.cpp).
-/// The `bnorm*` base args (MIOpenBatchNorm.cpp); `base` selects the types.
+/// Parses the flags of a `bnorm*` command (MIOpenBatchNorm.cpp); `base`
+/// selects the types.
 FailureOr<MIOpenBatchNormProblem> parseBatchNorm(StringRef base,
                                                  ArrayRef<StringRef> args,
                                                  std::string &error);
 
+/// Parses the flags of a `gemm*` command (MIOpenGemm.cpp).
 FailureOr<MIOpenGemmProblem> parseGemm(ElementType dataType,
                                        ArrayRef<StringRef> args,
                                        std::string &error);

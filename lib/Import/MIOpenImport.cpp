@@ -262,6 +262,26 @@ LogicalResult buildBatchNorm(OpBuilder &b, Location loc, ModuleOp module,
   return createFunc(b, loc, module, signature, buildBody, error);
 }
 
+/// One boo.argmax or boo.argmin.
+LogicalResult buildArgReduce(OpBuilder &b, Location loc, ModuleOp module,
+                             const MIOpenArgReduceProblem &p,
+                             std::string &error) {
+  ProblemSignature signature = getProblemSignature(p);
+  auto buildBody = [&](OpBuilder &b, ValueRange args) {
+    RankedTensorType type =
+        getTensorType(b.getContext(), signature.results.front());
+    IntegerAttr dim = p.dim ? b.getI64IntegerAttr(*p.dim) : IntegerAttr();
+    UnitAttr keepdim = p.keepdim ? b.getUnitAttr() : UnitAttr();
+    Value result =
+        p.isMax ? ArgMaxOp::create(b, loc, type, args[0], dim, keepdim)
+                      .getOutput()
+                : ArgMinOp::create(b, loc, type, args[0], dim, keepdim)
+                      .getOutput();
+    return SmallVector<Value>{result};
+  };
+  return createFunc(b, loc, module, signature, buildBody, error);
+}
+
 } // namespace
 
 FailureOr<OwningOpRef<ModuleOp>>
@@ -280,6 +300,9 @@ mlir::boo::buildMIOpenModule(MLIRContext *ctx, const MIOpenProblem &problem,
       return failure();
   } else if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem)) {
     if (failed(buildBatchNorm(b, loc, *module, *bnorm, error)))
+      return failure();
+  } else if (auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem)) {
+    if (failed(buildArgReduce(b, loc, *module, *arg, error)))
       return failure();
   } else if (failed(buildLayerNorm(b, loc, *module,
                                    std::get<MIOpenLayerNormProblem>(problem),

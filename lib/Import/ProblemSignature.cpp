@@ -238,6 +238,20 @@ ProblemSignature getBatchNormSignature(const MIOpenBatchNormProblem &p) {
   return s;
 }
 
+//===----------------------------------------------------------------------===//
+// Arg-reductions
+//===----------------------------------------------------------------------===//
+
+/// (self) -> output, the i64 indices.
+ProblemSignature getArgReduceSignature(const MIOpenArgReduceProblem &p) {
+  ProblemSignature s;
+  s.functionName = getArgReduceProblemName(p.dataType, p.isMax, p.shape,
+                                           p.dim, p.keepdim);
+  s.arguments = {{"self", toVector(p.shape), p.dataType}};
+  s.results = {{"output", toVector(p.getResultShape()), ElementType::I64}};
+  return s;
+}
+
 } // namespace
 
 int64_t ProblemSignature::findArgument(StringRef name) const {
@@ -255,5 +269,7 @@ ProblemSignature mlir::boo::getProblemSignature(const MIOpenProblem &problem) {
     return getGemmSignature(*gemm);
   if (auto *bnorm = std::get_if<MIOpenBatchNormProblem>(&problem))
     return getBatchNormSignature(*bnorm);
+  if (auto *arg = std::get_if<MIOpenArgReduceProblem>(&problem))
+    return getArgReduceSignature(*arg);
   return getLayerNormSignature(std::get<MIOpenLayerNormProblem>(problem));
 }

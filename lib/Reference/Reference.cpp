@@ -63,6 +63,7 @@ static FloatFormat getFormat(ElementType type) {
     return {53, -1022, 1023};
   case ElementType::I32:
   case ElementType::I8:
+  case ElementType::I64:
     break;
   }
   assert(false && "the reference's storage types are float types");

@@ -164,6 +164,11 @@ double HostTensor::getAsDouble(int64_t i) const {
   }
   case ElementType::I8:
     return static_cast<int8_t>(*p);
+  case ElementType::I64: {
+    int64_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return static_cast<double>(v);
+  }
   }
   return 0;
 }
@@ -194,6 +199,11 @@ void HostTensor::setFromDouble(int64_t i, double v) {
   case ElementType::I8:
     *p = static_cast<uint8_t>(saturatingRound<int8_t>(v));
     return;
+  case ElementType::I64: {
+    int64_t x = saturatingRound<int64_t>(v);
+    std::memcpy(p, &x, sizeof(x));
+    return;
+  }
   }
 }
 

@@ -167,11 +167,12 @@ static FailureOr<ElementType> parseDescr(StringRef descr, std::string &error) {
           .Case("f8", ElementType::F64)
           .Case("i4", ElementType::I32)
           .Case("i1", ElementType::I8)
+          .Case("i8", ElementType::I64)
           .Default(std::nullopt);
   if (!type) {
     error = "unsupported .npy dtype '" + descr.str() +
             "'; supported: '<f4' (f32), '<f2' (f16), '<f8' (f64), '<i4' "
-            "(i32), '|i1' (i8) (NumPy has no bf16: store f32, which is "
+            "(i32), '|i1' (i8), '<i8' (i64) (NumPy has no bf16: store f32, which is "
             "rounded to bf16 for bf16 arguments)";
     return failure();
   }
@@ -297,6 +298,9 @@ void mlir::boo::writeNpy(const HostTensor &tensor, raw_ostream &os) {
     break;
   case ElementType::I8:
     descr = "|i1";
+    break;
+  case ElementType::I64:
+    descr = "<i8";
     break;
   }
   std::string header = std::string("{'descr': '") + descr +

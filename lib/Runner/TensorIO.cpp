@@ -57,7 +57,7 @@ LogicalResult mlir::boo::parseTensorType(StringRef text,
   std::optional<ElementType> parsed = parseElementType(typeName);
   if (!parsed) {
     error = "unsupported element type '" + typeName.str() + "' in '" +
-            text.str() + "'; expected f32, f16, bf16, f64, i32 or i8";
+            text.str() + "'; expected f32, f16, bf16, f64, i32, i8 or i64";
     return failure();
   }
   type = *parsed;
@@ -132,8 +132,9 @@ static LogicalResult parseElement(StringRef token, ElementType type,
   uint64_t magnitude;
   if (body.empty() || body.getAsInteger(radix, magnitude))
     return failure();
-  unsigned width = type == ElementType::I32 ? 32 : 8;
-  uint64_t maxUnsigned = (uint64_t(1) << width) - 1;
+  unsigned width = 8 * getElementSize(type);
+  uint64_t maxUnsigned =
+      width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
   uint64_t maxNegative = uint64_t(1) << (width - 1);
   if (negative ? magnitude > maxNegative : magnitude > maxUnsigned)
     return failure();

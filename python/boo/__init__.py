@@ -1,17 +1,19 @@
-"""Boo for PyTorch: Boo's convolution, layer-norm, matrix-product and
-batch-norm kernels as PyTorch ops.
+"""Boo for PyTorch: Boo's convolution, layer-norm, matrix-product,
+batch-norm and argmax/argmin kernels as PyTorch ops.
 
 IREE BOO's names, so BOO code ports by changing an import:
 
 - ``boo.ops.boo_conv``, ``boo.ops.boo_layer_norm``, ``boo.ops.boo_mm``,
   ``boo_bmm``, ``boo_addmm`` and ``boo_batch_norm``: differentiable ops,
-  registered as torch custom ops (``torch.ops.boo.*``);
+  and ``boo_argmax``, ``boo_argmin``, registered as torch custom ops
+  (``torch.ops.boo.*``);
 - ``boo.modeling``: ``BooConv1d/2d/3d``, ``BooLayerNorm`` and
   ``replace_convs_with_boo``;
 - ``ConvSignature``, ``LayerNormSignature``, ``parse_command``,
   ``get_launchable`` and ``preload``;
 - ``boo.fusion.fuse(graph_module)``: conv + epilogue, matmul + epilogue,
-  layer-norm and batch-norm subgraphs of aten FX graphs into Boo kernels;
+  layer-norm, batch-norm and argmax/argmin nodes of aten FX graphs into Boo
+  kernels;
 - ``torch.compile(model, backend="boo")`` (or "boo_inductor", or
   ``boo.backend(nested_backend=...)``);
 - ``set_device("emu:gfx942")`` (or BOO_DEVICE) runs torch CPU tensors

@@ -2,10 +2,10 @@
 
 Dynamo captures the model, AOTAutograd turns it into aten forward and
 backward graphs, and fuse() (boo/fusion.py) rewrites their convolutions,
-layer norms, matrix products and batch norms into Boo kernels. The rest of
-each graph runs eagerly ("boo") or through Inductor ("boo_inductor"), or
-through any backend given to ``boo.backend(nested_backend=...)``. Graphs are
-static (``dynamic=False``).
+layer norms, matrix products, batch norms and argmax/argmin into Boo
+kernels. The rest of each graph runs eagerly ("boo") or through Inductor
+("boo_inductor"), or through any backend given to
+``boo.backend(nested_backend=...)``. Graphs are static (``dynamic=False``).
 A node Boo cannot take stays with the nested backend and is logged.
 
 BOO_DUMP_DIR=DIR writes every graph before and after fusion
@@ -48,10 +48,10 @@ def _fusing(kind: str, schema: FusionSchema, nested: Optional[Callable]):
         report = fuse(gm, schema)
         _dump(gm, name + "_after")
         logger.info("boo: %s: %d fused convs, %d convs, %d layer norms, %d fused matmuls, "
-                    "%d matmuls, %d batch norms, %d backward ops; %d left alone",
-                    name, report.fused_convs, report.plain_convs, report.layer_norms,
-                    report.fused_matmuls, report.matmuls, report.batch_norms, report.backward,
-                    len(report.skipped))
+                    "%d matmuls, %d batch norms, %d arg-reductions, %d backward ops; "
+                    "%d left alone", name, report.fused_convs, report.plain_convs,
+                    report.layer_norms, report.fused_matmuls, report.matmuls, report.batch_norms,
+                    report.arg_reductions, report.backward, len(report.skipped))
         if nested is None:
             return make_boxed_func(gm.forward)
         return nested(gm, example_inputs)
@@ -64,13 +64,15 @@ def _inductor_decompositions():
 
     table = dict(select_decomp_table())
     aten = torch.ops.aten
-    # Boo takes these whole; decomposed, fusion would not see them.
+    # Boo takes these whole; decomposed, fusion would not see them. (torch
+    # 2.13's table has no argmax or argmin; popped in case a later one does.)
     for op in (aten.native_layer_norm.default, aten.native_layer_norm_backward.default,
                aten.convolution_backward.default, aten.gelu.default, aten.silu.default,
                aten._native_batch_norm_legit_functional.default,
                aten._native_batch_norm_legit_no_training.default,
                aten._native_batch_norm_legit.default, aten._native_batch_norm_legit.no_stats,
-               aten.native_batch_norm.default, aten.native_batch_norm_backward.default):
+               aten.native_batch_norm.default, aten.native_batch_norm_backward.default,
+               aten.argmax.default, aten.argmin.default):
         table.pop(op, None)
     return table
 

@@ -21,6 +21,8 @@ Boo kernels; the rest of the graph stays as it was.
   ``native_batch_norm`` and ``batch_norm`` of make_fx and torch.export
   graphs) become ``boo::batch_norm``; a mutating node's running statistics
   are updated by ``aten.copy_`` nodes after it.
+- ``aten.argmax`` and ``aten.argmin`` become ``boo::argmax`` and
+  ``boo::argmin``.
 - Backward graphs: ``aten.convolution_backward``,
   ``aten.native_layer_norm_backward`` and ``aten.native_batch_norm_backward``
   become Boo's backward kernels.
@@ -48,6 +50,7 @@ from . import kernels  # noqa: F401 (registers boo::fused_conv)
 from . import matmul_ops  # noqa: F401 (registers boo::mm, bmm, addmm)
 from . import matmul_kernels  # noqa: F401 (registers boo::fused_matmul)
 from . import batch_norm_ops  # noqa: F401 (registers boo::batch_norm, batch_norm_backward)
+from . import argreduce_ops  # noqa: F401 (registers boo::argmax, argmin)
 from .signature import CONV_BASE
 
 __all__ = ["FusionSchema", "DEFAULT_SCHEMA", "fuse", "FusionReport"]
@@ -116,14 +119,15 @@ def _binary(name: str) -> EpilogueRule:
 class FusionSchema:
     """What fuse() rewrites. `conv_anchors`: aten convolution targets;
     `epilogues`: aten target -> EpilogueRule; `layer_norms`, `matmuls`,
-    `batch_norms` and `backward` turn the layer-norm, matrix-product,
-    batch-norm and backward rewrites on."""
+    `batch_norms`, `arg_reductions` and `backward` turn the layer-norm,
+    matrix-product, batch-norm, argmax/argmin and backward rewrites on."""
 
     conv_anchors: set = dataclasses.field(default_factory=set)
     epilogues: dict = dataclasses.field(default_factory=dict)
     layer_norms: bool = True
     matmuls: bool = True
     batch_norms: bool = True
+    arg_reductions: bool = True
     backward: bool = True
 
     def copy(self) -> "FusionSchema":
@@ -158,6 +162,7 @@ class FusionReport:
     matmuls: int = 0
     fused_matmuls: int = 0
     batch_norms: int = 0
+    arg_reductions: int = 0
     backward: int = 0
     skipped: list = dataclasses.field(default_factory=list)
 
@@ -400,6 +405,20 @@ class _Rewriter:
         self.erase(node)
         self.report.backward += 1
 
+    def arg_reduction(self, node: fx.Node) -> None:
+        x = node.args[0]
+        dim = node.kwargs.get("dim", node.args[1] if len(node.args) > 1 else None)
+        keepdim = node.kwargs.get("keepdim", node.args[2] if len(node.args) > 2 else False)
+        why = _unsupported(node, [x])
+        if why is None and not ((dim is None or isinstance(dim, int)) and isinstance(keepdim, bool)):
+            why = "dim or keepdim is not a constant"
+        if why:
+            return _skip(self.report, node, why)
+        new = self.call(_ARG_REDUCTIONS[node.target], (x, dim, keepdim), node)
+        node.replace_all_uses_with(new)
+        self.erase(node)
+        self.report.arg_reductions += 1
+
     def run(self) -> FusionReport:
         for node in list(self.graph.nodes):
             if node.op != "call_function" or node in self.erased:
@@ -419,6 +438,8 @@ class _Rewriter:
             elif (self.schema.batch_norms and self.schema.backward
                   and node.target == aten.native_batch_norm_backward.default):
                 self.batch_norm_backward(node)
+            elif self.schema.arg_reductions and node.target in _ARG_REDUCTIONS:
+                self.arg_reduction(node)
         self.graph.lint()
         self.gm.recompile()
         return self.report
@@ -428,6 +449,11 @@ _MATMULS = {
     aten.mm.default: torch.ops.boo.mm.default,
     aten.bmm.default: torch.ops.boo.bmm.default,
     aten.addmm.default: torch.ops.boo.addmm.default,
+}
+
+_ARG_REDUCTIONS = {
+    aten.argmax.default: torch.ops.boo.argmax.default,
+    aten.argmin.default: torch.ops.boo.argmin.default,
 }
 
 

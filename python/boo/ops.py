@@ -1,6 +1,7 @@
-"""Boo's differentiable ops for PyTorch: boo_conv and boo_layer_norm, the
-matrix products boo_mm, boo_bmm and boo_addmm (matmul_ops.py), and
-boo_batch_norm (batch_norm_ops.py).
+"""Boo's ops for PyTorch: boo_conv and boo_layer_norm, the matrix products
+boo_mm, boo_bmm and boo_addmm (matmul_ops.py), boo_batch_norm
+(batch_norm_ops.py), all differentiable, and the arg-reductions boo_argmax
+and boo_argmin (argreduce_ops.py).
 
 Both are torch custom ops (torch.library): ``boo::convolution``,
 ``boo::convolution_backward``, ``boo::layer_norm`` and
@@ -596,3 +597,12 @@ __all__ += ["boo_mm", "boo_bmm", "boo_addmm"]
 from .batch_norm_ops import boo_batch_norm  # noqa: E402
 
 __all__ += ["boo_batch_norm"]
+
+
+#===------------------------------------------------------------------------===#
+# Arg-reductions (argreduce_ops.py)
+#===------------------------------------------------------------------------===#
+
+from .argreduce_ops import boo_argmax, boo_argmin  # noqa: E402
+
+__all__ += ["boo_argmax", "boo_argmin"]

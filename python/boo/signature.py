@@ -35,6 +35,7 @@ DTYPE_CODES = {
     torch.float64: 3,
     torch.int32: 4,
     torch.int8: 5,
+    torch.int64: 6,
 }
 TORCH_DTYPES = {code: dtype for dtype, code in DTYPE_CODES.items()}
 CONV_BASE = {torch.float32: "conv", torch.float16: "convfp16", torch.bfloat16: "convbfp16"}
@@ -356,6 +357,12 @@ def parse_command(command: str) -> "ConvSignature | LayerNormSignature":
     flag.
     """
     kind, _, arguments, results, params = _boo.describe_command(command)
+    no_class = {"gemm": "a matrix product", "bnorm": "a batch norm", "argreduce": "an arg-reduction"}
+    if kind in no_class:
+        raise NotImplementedError(
+            f"'{command}': {no_class[kind]} has no Python signature class yet; "
+            "boo.get_launchable runs the command itself"
+        )
     tensors = {name: (list(shape), TORCH_DTYPES[code]) for name, shape, code in arguments + results}
     direction = params["direction"][0]
     if kind == "layernorm":
@@ -369,11 +376,6 @@ def parse_command(command: str) -> "ConvSignature | LayerNormSignature":
             bias=affine,
             dtype=dtype,
             mode=direction,
-        )
-    if kind == "gemm":
-        raise NotImplementedError(
-            f"'{command}': a matrix product has no Python signature class yet; "
-            "boo.get_launchable runs the command itself"
         )
     if params["padding_low"] != params["padding_high"]:
         raise NotImplementedError(

@@ -129,6 +129,7 @@ typedef enum boo_dtype_e {
   BOO_DTYPE_F64 = 3,
   BOO_DTYPE_I32 = 4,
   BOO_DTYPE_I8 = 5,
+  BOO_DTYPE_I64 = 6,
 } boo_dtype_t;
 
 /* "f32", "f16", ...; bytes per element. */

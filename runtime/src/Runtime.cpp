@@ -450,7 +450,8 @@ static_assert(BOO_DTYPE_F32 == int(ElementType::F32) &&
               BOO_DTYPE_F64 == int(ElementType::F64) &&
               BOO_DTYPE_I32 == int(ElementType::I32) &&
               BOO_DTYPE_I8 == int(ElementType::I8) &&
-              kMaxElementType == BOO_DTYPE_I8);
+              BOO_DTYPE_I64 == int(ElementType::I64) &&
+              kMaxElementType == BOO_DTYPE_I64);
 
 const char *boo_dtype_name(boo_dtype_t dtype) {
   return getElementTypeName(static_cast<ElementType>(dtype));

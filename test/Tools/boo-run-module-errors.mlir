@@ -71,7 +71,7 @@
 // Functions that cannot be compiled for the CPU.
 // RUN: not boo-run-module --module=%s --function=dynamic 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DYNAMIC
-// DYNAMIC: boo-run-module: error: input 0 of @dynamic has type tensor<?xf32>; compiled modules take statically shaped tensors of f32, f16, bf16, f64, i32 or i8
+// DYNAMIC: boo-run-module: error: input 0 of @dynamic has type tensor<?xf32>; compiled modules take statically shaped tensors of f32, f16, bf16, f64, i32, i8 or i64
 // RUN: not boo-run-module --module=%s --function=calls_undefined 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNDEFINED
 // UNDEFINED: boo-run-module: error: cpu: the module calls external function(s) found neither in the module nor in the C and math libraries: @undefined_helper

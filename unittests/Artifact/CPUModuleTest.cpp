@@ -381,14 +381,14 @@ TEST_F(CPUModuleTest, UnsupportedSignatures) {
   EXPECT_FALSE(compile("func.func @f(%a: tensor<?xf32>) { return }"));
   EXPECT_EQ(compileError,
             "input 0 of @f has type tensor<?xf32>; compiled modules take "
-            "statically shaped tensors of f32, f16, bf16, f64, i32 or i8");
+            "statically shaped tensors of f32, f16, bf16, f64, i32, i8 or i64");
   EXPECT_FALSE(compile("func.func @f(%a: f32) { return }"));
-  EXPECT_FALSE(compile("func.func @f() -> tensor<2xi64> {\n"
-                       "  %c = arith.constant dense<1> : tensor<2xi64>\n"
-                       "  return %c : tensor<2xi64>\n}"));
+  EXPECT_FALSE(compile("func.func @f() -> tensor<2xi16> {\n"
+                       "  %c = arith.constant dense<1> : tensor<2xi16>\n"
+                       "  return %c : tensor<2xi16>\n}"));
   EXPECT_EQ(compileError,
-            "result 0 of @f has type tensor<2xi64>; compiled modules take "
-            "statically shaped tensors of f32, f16, bf16, f64, i32 or i8");
+            "result 0 of @f has type tensor<2xi16>; compiled modules take "
+            "statically shaped tensors of f32, f16, bf16, f64, i32, i8 or i64");
 }
 
 TEST_F(CPUModuleTest, ParallelLoopsMatchSequential) {

@@ -142,6 +142,26 @@ TEST(OneDNNBackend, PerActivationBatchNormIsRefused) {
     EXPECT_NE(error.find("built without oneDNN"), std::string::npos);
 }
 
+TEST(OneDNNBackend, ArgReduceIsRefused) {
+  std::string error;
+  FailureOr<MIOpenProblem> problem = parseMIOpenCommand(
+      "aten::argmin \"[[4, 8], [], []]\" \"['float', 'Scalar', 'Scalar']\" "
+      "\"[[8, 1], [], []]\" \"['', '1', 'False']\"",
+      error);
+  ASSERT_TRUE(succeeded(problem)) << error;
+  std::vector<HostTensor> inputs;
+  ASSERT_TRUE(succeeded(
+      makeInputs(*problem, InputFill::Random, 7, 0.0, inputs, error)));
+  OneDNNRun run;
+  EXPECT_TRUE(
+      failed(runOneDNN(*problem, inputs, 1, /*threads=*/0, run, error)));
+  if (isOneDNNAvailable())
+    EXPECT_EQ(error, "oneDNN backend: argmin has no oneDNN primitive (its "
+                     "reductions give values, not indices)");
+  else
+    EXPECT_NE(error.find("built without oneDNN"), std::string::npos);
+}
+
 // The thread count the driver asks for (a cpu:N device's) is the one
 // oneDNN runs on, and the default is restored afterwards.
 TEST(OneDNNBackend, RunsOnTheThreadsAskedFor) {

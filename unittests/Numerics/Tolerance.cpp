@@ -23,9 +23,9 @@ const double kActivationEvalUlps = 32;
 
 /// First-order analyses below drop second-order terms and do not pin the
 /// order of the few scalar operations around each reduction; this factor
-/// covers both. It is applied to the layer-norm bounds only (the convolution
-/// bound is rigorous as is).
-const double kLayerNormSlack = 2;
+/// covers both. It is applied to the layer- and batch-norm bounds only (the
+/// convolution bound is rigorous as is).
+const double kNormSlack = 2;
 
 Tensor absOf(const Tensor &t) {
   Tensor a(t.shape);
@@ -201,9 +201,9 @@ LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
     // the add, sqrt and divide round three more times.
     double errVar = (gamma + 3 * kU32) * var + errMean * errMean;
     double relRstd = 0.5 * errVar / (var + epsilon) + 3 * kU32;
-    b.mean.bound.data[row] = finish(kLayerNormSlack * errMean, mean, statType);
+    b.mean.bound.data[row] = finish(kNormSlack * errMean, mean, statType);
     b.rstd.bound.data[row] =
-        finish(kLayerNormSlack * relRstd * rstd, rstd, statType);
+        finish(kNormSlack * relRstd * rstd, rstd, statType);
     for (int64_t j = 0; j < m; ++j) {
       int64_t i = row * m + j;
       double xhat = (x.data[i] - mean) * rstd;
@@ -212,7 +212,7 @@ LayerNormBounded layerNormForwardBounded(const Tensor &x, int normalizedRank,
       double errXhat = rstd * errMean + std::fabs(xhat) * (relRstd + 2 * kU32);
       double errY = w * errXhat +
                     2 * kU32 * (std::fabs(xhat) * w + std::fabs(r.y.data[i]));
-      b.y.bound.data[i] = finish(kLayerNormSlack * errY, r.y.data[i], out);
+      b.y.bound.data[i] = finish(kNormSlack * errY, r.y.data[i], out);
     }
   }
   return b;
@@ -250,15 +250,210 @@ layerNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
       // (including forming xhat and g) by a few f32 roundings.
       double absSum = rs * (gj + meanAbsG + xhat * meanAbsGXhat);
       double err = (gammaM + 10 * kU32) * absSum;
-      b.dx.bound.data[i] = finish(kLayerNormSlack * err, g.dx.data[i], out);
+      b.dx.bound.data[i] = finish(kNormSlack * err, g.dx.data[i], out);
     }
   }
   for (int64_t j = 0; j < g.dweight.size(); ++j) {
     b.dweight.bound.data[j] =
-        finish(kLayerNormSlack * (gammaR + 3 * kU32) * dweightAbs.data[j],
+        finish(kNormSlack * (gammaR + 3 * kU32) * dweightAbs.data[j],
                g.dweight.data[j], out);
-    b.dbias.bound.data[j] = finish(kLayerNormSlack * gammaR * dbiasAbs.data[j],
+    b.dbias.bound.data[j] = finish(kNormSlack * gammaR * dbiasAbs.data[j],
                                    g.dbias.data[j], out);
+  }
+  return b;
+}
+
+//===----------------------------------------------------------------------===//
+// Batch norm: a layer norm turned around. Each statistic reduces the M
+// elements of one feature, so the layer norm's analysis applies per
+// feature; the running statistics' update adds its own few roundings.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// For each element of a tensor of `shape` (row-major), the row-major index
+/// of its feature: its coordinates at `featureDims`.
+std::vector<int64_t> featureOf(const std::vector<int64_t> &shape,
+                               const std::vector<int> &featureDims) {
+  int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> stride(rank, 0);
+  int64_t s = 1;
+  for (auto d = featureDims.rbegin(); d != featureDims.rend(); ++d) {
+    stride[*d] = s;
+    s *= shape[*d];
+  }
+  std::vector<int64_t> feature(product(shape));
+  for (int64_t i = 0; i < static_cast<int64_t>(feature.size()); ++i) {
+    int64_t rest = i, f = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      f += rest % shape[d] * stride[d];
+      rest /= shape[d];
+    }
+    feature[i] = f;
+  }
+  return feature;
+}
+
+/// One feature's f32 statistics, to first order: the absolute errors of
+/// the mean and of the biased variance, and the relative error of rstd.
+/// Given statistics (inference) are exact; rstd = 1 / sqrt(var + eps) then
+/// rounds three times (add, sqrt, divide).
+struct StatErrors {
+  double mean = 0, var = 0, relRstd = 3 * kU32;
+};
+
+/// Training: the batch's statistics, two passes as the layer norm's. The
+/// sum of M values and the product with 1/M (rounded to f32) err by
+/// gamma_{M+1} mean|x|; the centred sum of squares, with M - 1 additions
+/// and three roundings per term, and the product with 1/M, by
+/// gamma_{M+4} var plus the mean's error squared (the cross term vanishes:
+/// x - mean sums to zero).
+std::vector<StatErrors> batchStatErrors(const Tensor &x,
+                                        const std::vector<int64_t> &feature,
+                                        const Tensor &mean, double epsilon) {
+  int64_t features = mean.size();
+  double m = static_cast<double>(x.size() / std::max<int64_t>(features, 1));
+  std::vector<double> meanAbs(features), var(features);
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t f = feature[i];
+    double d = x.data[i] - mean.data[f];
+    meanAbs[f] += std::fabs(x.data[i]) / m;
+    var[f] += d * d / m;
+  }
+  double gamma = accumulationGamma(static_cast<int64_t>(m) + 4);
+  std::vector<StatErrors> errors(features);
+  for (int64_t f = 0; f < features; ++f) {
+    StatErrors &e = errors[f];
+    e.mean = gamma * meanAbs[f];
+    e.var = gamma * var[f] + e.mean * e.mean;
+    e.relRstd = 0.5 * e.var / (var[f] + epsilon) + 3 * kU32;
+  }
+  return errors;
+}
+
+/// y = (x - mean') * rstd' * w + b, each operation rounding once: xhat
+/// errs by rstd errMean + |xhat| (relRstd + 2u), y by |w| times that and
+/// two more roundings.
+void boundBatchNormY(const Tensor &x, const std::vector<int64_t> &feature,
+                     const BatchNormResult &r,
+                     const std::vector<StatErrors> &errors,
+                     const Tensor &weight, ElementType out, Bounded &y) {
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t f = feature[i];
+    const StatErrors &e = errors[f];
+    double rstd = r.rstd.data[f], w = std::fabs(weight.data[f]);
+    double xhat = std::fabs((x.data[i] - r.mean.data[f]) * rstd);
+    double errXhat = rstd * e.mean + xhat * (e.relRstd + 2 * kU32);
+    double errY =
+        w * errXhat + 2 * kU32 * (xhat * w + std::fabs(r.y.data[i]));
+    y.bound.data[i] = finish(kNormSlack * errY, r.y.data[i], out);
+  }
+}
+
+/// new = old * (1 - momentum) + stat * scale, with 1 - momentum and
+/// momentum / (M - 1) rounded to f32 (momentum itself is f32) and three
+/// f32 operations. The variance's update scales the centred sum of squares,
+/// whose relative error with that of the scale is the variance's.
+void boundRunningUpdate(const BatchNormResult &r, const Tensor &runningMean,
+                        const Tensor &runningVar,
+                        const std::vector<StatErrors> &errors, double momentum,
+                        int64_t m, const BatchNormTypes &types,
+                        BatchNormBounded &b) {
+  double unbias = m > 1 ? static_cast<double>(m) / (m - 1) : 1.0;
+  double kept = (1 - momentum) * 2 * kU32;
+  b.newRunningMean = exact(r.newRunningMean);
+  b.newRunningVar = exact(r.newRunningVar);
+  for (int64_t f = 0; f < r.mean.size(); ++f) {
+    const StatErrors &e = errors[f];
+    double nm = r.newRunningMean.data[f], nv = r.newRunningVar.data[f];
+    double errMean = kept * std::fabs(runningMean.data[f]) +
+                     momentum * (e.mean + kU32 * std::fabs(r.mean.data[f])) +
+                     kU32 * std::fabs(nm);
+    double errVar = kept * std::fabs(runningVar.data[f]) +
+                    momentum * unbias * e.var + kU32 * std::fabs(nv);
+    b.newRunningMean.bound.data[f] =
+        finish(kNormSlack * errMean, nm, types.runningMean);
+    b.newRunningVar.bound.data[f] =
+        finish(kNormSlack * errVar, nv, types.runningVar);
+  }
+}
+} // namespace
+
+BatchNormBounded batchNormForwardBounded(
+    const Tensor &x, const std::vector<int> &featureDims, const Tensor *weight,
+    const Tensor *bias, const Tensor *runningMean, const Tensor *runningVar,
+    bool training, double epsilon, double momentum,
+    const BatchNormTypes &types) {
+  std::vector<int64_t> feature = featureOf(x.shape, featureDims);
+  std::vector<int64_t> statShape;
+  for (int d : featureDims)
+    statShape.push_back(x.shape[d]);
+  Tensor ones(statShape, 1.0), zeros(statShape, 0.0);
+  const Tensor &w = weight ? *weight : ones;
+  BatchNormResult r =
+      batchNormForward(x, featureDims, w, bias ? *bias : zeros, runningMean,
+                       runningVar, training, epsilon, momentum);
+  BatchNormBounded b{exact(r.y), exact(r.mean), exact(r.rstd), Bounded(),
+                     Bounded()};
+  std::vector<StatErrors> errors =
+      training ? batchStatErrors(x, feature, r.mean, epsilon)
+               : std::vector<StatErrors>(r.mean.size());
+  for (int64_t f = 0; f < r.mean.size(); ++f) {
+    b.mean.bound.data[f] =
+        finish(kNormSlack * errors[f].mean, r.mean.data[f], types.mean);
+    double rstd = r.rstd.data[f];
+    b.rstd.bound.data[f] =
+        finish(kNormSlack * errors[f].relRstd * rstd, rstd, types.rstd);
+  }
+  boundBatchNormY(x, feature, r, errors, w, types.y, b.y);
+  if (training && runningMean)
+    boundRunningUpdate(r, *runningMean, *runningVar, errors, momentum,
+                       x.size() / std::max<int64_t>(r.mean.size(), 1), types,
+                       b);
+  return b;
+}
+
+BatchNormGradsBounded
+batchNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
+                         const Tensor &rstd, const Tensor *weight,
+                         const std::vector<int> &featureDims, ElementType out,
+                         ElementType paramOut) {
+  std::vector<int64_t> feature = featureOf(x.shape, featureDims);
+  Tensor ones(mean.shape, 1.0);
+  const Tensor &w = weight ? *weight : ones;
+  BatchNormGrads g = batchNormBackward(dy, x, mean, rstd, w, featureDims);
+  BatchNormGradsBounded b{exact(g.dx), exact(g.dweight), exact(g.dbias)};
+  int64_t features = mean.size();
+  int64_t m = x.size() / std::max<int64_t>(features, 1);
+  // The sums of |dy| and |dy xhat| per feature; xhat (x - mean, * rstd)
+  // and its product with dy round three times per term.
+  std::vector<double> sumAbsDy(features), sumAbsDyXhat(features);
+  auto xhat = [&](int64_t i) {
+    int64_t f = feature[i];
+    return std::fabs((x.data[i] - mean.data[f]) * rstd.data[f]);
+  };
+  for (int64_t i = 0; i < x.size(); ++i) {
+    sumAbsDy[feature[i]] += std::fabs(dy.data[i]);
+    sumAbsDyXhat[feature[i]] += std::fabs(dy.data[i]) * xhat(i);
+  }
+  double gamma = accumulationGamma(m + 4);
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t f = feature[i];
+    // dx = w rstd (dy - dbias / M - xhat dweight / M): the two sums err by
+    // gamma_{M+4} times their absolute sums (with the products by 1/M,
+    // itself rounded); forming xhat, the two subtractions, the product
+    // with xhat and w * rstd and its product add ten roundings at most.
+    double absSum = std::fabs(w.data[f]) * rstd.data[f] *
+                    (std::fabs(dy.data[i]) + sumAbsDy[f] / m +
+                     xhat(i) * sumAbsDyXhat[f] / m);
+    double err = (gamma + 10 * kU32) * absSum;
+    b.dx.bound.data[i] = finish(kNormSlack * err, g.dx.data[i], out);
+  }
+  for (int64_t f = 0; f < features; ++f) {
+    b.dweight.bound.data[f] =
+        finish(kNormSlack * (gamma + 3 * kU32) * sumAbsDyXhat[f],
+               g.dweight.data[f], paramOut);
+    b.dbias.bound.data[f] = finish(kNormSlack * gamma * sumAbsDy[f],
+                                   g.dbias.data[f], paramOut);
   }
   return b;
 }

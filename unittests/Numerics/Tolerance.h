@@ -96,6 +96,35 @@ layerNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
                          const Tensor &rstd, const Tensor *weight,
                          int normalizedRank, ElementType out);
 
+/// The storage types of a batch norm's results.
+struct BatchNormTypes {
+  ElementType y, mean, rstd, runningMean, runningVar;
+};
+
+struct BatchNormBounded {
+  Bounded y, mean, rstd;
+  /// Training with running statistics; otherwise no elements.
+  Bounded newRunningMean, newRunningVar;
+};
+/// Inputs are exact. `weight` and `bias` may be null (ones, zeros); the
+/// running statistics are both null or both given, and given in inference.
+BatchNormBounded batchNormForwardBounded(
+    const Tensor &x, const std::vector<int> &featureDims, const Tensor *weight,
+    const Tensor *bias, const Tensor *runningMean, const Tensor *runningVar,
+    bool training, double epsilon, double momentum,
+    const BatchNormTypes &types);
+
+struct BatchNormGradsBounded {
+  Bounded dx, dweight, dbias;
+};
+/// Inputs (including the given mean and rstd) are exact; `weight` may be
+/// null (ones). dx is stored as `out`, dweight and dbias as `paramOut`.
+BatchNormGradsBounded
+batchNormBackwardBounded(const Tensor &dy, const Tensor &x, const Tensor &mean,
+                         const Tensor &rstd, const Tensor *weight,
+                         const std::vector<int> &featureDims, ElementType out,
+                         ElementType paramOut);
+
 } // namespace boo::ref
 
 #endif // BOO_UNITTESTS_NUMERICS_TOLERANCE_H

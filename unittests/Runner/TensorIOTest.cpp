@@ -103,7 +103,7 @@ TEST(TensorIO, ParseTensorType) {
   EXPECT_TRUE(failed(parseTensorType("2xxf32", shape, type, error)));
   EXPECT_TRUE(failed(parseTensorType("2x3xf8", shape, type, error)));
   EXPECT_EQ(error, "unsupported element type 'f8' in '2x3xf8'; expected f32, "
-                   "f16, bf16, f64, i32 or i8");
+                   "f16, bf16, f64, i32, i8 or i64");
   EXPECT_TRUE(
       failed(parseTensorType("100000x100000x100000xf32", shape, type, error)));
   EXPECT_EQ(error, "'100000x100000x100000xf32' is too large");
@@ -174,8 +174,9 @@ TEST(TensorIO, ParseErrors) {
   EXPECT_EQ(parseError("2xf32=1 2]"), "unbalanced ']' in the values");
   EXPECT_EQ(parseError(""),
             "empty tensor; expected e.g. 2x3xf32=1 2 3 4 5 6 or @file.npy");
-  EXPECT_EQ(parseError("2x3=1"), "unsupported element type '3' in '2x3'; "
-                                 "expected f32, f16, bf16, f64, i32 or i8");
+  EXPECT_EQ(parseError("2x3=1"),
+            "unsupported element type '3' in '2x3'; "
+            "expected f32, f16, bf16, f64, i32, i8 or i64");
   EXPECT_EQ(parseError("@/nonexistent/x.npy"),
             "cannot read '/nonexistent/x.npy': No such file or directory");
 }
@@ -336,7 +337,8 @@ TEST(TensorIO, PrintElidesLikeIree) {
 TEST(Npy, RoundTripEveryType) {
   for (StringRef spec :
        {"2x3xf32=[1 2 3][4 5 -6.5]", "3xf16=0.5 -2 65504", "f64=3.25",
-        "2x2xi32=-7 0 7 2147483647", "4xi8=-128 0 1 127", "0x5xf32="}) {
+        "2x2xi32=-7 0 7 2147483647", "4xi8=-128 0 1 127",
+        "3xi64=-9007199254740992 0 9007199254740992", "0x5xf32="}) {
     HostTensor t = parseOrDie(spec);
     TempFile file(".npy");
     std::string error;
@@ -431,8 +433,10 @@ TEST(Npy, Errors) {
   EXPECT_EQ(error, "big-endian .npy data ('>f4') is not supported; save it "
                    "little-endian (arr.astype(arr.dtype.newbyteorder('<')))");
   EXPECT_TRUE(parseFails(makeNpy(
-      "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", four)));
-  EXPECT_TRUE(StringRef(error).starts_with("unsupported .npy dtype '<i8'"));
+      "{'descr': '<u4', 'fortran_order': False, 'shape': (1,), }", four)));
+  EXPECT_TRUE(StringRef(error).starts_with(
+      "unsupported .npy dtype '<u4'; supported: '<f4' (f32), '<f2' (f16), "
+      "'<f8' (f64), '<i4' (i32), '|i1' (i8), '<i8' (i64)"));
   EXPECT_TRUE(
       parseFails(makeNpy("{'descr': '<f4', 'fortran_order': False, }", four)));
   EXPECT_EQ(error, ".npy header malformed: missing 'shape'");

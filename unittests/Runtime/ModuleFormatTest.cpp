@@ -552,9 +552,9 @@ TEST(ModuleFormatTest, ValidateCatchesBadModules) {
        [](ModuleDesc &m) {
          m.functions[0].inputs[0].dims = {int64_t(1) << 40, int64_t(1) << 40};
        }},
-      {"dtype 6 is unknown",
+      {"dtype 7 is unknown",
        [](ModuleDesc &m) {
-         m.functions[0].results[0].dtype = static_cast<ElementType>(6);
+         m.functions[0].results[0].dtype = static_cast<ElementType>(7);
        }},
       {"code object 0 is used by targets 0 and 2",
        [](ModuleDesc &m) {

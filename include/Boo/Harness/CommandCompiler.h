@@ -38,7 +38,8 @@ struct CommandTensor {
 };
 
 struct CommandSignature {
-  /// "conv", "layernorm", "gemm" or "bnorm".
+  /// "conv", "layernorm", "gemm", "bnorm" or "argreduce" (aten::argmax
+  /// and aten::argmin).
   std::string kind;
   /// IREE BOO's name of the function.
   std::string functionName;
@@ -50,7 +51,8 @@ struct CommandSignature {
   /// "direction", "affine" (-m). Matrix products: "batch", "m", "n", "k",
   /// "transpose_a", "transpose_b", "direction". Batch norms: "direction"
   /// (0 training, 1 inference, 2 backward), "spatial" (-m), "save" (-s),
-  /// "run" (-r).
+  /// "run" (-r). Arg-reductions: "dim" (no value: over all of self),
+  /// "keepdim", "is_max" (1 argmax, 0 argmin).
   std::map<std::string, std::vector<int64_t>> parameters;
   /// Convolutions: "input_layout", "kernel_layout", "output_layout". Batch
   /// norms: "layout" (x's, upper-cased).

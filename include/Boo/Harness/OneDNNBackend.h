@@ -55,7 +55,7 @@ struct OneDNNRun {
 /// 1 / rstd^2 - epsilon, and without saved statistics a forward-training
 /// call computes them (timed with the backward). The problem's type is used
 /// where oneDNN implements it, else f32 (said in `note`). Fails, with
-/// `error`, for what oneDNN cannot run.
+/// `error`, for what oneDNN cannot run, arg-reductions among them.
 LogicalResult runOneDNN(const MIOpenProblem &problem,
                         const std::vector<HostTensor> &inputs,
                         int64_t iterations, int64_t threads, OneDNNRun &run,

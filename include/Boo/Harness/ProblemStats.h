@@ -30,10 +30,11 @@ namespace mlir::boo::harness {
 /// (training, inference without -r, backward without -s), the forward's
 /// normalization with weight and bias 3, the backward's three gradients 13;
 /// plus 7 per feature for training's running-statistics update.
+/// Arg-reductions: one comparison per element of self.
 double getProblemFlops(const MIOpenProblem &problem);
 
 /// "conv2d-fwd", "conv3d-bwd-data+weight", "layernorm-fwd",
-/// "bnorm-train", "bnorm-infer", "bnorm-bwd", ...
+/// "bnorm-train", "bnorm-infer", "bnorm-bwd", "argmax", "argmin", ...
 std::string getProblemKind(const MIOpenProblem &problem);
 
 } // namespace mlir::boo::harness

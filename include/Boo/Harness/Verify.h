@@ -23,6 +23,9 @@
 //    match exactly (checkStructured); a wrong index shows up as a wrong
 //    count at a known place.
 //
+// Integer results (an arg-reduction's i64 indices) are checked exactly on
+// both kinds of inputs: rounding has no part in them.
+//
 // Argument and result orders are those of docs/MIOpenImport.md.
 //
 //===----------------------------------------------------------------------===//
@@ -64,7 +67,11 @@ enum class InputFill {
 /// backward's `mean` and `rstd` (with --save), rounded to the statistics'
 /// type; a batch norm's `running_var` must be positive, and takes 0.5 + |v|
 /// for each value v of the fill (Random: in [0.5, 1.5]; Structured: 0.5 or
-/// 1.5).
+/// 1.5). An arg-reduction's Random `self` is made for its exact index
+/// check instead: values on a coarse grid of levels, so that many slices
+/// tie at their best value, with signed zeros, one slice in four holding a
+/// single +1.5 and -1.5 at random positions, and about one in eight a NaN,
+/// one a +inf and one a -inf (VerifyInputs.cpp).
 LogicalResult makeInputs(const MIOpenProblem &problem, InputFill fill,
                          uint64_t seed, double splatValue,
                          std::vector<HostTensor> &inputs, std::string &error);
@@ -102,6 +109,10 @@ struct CheckResult {
 ///  - "<result>: stddev": stddev(actual - expected) / rms(expected) within
 ///    what rounding to the result's type and f32 accumulation over
 ///    getReductionLength terms explain.
+/// Integer results (an arg-reduction's indices) get one check instead,
+/// "<result>: exact": every element equals the reference's; `details` gives
+/// the count of mismatches and the first (index, coordinates, actual and
+/// expected values), `measured` the count.
 /// The limits assume Random inputs (independent, zero mean). With Splat
 /// inputs the elements' errors are the same, not independent: "bias" fails
 /// for a correct kernel unless the splat's products and sums are exact (1.0
@@ -119,6 +130,8 @@ checkStatistics(const MIOpenProblem &problem,
 ///    expected integer rounded once to the result's type (an f32
 ///    accumulation computes sums of ones exactly up to 2^24; beyond that,
 ///    within that accumulation's worst-case bound);
+///  - arg-reductions, "structured: exact": every index equals the
+///    reference's;
 ///  - layer and batch norms, "structured: within 1 ulp": |actual -
 ///    expected| is at most one ulp of the result's type at the expected
 ///    value plus twice a first-order worst-case bound of the f32
@@ -142,8 +155,9 @@ double getMaxRelativeError(const std::vector<HostTensor> &actual,
 /// grad_input, N times the output size for grad_filter and grad_bias, the
 /// normalized size for a layer norm's y, mean, rstd and dx, and the number
 /// of rows for its dweight and dbias, the elements per feature (M) for every
-/// result of a batch norm but the inference with running statistics (0).
-/// 0 for an index out of range.
+/// result of a batch norm but the inference with running statistics (0),
+/// and for an arg-reduction the values each index is chosen among (the
+/// extent of its dim, or every element). 0 for an index out of range.
 int64_t getReductionLength(const MIOpenProblem &problem, unsigned resultIndex);
 
 } // namespace mlir::boo::harness

@@ -186,8 +186,27 @@ struct MIOpenBatchNormProblem {
   }
 };
 
-using MIOpenProblem = std::variant<MIOpenConvProblem, MIOpenLayerNormProblem,
-                                   MIOpenGemmProblem, MIOpenBatchNormProblem>;
+/// IREE BOO's `aten::argmax` and `aten::argmin` (AtenCommand.cpp): the
+/// index (i64) of the maximum (minimum) of `self` along `dim`, or of all of
+/// it (row-major), ties to the first index, as PyTorch's.
+struct MIOpenArgReduceProblem {
+  ElementType dataType = ElementType::F32;
+  /// self's shape (dense, row-major).
+  SmallVector<int64_t> shape;
+  /// In [0, rank); unset: over all of self.
+  std::optional<int64_t> dim;
+  bool keepdim = false;
+  /// argmax (true) or argmin.
+  bool isMax = true;
+
+  /// The result's shape: self's without the reduced dims (1s under
+  /// keepdim).
+  SmallVector<int64_t> getResultShape() const;
+};
+
+using MIOpenProblem =
+    std::variant<MIOpenConvProblem, MIOpenLayerNormProblem, MIOpenGemmProblem,
+                 MIOpenBatchNormProblem, MIOpenArgReduceProblem>;
 
 /// Parses one MIOpenDriver command line. The leading `MIOpenDriver` word (or
 /// any path whose file name is `MIOpenDriver`) is optional; quotes are

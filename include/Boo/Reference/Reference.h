@@ -26,6 +26,7 @@
 #include "boo/ElementType.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,19 @@ BatchNormGrads batchNormBackward(const Tensor &dy, const Tensor &x,
 Tensor matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
               bool transposeRhs, double alpha, const Tensor *bias,
               double beta);
+
+//===----------------------------------------------------------------------===//
+// Arg-reductions
+//===----------------------------------------------------------------------===//
+
+/// PyTorch's argmax (`isMax`) or argmin: for each slice of `x` along `dim`
+/// (or, with no dim, the whole of `x` read row-major), the index in that
+/// slice of its largest (smallest) value, as a double. Ties give the first
+/// index; NaN beats every number for both (the first NaN's index wins);
+/// -0 and +0 tie. The result has x's shape without `dim` (every dim when
+/// unset), or with a 1 in its place under `keepdim`.
+Tensor argReduce(const Tensor &x, std::optional<int> dim, bool keepdim,
+                 bool isMax);
 
 //===----------------------------------------------------------------------===//
 // Element-wise

@@ -25,7 +25,8 @@
 // On the host, the allocations for values passed between kernels become
 // `gpu.alloc`/`gpu.dealloc`, and the copy bufferization inserts when a
 // result is a reshaped temporary is elided by writing the out-param
-// directly.
+// directly. Any other copy (a result that is an argument) becomes a kernel
+// of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -214,6 +215,7 @@ struct BooGPUForallToLaunchPass
   LogicalResult convertFunction(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
     mlir::boo::elideResultCopies(rewriter, func);
+    copiesToLoops(rewriter, func);
 
     SmallVector<scf::ForallOp> workgroupLoops;
     for (auto loop : func.getBody().getOps<scf::ForallOp>())
@@ -262,6 +264,58 @@ struct BooGPUForallToLaunchPass
       });
     }
     return success();
+  }
+
+  /// The copies left on the host (a result that is an argument, e.g. a
+  /// function returning its input unchanged) become mapped loops, so a
+  /// kernel of their own: a workgroup per 256 elements, a thread each.
+  static void copiesToLoops(RewriterBase &rewriter, func::FuncOp func) {
+    constexpr int64_t kThreads = 256;
+    MLIRContext *ctx = func.getContext();
+    for (auto copy : llvm::make_early_inc_range(
+             func.getBody().front().getOps<memref::CopyOp>())) {
+      auto type = cast<MemRefType>(copy.getSource().getType());
+      if (!type.hasStaticShape())
+        continue;
+      Location loc = copy.getLoc();
+      int64_t n = type.getNumElements();
+      rewriter.setInsertionPoint(copy);
+      auto blocks = scf::ForallOp::create(
+          rewriter, loc,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(
+              llvm::divideCeil(n, kThreads))},
+          ValueRange(),
+          rewriter.getArrayAttr({gpu::GPUBlockMappingAttr::get(
+              ctx, gpu::MappingId::LinearDim0)}));
+      rewriter.setInsertionPointToStart(blocks.getBody());
+      auto threads = scf::ForallOp::create(
+          rewriter, loc,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(kThreads)},
+          ValueRange(),
+          rewriter.getArrayAttr({gpu::GPUThreadMappingAttr::get(
+              ctx, gpu::MappingId::LinearDim0)}));
+      rewriter.setInsertionPointToStart(threads.getBody());
+      Value linear = affine::AffineApplyOp::create(
+          rewriter, loc,
+          AffineMap::get(2, 0,
+                         rewriter.getAffineDimExpr(0) * kThreads +
+                             rewriter.getAffineDimExpr(1)),
+          ValueRange{blocks.getInductionVar(0), threads.getInductionVar(0)});
+      Value inBounds = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, linear,
+          arith::ConstantIndexOp::create(rewriter, loc, n));
+      auto guard = scf::IfOp::create(rewriter, loc, inBounds);
+      rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+      SmallVector<Value> indices;
+      if (type.getRank() > 0)
+        indices = affine::AffineDelinearizeIndexOp::create(
+                      rewriter, loc, linear, type.getShape())
+                      .getResults();
+      Value v = memref::LoadOp::create(rewriter, loc, copy.getSource(),
+                                       indices);
+      memref::StoreOp::create(rewriter, loc, v, copy.getTarget(), indices);
+      rewriter.eraseOp(copy);
+    }
   }
 
   LogicalResult convertWorkgroupLoop(RewriterBase &rewriter, scf::ForallOp loop,

@@ -382,7 +382,13 @@ SmallVector<Value> RowReductionBuilder::indicesAt(AffineMap map,
 }
 
 bool RowReductionBuilder::isChunkContiguous(AffineMap map, Value buffer) const {
-  return chunk > 1 && map.getNumResults() > 0 &&
+  // The vector runs along the buffer's last dim, which must be the
+  // innermost column itself: contiguous memory along another dim (a batch
+  // norm's x of one channel, [N, 1], read along N) is read element-wise.
+  if (chunk == 1 || map.getNumResults() == 0)
+    return false;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  return last && last.getPosition() == map.getNumDims() - 1 &&
          isUnitStrideAlong(buffer, map, map.getNumDims() - 1);
 }
 

@@ -138,6 +138,8 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
     return lowerNormOp(lb, op, operands, keepF32);
   if (isa<BatchNormOp, BatchNormBwdOp>(op))
     return lowerBatchNormOp(lb, op, operands, keepF32);
+  if (isa<ArgMaxOp, ArgMinOp>(op))
+    return lowerArgReduceOp(lb, op, operands);
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
       .Case([&](ActivationOp o) {
         return SmallVector<Value>{lowerActivation(lb, o, operands, keepF32)};

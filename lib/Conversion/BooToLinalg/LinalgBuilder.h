@@ -101,6 +101,11 @@ FailureOr<SmallVector<Value>> lowerConvOp(LinalgBuilder &lb, Operation *op,
 FailureOr<SmallVector<Value>> lowerMatmulOp(LinalgBuilder &lb, Operation *op,
                                             ValueRange operands,
                                             bool keepF32);
+/// boo.argmax / boo.argmin: the i64 indices (no f32 mode: the result is
+/// an index whatever the caller rounds).
+FailureOr<SmallVector<Value>> lowerArgReduceOp(LinalgBuilder &lb,
+                                               Operation *op,
+                                               ValueRange operands);
 FailureOr<SmallVector<Value>> lowerBatchNormOp(LinalgBuilder &lb,
                                                Operation *op,
                                                ValueRange operands,

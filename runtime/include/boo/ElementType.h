@@ -28,14 +28,16 @@ enum class ElementType : uint8_t {
   F64 = 3,
   I32 = 4,
   I8 = 5,
+  I64 = 6,
 };
 /// The largest value of ElementType (a stored byte above it is invalid).
-inline constexpr uint8_t kMaxElementType = 5;
+inline constexpr uint8_t kMaxElementType = 6;
 
 /// Size in bytes of one element.
 constexpr int64_t getElementSize(ElementType type) {
   switch (type) {
   case ElementType::F64:
+  case ElementType::I64:
     return 8;
   case ElementType::F32:
   case ElementType::I32:
@@ -49,7 +51,7 @@ constexpr int64_t getElementSize(ElementType type) {
   return 0;
 }
 
-/// MLIR's spelling: "f32", "f16", "bf16", "f64", "i32", "i8".
+/// MLIR's spelling: "f32", "f16", "bf16", "f64", "i32", "i8", "i64".
 constexpr const char *getElementTypeName(ElementType type) {
   switch (type) {
   case ElementType::F32:
@@ -64,12 +66,14 @@ constexpr const char *getElementTypeName(ElementType type) {
     return "i32";
   case ElementType::I8:
     return "i8";
+  case ElementType::I64:
+    return "i64";
   }
   return "?";
 }
 
 /// PyTorch's spelling, which IREE BOO's function names use: "float32",
-/// "float16", "bfloat16", "float64", "int32", "int8".
+/// "float16", "bfloat16", "float64", "int32", "int8", "int64".
 constexpr const char *getTorchTypeName(ElementType type) {
   switch (type) {
   case ElementType::F32:
@@ -84,6 +88,8 @@ constexpr const char *getTorchTypeName(ElementType type) {
     return "int32";
   case ElementType::I8:
     return "int8";
+  case ElementType::I64:
+    return "int64";
   }
   return "?";
 }

@@ -177,6 +177,48 @@ func.func @batch_norm_bwd(%dy: tensor<4x3x5xf32>, %x: tensor<4x3x5xf32>, %m: ten
 
 // -----
 
+// argmax along dim 1: one generic, the value (from -inf) and the index (from
+// 0) as accumulators; an element wins when greater, or NaN while the best
+// is not; its index is linalg.index 1.
+// CHECK-DAG:   #[[X:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG:   #[[O:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @argmax
+// CHECK-DAG:   arith.constant 0xFF800000 : f32
+// CHECK:       %[[R:.+]]:2 = linalg.generic {indexing_maps = [#[[X]], #[[O]], #[[O]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME:    outs(%{{.+}}, %{{.+}} : tensor<4x16xf32>, tensor<4x16xi64>)
+// CHECK:         arith.extf
+// CHECK:         arith.cmpf ogt
+// CHECK:         arith.cmpf uno
+// CHECK:         arith.cmpf ord
+// CHECK:         linalg.index 1
+// CHECK:         arith.select
+// CHECK:       return %[[R]]#1
+func.func @argmax(%x: tensor<4x8x16xbf16>) -> tensor<4x16xi64> {
+  %i = boo.argmax %x {dim = 1 : i64} : tensor<4x8x16xbf16> -> tensor<4x16xi64>
+  return %i : tensor<4x16xi64>
+}
+
+// -----
+
+// argmin of everything with keepdim: the index is the row-major position
+// ((d0 * 8 + d1) * 16 + d2), the rank-0 result expanded to 1x1x1.
+// CHECK-LABEL: func.func @argmin_all
+// CHECK-DAG:   arith.constant 0x7F800000 : f32
+// CHECK:       iterator_types = ["reduction", "reduction", "reduction"]
+// CHECK:         arith.cmpf olt
+// CHECK:         linalg.index 0
+// CHECK:         arith.muli
+// CHECK:         linalg.index 1
+// CHECK:         arith.muli
+// CHECK:         linalg.index 2
+// CHECK:       tensor.expand_shape %{{.+}} [] output_shape [1, 1, 1] : tensor<i64> into tensor<1x1x1xi64>
+func.func @argmin_all(%x: tensor<4x8x16xf32>) -> tensor<1x1x1xi64> {
+  %i = boo.argmin %x {keepdim} : tensor<4x8x16xf32> -> tensor<1x1x1xi64>
+  return %i : tensor<1x1x1xi64>
+}
+
+// -----
+
 // Inside a fusion, the epilogue consumes the f32 accumulator directly and
 // the single rounding to f16 happens at the yield.
 // CHECK-LABEL: func.func @fusion_f16

@@ -370,6 +370,38 @@ func.func @bn_bwd_dweight(%dy: tensor<2x3xf32>, %x: tensor<2x3xf32>, %m: tensor<
 
 // -----
 
+func.func @argmax_rank0(%x: tensor<f32>) {
+  // expected-error@+1 {{requires a static input of rank 1 or more, got 'tensor<f32>'}}
+  %0 = boo.argmax %x : tensor<f32> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @argmax_dim(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{dim must be in [0, 2) (the rank of the input), got 2}}
+  %0 = boo.argmax %x {dim = 2 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @argmin_empty(%x: tensor<4x0xf32>) {
+  // expected-error@+1 {{reduces dim 1 of size 0: no element has an index}}
+  %0 = boo.argmin %x {dim = 1 : i64} : tensor<4x0xf32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @argmin_result(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{result must be 'tensor<4x1xi64>' (the input's shape without the reduced dims, kept as 1), got 'tensor<4xi64>'}}
+  %0 = boo.argmin %x {dim = 1 : i64, keepdim} : tensor<4x8xf32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
 func.func @leaky_alpha(%x: tensor<4xf32>) {
   // expected-error@+1 {{'alpha' is required for activation 'leaky_relu'}}
   %0 = boo.activation leaky_relu %x : tensor<4xf32>

@@ -59,6 +59,17 @@ func.func @batch_norm(%x: tensor<2x4x4x64xbf16>, %w: tensor<64xf32>, %b: tensor<
 
 // -----
 
+// CHECK-LABEL: func.func @arg_reductions
+// CHECK: boo.argmax %{{.*}} {dim = 1 : i64} : tensor<4x8x16xf32> -> tensor<4x16xi64>
+// CHECK: boo.argmin %{{.*}} {keepdim} : tensor<4x8x16xf32> -> tensor<1x1x1xi64>
+func.func @arg_reductions(%x: tensor<4x8x16xf32>) {
+  %0 = boo.argmax %x {dim = 1 : i64} : tensor<4x8x16xf32> -> tensor<4x16xi64>
+  %1 = boo.argmin %x {keepdim} : tensor<4x8x16xf32> -> tensor<1x1x1xi64>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @elementwise
 // CHECK: boo.activation relu
 // CHECK: boo.activation sigmoid

@@ -22,7 +22,7 @@ using namespace mlir::boo;
 bool mlir::boo::isFusionAnchor(Operation *op) {
   return isa<ConvOp, ConvBwdDataOp, ConvBwdWeightOp, ConvBwdBiasOp,
              MatmulOp, LayerNormOp, LayerNormBwdOp, BatchNormOp,
-             BatchNormBwdOp>(op);
+             BatchNormBwdOp, ArgMaxOp, ArgMinOp>(op);
 }
 
 bool mlir::boo::isElementwiseEpilogue(Operation *op) {

@@ -24,6 +24,8 @@ std::optional<ElementType> mlir::boo::getElementTypeOf(Type type) {
     return ElementType::I32;
   if (type.isSignlessInteger(8))
     return ElementType::I8;
+  if (type.isSignlessInteger(64))
+    return ElementType::I64;
   return std::nullopt;
 }
 
@@ -41,6 +43,8 @@ Type mlir::boo::getMLIRType(MLIRContext *context, ElementType type) {
     return IntegerType::get(context, 32);
   case ElementType::I8:
     return IntegerType::get(context, 8);
+  case ElementType::I64:
+    return IntegerType::get(context, 64);
   }
   llvm_unreachable("unknown ElementType");
 }

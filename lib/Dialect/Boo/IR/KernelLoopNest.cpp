@@ -308,6 +308,22 @@ batchNormNest(Operation *op, int64_t xOperand, ArrayRef<int64_t> featureDims,
   return b.nest;
 }
 
+/// An arg-reduction: one loop per input dim, the reduced one(s) reductions;
+/// ins(input).
+template <typename OpTy> FailureOr<KernelLoopNest> argReduceNest(OpTy op) {
+  RankedTensorType x = staticTensor(op.getInput());
+  if (!x)
+    return failure();
+  NestBuilder b;
+  std::optional<int64_t> dim = op.getDim();
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    b.loop("d" + std::to_string(d), x.getDimSize(d), !dim || d == *dim);
+  KernelOperand &in = b.input("input", x.getElementType());
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    addDim(in, x.getDimSize(d), {{d, 1}});
+  return b.nest;
+}
+
 FailureOr<KernelLoopNest> elementwiseNest(Operation *op) {
   if (op->getNumResults() != 1)
     return failure();
@@ -381,6 +397,8 @@ FailureOr<KernelLoopNest> mlir::boo::getOpLoopNest(Operation *root) {
                               {"mean", "features"},
                               {"rstd", "features"}});
       })
+      .Case([](ArgMaxOp op) { return argReduceNest(op); })
+      .Case([](ArgMinOp op) { return argReduceNest(op); })
       .Case<ActivationOp, AddOp, MulOp>(
           [](Operation *op) { return elementwiseNest(op); })
       .Default([](Operation *) { return failure(); });

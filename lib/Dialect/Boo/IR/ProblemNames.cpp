@@ -144,3 +144,15 @@ std::string mlir::boo::getBatchNormProblemName(
     items.push_back("momentum" + number(momentum));
   return llvm::join(items, "_");
 }
+
+std::string mlir::boo::getArgReduceProblemName(ElementType type, bool isMax,
+                                               ArrayRef<int64_t> shape,
+                                               std::optional<int64_t> dim,
+                                               bool keepdim) {
+  SmallVector<std::string> items = {
+      "aten", isMax ? "argmax" : "argmin", getTorchTypeName(type),
+      joinShape(shape), dim ? "dim" + std::to_string(*dim) : "all"};
+  if (keepdim)
+    items.push_back("keepdim");
+  return llvm::join(items, "_");
+}

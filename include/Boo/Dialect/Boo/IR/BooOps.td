@@ -340,6 +340,37 @@ def Boo_BatchNormBwdOp : Boo_Op<"batch_norm_bwd", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Arg-reductions
+//===----------------------------------------------------------------------===//
+
+class Boo_ArgReduceOp<string mnemonic, string which, string compare>
+    : Boo_Op<mnemonic, [Pure]> {
+  let summary = "the index of the " # which # " along a dim, or of all";
+  let description = [{
+    The index (i64) of the }] # which # [{ of `input` along `dim`, or, without
+    `dim`, of the flattened `input` (row-major). Ties go to the first index,
+    as PyTorch's; a NaN counts as the }] # which # [{ (the first NaN's index).
+    The result drops the reduced dim (all dims without `dim`) or, under
+    `keepdim`, keeps it as a dim of 1. Values are compared in f32 (exact
+    for f16 and bf16): an element replaces the current one when it is
+    `}] # compare # [{` it, or NaN and the current one is not.
+
+    ```mlir
+    %i = boo.}] # mnemonic # [{ %x {dim = 1 : i64}
+         : tensor<4x8x16xf32> -> tensor<4x16xi64>
+    ```
+  }];
+  let arguments = (ins Boo_FloatTensor:$input, OptionalAttr<I64Attr>:$dim,
+                       UnitAttr:$keepdim);
+  let results = (outs TensorOf<[I64]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Boo_ArgMaxOp : Boo_ArgReduceOp<"argmax", "maximum", ">">;
+def Boo_ArgMinOp : Boo_ArgReduceOp<"argmin", "minimum", "<">;
+
+//===----------------------------------------------------------------------===//
 // Matrix multiplication
 //===----------------------------------------------------------------------===//
 

@@ -79,6 +79,12 @@ std::string getBatchNormProblemName(ElementType type, ElementType paramType,
                                     bool spatial, bool save, bool run,
                                     float epsilon, float momentum);
 
+/// aten_<argmax|argmin>_<dtype>_<shape>_<dim<d>|all>[_keepdim], e.g.
+/// "aten_argmax_float32_4x8x16_dim1".
+std::string getArgReduceProblemName(ElementType type, bool isMax,
+                                    ArrayRef<int64_t> shape,
+                                    std::optional<int64_t> dim, bool keepdim);
+
 } // namespace mlir::boo
 
 #endif // BOO_DIALECT_BOO_IR_PROBLEMNAMES_H
