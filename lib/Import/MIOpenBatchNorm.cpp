@@ -22,8 +22,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
-#include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::boo;
@@ -58,18 +56,6 @@ const FlagSpec batchNormFlags[] = {
 };
 // clang-format on
 
-/// A 0/1 flag.
-FailureOr<bool> getBit(const FlagValues &flags, StringRef name) {
-  FailureOr<int64_t> v = flags.getInt(name);
-  if (failed(v))
-    return failure();
-  if (*v != 0 && *v != 1) {
-    (void)flags.fail(name, llvm::formatv("expected 0 or 1, got {0}", *v));
-    return failure();
-  }
-  return *v == 1;
-}
-
 /// -F and -b: MIOpenDriver runs the forward when both are set (with a
 /// warning); Boo refuses the ambiguity. Neither: training, as
 /// MIOpenDriver's default.
@@ -77,7 +63,7 @@ LogicalResult getDirection(const FlagValues &flags,
                            MIOpenBatchNormProblem &problem) {
   using Direction = MIOpenBatchNormProblem::Direction;
   FailureOr<int64_t> forw = flags.getInt("forw");
-  FailureOr<bool> back = getBit(flags, "back");
+  FailureOr<bool> back = flags.getBool("back");
   if (failed(forw) || failed(back))
     return failure();
   if (*forw < 0 || *forw > 2)
@@ -194,7 +180,7 @@ mlir::boo::detail::parseBatchNorm(StringRef base, ArrayRef<StringRef> args,
     }
   if (failed(getDirection(flags, problem)) || failed(getShape(flags, problem)))
     return failure();
-  FailureOr<bool> save = getBit(flags, "save"), run = getBit(flags, "run");
+  FailureOr<bool> save = flags.getBool("save"), run = flags.getBool("run");
   FailureOr<int64_t> mode = flags.getInt("mode");
   FailureOr<double> alpha = flags.getFloat("alpha");
   FailureOr<double> beta = flags.getFloat("beta");
@@ -213,22 +199,16 @@ mlir::boo::detail::parseBatchNorm(StringRef base, ArrayRef<StringRef> args,
                      "supported");
     return failure();
   }
-  FailureOr<double> eps = flags.getFloat("eps");
+  FailureOr<float> eps = flags.getEpsilon("eps");
   FailureOr<double> momentum = flags.getFloat("momentum");
   if (failed(eps) || failed(momentum))
     return failure();
-  if (*eps < 0 || !std::isfinite(static_cast<float>(*eps))) {
-    (void)flags.fail("eps", llvm::formatv("must be a non-negative f32, got "
-                                          "'{0}'",
-                                          flags.getString("eps")));
-    return failure();
-  }
   if (*momentum < 0 || *momentum > 1) {
     (void)flags.fail("momentum", llvm::formatv("must be in [0, 1], got '{0}'",
                                                flags.getString("momentum")));
     return failure();
   }
-  problem.epsilon = static_cast<float>(*eps);
+  problem.epsilon = *eps;
   problem.momentum = static_cast<float>(*momentum);
   problem.spatial = *mode == 1;
   // As MIOpenDriver: the backward has no running statistics and the

@@ -24,7 +24,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -516,16 +515,10 @@ FailureOr<MIOpenLayerNormProblem> parseLayerNorm(ElementType dataType,
   }
   problem.normalizedDim = *normalizedDim;
 
-  FailureOr<double> eps = flags.getFloat("eps");
+  FailureOr<float> eps = flags.getEpsilon("eps");
   if (failed(eps))
     return failure();
-  if (*eps < 0 || !std::isfinite(static_cast<float>(*eps))) {
-    (void)flags.fail("eps", llvm::formatv("must be a non-negative f32, got "
-                                          "'{0}'",
-                                          flags.getString("eps")));
-    return failure();
-  }
-  problem.epsilon = static_cast<float>(*eps);
+  problem.epsilon = *eps;
 
   FailureOr<int64_t> mode = flags.getInt("mode");
   if (failed(mode))

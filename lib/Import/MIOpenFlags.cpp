@@ -105,6 +105,26 @@ FailureOr<int64_t> FlagValues::getInt(StringRef longName) const {
   return value;
 }
 
+FailureOr<bool> FlagValues::getBool(StringRef longName) const {
+  FailureOr<int64_t> v = getInt(longName);
+  if (failed(v))
+    return failure();
+  if (*v != 0 && *v != 1)
+    return fail(longName, llvm::formatv("expected 0 or 1, got {0}", *v));
+  return *v == 1;
+}
+
+FailureOr<float> FlagValues::getEpsilon(StringRef longName) const {
+  FailureOr<double> eps = getFloat(longName);
+  if (failed(eps))
+    return failure();
+  if (*eps < 0 || !std::isfinite(static_cast<float>(*eps)))
+    return fail(longName, llvm::formatv("must be a non-negative f32, got "
+                                        "'{0}'",
+                                        getString(longName)));
+  return static_cast<float>(*eps);
+}
+
 FailureOr<double> FlagValues::getFloat(StringRef longName) const {
   StringRef text = getString(longName);
   double value = 0;

@@ -78,6 +78,10 @@ public:
   FailureOr<double> getFloat(StringRef longName) const;
   /// An integer that must be >= `minValue` (0 or 1).
   FailureOr<int64_t> getIntAtLeast(StringRef longName, int64_t minValue) const;
+  /// A 0/1 flag.
+  FailureOr<bool> getBool(StringRef longName) const;
+  /// An epsilon: a non-negative finite f32.
+  FailureOr<float> getEpsilon(StringRef longName) const;
 
   /// Sets `error` to "<flag>: <message>" and returns failure.
   LogicalResult fail(StringRef longName, const Twine &message) const {

@@ -46,18 +46,6 @@ const FlagSpec gemmFlags[] = {
 };
 // clang-format on
 
-/// A 0/1 flag.
-FailureOr<bool> getBool(const FlagValues &flags, StringRef name) {
-  FailureOr<int64_t> v = flags.getInt(name);
-  if (failed(v))
-    return failure();
-  if (*v != 0 && *v != 1) {
-    (void)flags.fail(name, llvm::formatv("expected 0 or 1, got {0}", *v));
-    return failure();
-  }
-  return *v == 1;
-}
-
 /// An f32 scale.
 FailureOr<double> getScale(const FlagValues &flags, StringRef name) {
   FailureOr<double> v = flags.getFloat(name);
@@ -92,7 +80,7 @@ mlir::boo::detail::parseGemm(ElementType dataType, ArrayRef<StringRef> args,
     return failure();
   }
   p.direction = *direction;
-  FailureOr<bool> colMajor = getBool(flags, "isColMajor");
+  FailureOr<bool> colMajor = flags.getBool("isColMajor");
   if (failed(colMajor))
     return failure();
   if (*colMajor) {
@@ -114,8 +102,8 @@ mlir::boo::detail::parseGemm(ElementType dataType, ArrayRef<StringRef> args,
   p.m = *m;
   p.n = *n;
   p.k = *k;
-  FailureOr<bool> ta = getBool(flags, "transA");
-  FailureOr<bool> tb = getBool(flags, "transB");
+  FailureOr<bool> ta = flags.getBool("transA");
+  FailureOr<bool> tb = flags.getBool("transB");
   FailureOr<double> alpha = getScale(flags, "alpha");
   FailureOr<double> beta = getScale(flags, "beta");
   if (failed(ta) || failed(tb) || failed(alpha) || failed(beta))

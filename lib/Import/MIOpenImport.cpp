@@ -214,7 +214,8 @@ LogicalResult buildBatchNorm(OpBuilder &b, Location loc, ModuleOp module,
   ProblemSignature signature = getProblemSignature(p);
   auto xType = RankedTensorType::get(p.shape, getMLIRType(ctx, p.dataType));
   SmallVector<int64_t> statShape = p.getStatShape();
-  auto statType = RankedTensorType::get(statShape, getMLIRType(ctx, p.statType));
+  auto statType =
+      RankedTensorType::get(statShape, getMLIRType(ctx, p.statType));
   auto paramType =
       RankedTensorType::get(statShape, getMLIRType(ctx, p.paramType));
   auto f32Type = RankedTensorType::get(statShape, b.getF32Type());

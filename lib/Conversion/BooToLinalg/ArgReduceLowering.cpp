@@ -125,7 +125,9 @@ FailureOr<SmallVector<Value>>
 mlir::boo::detail::lowerArgReduceOp(LinalgBuilder &lb, Operation *op,
                                     ValueRange operands) {
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
-      .Case([&](ArgMaxOp o) { return lowerArgReduce(lb, o, operands[0], true); })
+      .Case([&](ArgMaxOp o) {
+        return lowerArgReduce(lb, o, operands[0], true);
+      })
       .Case([&](ArgMinOp o) {
         return lowerArgReduce(lb, o, operands[0], false);
       })

@@ -91,16 +91,6 @@ struct Features {
   }
 };
 
-Value add(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::AddFOp::create(b, l, x, y);
-}
-Value sub(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::SubFOp::create(b, l, x, y);
-}
-Value mul(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MulFOp::create(b, l, x, y);
-}
-
 /// The element type of result `v`, or f32 when the caller rounds later.
 Type resultElem(LinalgBuilder &lb, Value v, bool keepF32) {
   return keepF32 ? lb.f32()
@@ -122,7 +112,7 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, BatchNormOp op,
   double momentum = op.getMomentum().convertToFloat();
   double invM = 1.0 / static_cast<double>(f.count);
   auto rsqrt = [&](OpBuilder &b, Location l, Value var) {
-    Value v = add(b, l, var, lb.f32Const(b, l, eps));
+    Value v = addF(b, l, var, lb.f32Const(b, l, eps));
     return arith::DivFOp::create(b, l, lb.f32Const(b, l, 1.0),
                                  math::SqrtOp::create(b, l, v));
   };
@@ -136,15 +126,15 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, BatchNormOp op,
           return lb.toF32(b, l, a[0]);
         }));
     mean = f.statOp(lb, {sum}, [&](OpBuilder &b, Location l, ValueRange a) {
-      return mul(b, l, a[0], lb.f32Const(b, l, invM));
+      return mulF(b, l, a[0], lb.f32Const(b, l, invM));
     });
     sq = f.sum(lb, {x, mean}, {f.x, f.stat},
                [&](OpBuilder &b, Location l, ValueRange a) {
-                 Value d = sub(b, l, lb.toF32(b, l, a[0]), a[1]);
-                 return mul(b, l, d, d);
+                 Value d = subF(b, l, lb.toF32(b, l, a[0]), a[1]);
+                 return mulF(b, l, d, d);
                });
     rstd = f.statOp(lb, {sq}, [&](OpBuilder &b, Location l, ValueRange a) {
-      return rsqrt(b, l, mul(b, l, a[0], lb.f32Const(b, l, invM)));
+      return rsqrt(b, l, mulF(b, l, a[0], lb.f32Const(b, l, invM)));
     });
   } else {
     mean = lb.convertElements(runMean, lb.f32());
@@ -164,12 +154,12 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, BatchNormOp op,
     }
   Value y = f.normalize(
       lb, ins, exprs, yElem, [&](OpBuilder &b, Location l, ValueRange a) {
-        Value v = mul(b, l, sub(b, l, lb.toF32(b, l, a[0]), a[1]), a[2]);
+        Value v = mulF(b, l, subF(b, l, lb.toF32(b, l, a[0]), a[1]), a[2]);
         unsigned i = 3;
         if (weight)
-          v = mul(b, l, v, lb.toF32(b, l, a[i++]));
+          v = mulF(b, l, v, lb.toF32(b, l, a[i++]));
         if (bias)
-          v = add(b, l, v, lb.toF32(b, l, a[i]));
+          v = addF(b, l, v, lb.toF32(b, l, a[i]));
         return lb.castTo(b, l, v, yElem);
       });
   if (!op.getTraining())
@@ -188,10 +178,10 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, BatchNormOp op,
     return lb.elementwise(
         {old, stat}, {}, lb.empty(f.statShape, elem),
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value kept = mul(b, l, lb.toF32(b, l, a[0]),
+          Value kept = mulF(b, l, lb.toF32(b, l, a[0]),
                            lb.f32Const(b, l, 1.0 - momentum));
-          Value fresh = mul(b, l, a[1], lb.f32Const(b, l, momentum * scale));
-          return lb.castTo(b, l, add(b, l, kept, fresh), elem);
+          Value fresh = mulF(b, l, a[1], lb.f32Const(b, l, momentum * scale));
+          return lb.castTo(b, l, addF(b, l, kept, fresh), elem);
         });
   };
   results.push_back(update(runMean, mean, 1.0, op.getNewRunning()[0]));
@@ -208,7 +198,7 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, BatchNormBwdOp op,
   Value weight = op.getWeight() ? operands[4] : Value();
   double invM = 1.0 / static_cast<double>(f.count);
   auto xhat = [&](OpBuilder &b, Location l, Value xv, Value m, Value r) {
-    return mul(b, l, sub(b, l, lb.toF32(b, l, xv), lb.toF32(b, l, m)),
+    return mulF(b, l, subF(b, l, lb.toF32(b, l, xv), lb.toF32(b, l, m)),
                lb.toF32(b, l, r));
   };
   // dbias = sum(dy) (the root) and dweight = sum(dy * xhat).
@@ -220,7 +210,7 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, BatchNormBwdOp op,
       }));
   Value sumDyXhat =
       f.sum(lb, ins, exprs, [&](OpBuilder &b, Location l, ValueRange a) {
-        return mul(b, l, lb.toF32(b, l, a[0]), xhat(b, l, a[1], a[2], a[3]));
+        return mulF(b, l, lb.toF32(b, l, a[0]), xhat(b, l, a[1], a[2], a[3]));
       });
 
   // dx = weight * rstd * (dy - sumDy / M - xhat * sumDyXhat / M).
@@ -234,13 +224,13 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, BatchNormBwdOp op,
   Value dx = f.normalize(
       lb, ins, exprs, dxElem, [&](OpBuilder &b, Location l, ValueRange a) {
         Value invMc = lb.f32Const(b, l, invM);
-        Value v = sub(b, l, lb.toF32(b, l, a[0]), mul(b, l, a[4], invMc));
+        Value v = subF(b, l, lb.toF32(b, l, a[0]), mulF(b, l, a[4], invMc));
         Value xh = xhat(b, l, a[1], a[2], a[3]);
-        v = sub(b, l, v, mul(b, l, xh, mul(b, l, a[5], invMc)));
+        v = subF(b, l, v, mulF(b, l, xh, mulF(b, l, a[5], invMc)));
         Value scale = lb.toF32(b, l, a[3]);
         if (weight)
-          scale = mul(b, l, scale, lb.toF32(b, l, a[6]));
-        return lb.castTo(b, l, mul(b, l, scale, v), dxElem);
+          scale = mulF(b, l, scale, lb.toF32(b, l, a[6]));
+        return lb.castTo(b, l, mulF(b, l, scale, v), dxElem);
       });
   SmallVector<Value> params = lb.convertElements(
       {sumDyXhat, sumDy}, {resultElem(lb, op.getDweight(), keepF32),
@@ -253,7 +243,9 @@ FailureOr<SmallVector<Value>>
 mlir::boo::detail::lowerBatchNormOp(LinalgBuilder &lb, Operation *op,
                                     ValueRange operands, bool keepF32) {
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
-      .Case([&](BatchNormOp o) { return lowerForward(lb, o, operands, keepF32); })
+      .Case([&](BatchNormOp o) {
+        return lowerForward(lb, o, operands, keepF32);
+      })
       .Case([&](BatchNormBwdOp o) {
         return lowerBackward(lb, o, operands, keepF32);
       })

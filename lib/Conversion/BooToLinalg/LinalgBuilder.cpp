@@ -32,6 +32,16 @@ Value LinalgBuilder::castTo(OpBuilder &nb, Location l, Value v, Type to) {
   return arith::TruncFOp::create(nb, l, to, wide);
 }
 
+Value mlir::boo::detail::addF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::AddFOp::create(b, l, x, y);
+}
+Value mlir::boo::detail::subF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::SubFOp::create(b, l, x, y);
+}
+Value mlir::boo::detail::mulF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::MulFOp::create(b, l, x, y);
+}
+
 Value LinalgBuilder::f32Const(OpBuilder &nb, Location l, double v) {
   return arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(v));
 }

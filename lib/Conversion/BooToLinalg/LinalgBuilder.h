@@ -25,6 +25,11 @@ namespace mlir::boo::detail {
 /// the output/accumulator), returning the value to yield.
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
+/// Float arithmetic inside generic bodies (the norms' formulas).
+Value addF(OpBuilder &b, Location l, Value x, Value y);
+Value subF(OpBuilder &b, Location l, Value x, Value y);
+Value mulF(OpBuilder &b, Location l, Value x, Value y);
+
 class LinalgBuilder {
 public:
   LinalgBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}

@@ -58,16 +58,6 @@ SmallVector<std::optional<Exprs>> explicitMaps(ArrayRef<Exprs> exprs) {
   return SmallVector<std::optional<Exprs>>(exprs.begin(), exprs.end());
 }
 
-Value add(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::AddFOp::create(b, l, x, y);
-}
-Value sub(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::SubFOp::create(b, l, x, y);
-}
-Value mul(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MulFOp::create(b, l, x, y);
-}
-
 SmallVector<Value> lowerForward(LinalgBuilder &lb, LayerNormOp op,
                                 const KernelLoopNest &nest, ValueRange operands,
                                 bool keepF32) {
@@ -83,24 +73,25 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, LayerNormOp op,
       lb.generic(rows.rank, {x}, {rows.all},
                  lb.zeros(rows.outerShape, lb.f32()), rows.outer,
                  rows.reduceInner, [&](OpBuilder &b, Location l, ValueRange a) {
-                   return add(b, l, a[1], lb.toF32(b, l, a[0]));
+                   return addF(b, l, a[1], lb.toF32(b, l, a[0]));
                  });
   lb.markRoot(sum);
   Value mean = lb.elementwise({sum}, {}, lb.empty(rows.outerShape, lb.f32()),
                               [&](OpBuilder &b, Location l, ValueRange a) {
-                                return mul(b, l, a[0], lb.f32Const(b, l, invM));
+                                return mulF(b, l, a[0],
+                                            lb.f32Const(b, l, invM));
                               });
   Value sq =
       lb.generic(rows.rank, {x, mean}, {rows.all, rows.outer},
                  lb.zeros(rows.outerShape, lb.f32()), rows.outer,
                  rows.reduceInner, [&](OpBuilder &b, Location l, ValueRange a) {
-                   Value d = sub(b, l, lb.toF32(b, l, a[0]), a[1]);
-                   return add(b, l, a[2], mul(b, l, d, d));
+                   Value d = subF(b, l, lb.toF32(b, l, a[0]), a[1]);
+                   return addF(b, l, a[2], mulF(b, l, d, d));
                  });
   Value rstd = lb.elementwise(
       {sq}, {}, lb.empty(rows.outerShape, lb.f32()),
       [&](OpBuilder &b, Location l, ValueRange a) {
-        Value var = add(b, l, mul(b, l, a[0], lb.f32Const(b, l, invM)),
+        Value var = addF(b, l, mulF(b, l, a[0], lb.f32Const(b, l, invM)),
                         lb.f32Const(b, l, eps));
         return arith::DivFOp::create(b, l, lb.f32Const(b, l, 1.0),
                                      math::SqrtOp::create(b, l, var));
@@ -124,11 +115,11 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, LayerNormOp op,
   Value y = lb.elementwise(
       ins, explicitMaps(exprs), lb.empty(xType.getShape(), yElem),
       [&](OpBuilder &b, Location l, ValueRange a) {
-        Value v = mul(b, l, sub(b, l, lb.toF32(b, l, a[0]), a[1]), a[2]);
+        Value v = mulF(b, l, subF(b, l, lb.toF32(b, l, a[0]), a[1]), a[2]);
         if (weightIdx >= 0)
-          v = mul(b, l, v, lb.toF32(b, l, a[weightIdx]));
+          v = mulF(b, l, v, lb.toF32(b, l, a[weightIdx]));
         if (biasIdx >= 0)
-          v = add(b, l, v, lb.toF32(b, l, a[biasIdx]));
+          v = addF(b, l, v, lb.toF32(b, l, a[biasIdx]));
         return lb.castTo(b, l, v, yElem);
       });
   auto statElem = [&](Value v) {
@@ -151,12 +142,12 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
 
   // xhat = (x - mean) * rstd; g = dy * weight.
   auto xhat = [&](OpBuilder &b, Location l, Value xv, Value m, Value r) {
-    return mul(b, l, sub(b, l, lb.toF32(b, l, xv), lb.toF32(b, l, m)),
+    return mulF(b, l, subF(b, l, lb.toF32(b, l, xv), lb.toF32(b, l, m)),
                lb.toF32(b, l, r));
   };
   auto gradScaled = [&](OpBuilder &b, Location l, Value dyv, Value w) {
     Value g = lb.toF32(b, l, dyv);
-    return w ? mul(b, l, g, lb.toF32(b, l, w)) : g;
+    return w ? mulF(b, l, g, lb.toF32(b, l, w)) : g;
   };
   SmallVector<Value> rowIns = {dy, x, mean, rstd};
   SmallVector<Exprs> rowExprs = {rows.all, rows.all, rows.outer, rows.outer};
@@ -170,7 +161,7 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
                  lb.zeros(rows.outerShape, lb.f32()), rows.outer,
                  rows.reduceInner, [&](OpBuilder &b, Location l, ValueRange a) {
                    Value g = gradScaled(b, l, a[0], weight ? a[4] : Value());
-                   return add(b, l, a.back(), g);
+                   return addF(b, l, a.back(), g);
                  });
   lb.markRoot(sumG);
   Value sumGX = lb.generic(
@@ -178,7 +169,8 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
       rows.outer, rows.reduceInner,
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value g = gradScaled(b, l, a[0], weight ? a[4] : Value());
-        return add(b, l, a.back(), mul(b, l, g, xhat(b, l, a[1], a[2], a[3])));
+        Value gx = mulF(b, l, g, xhat(b, l, a[1], a[2], a[3]));
+        return addF(b, l, a.back(), gx);
       });
 
   // dx = rstd * (g - sumG/M - xhat * sumGX/M).
@@ -194,9 +186,9 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
         Value g = gradScaled(b, l, a[0], weight ? a[4] : Value());
         Value xh = xhat(b, l, a[1], a[2], a[3]);
         Value invMc = lb.f32Const(b, l, invM);
-        Value v = sub(b, l, g, mul(b, l, a[sumIdx], invMc));
-        v = sub(b, l, v, mul(b, l, xh, mul(b, l, a[sumIdx + 1], invMc)));
-        return lb.castTo(b, l, mul(b, l, lb.toF32(b, l, a[3]), v), dxElem);
+        Value v = subF(b, l, g, mulF(b, l, a[sumIdx], invMc));
+        v = subF(b, l, v, mulF(b, l, xh, mulF(b, l, a[sumIdx + 1], invMc)));
+        return lb.castTo(b, l, mulF(b, l, lb.toF32(b, l, a[3]), v), dxElem);
       });
 
   // dweight = sum over rows of dy * xhat; dbias = sum over rows of dy: one
@@ -218,9 +210,9 @@ SmallVector<Value> lowerBackward(LinalgBuilder &lb, LayerNormBwdOp op,
                              map(rows.outer), map(rows.inner), map(rows.inner)},
       rows.reduceOuter, [&](OpBuilder &nb, Location l, ValueRange a) {
         Value g = lb.toF32(nb, l, a[0]);
-        Value gx = mul(nb, l, g, xhat(nb, l, a[1], a[2], a[3]));
+        Value gx = mulF(nb, l, g, xhat(nb, l, a[1], a[2], a[3]));
         linalg::YieldOp::create(
-            nb, l, ValueRange{add(nb, l, a[4], gx), add(nb, l, a[5], g)});
+            nb, l, ValueRange{addF(nb, l, a[4], gx), addF(nb, l, a[5], g)});
       });
   Type paramElem = keepF32 ? lb.f32() : xType.getElementType();
   SmallVector<Value> params = lb.convertElements(
