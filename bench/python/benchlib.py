@@ -12,6 +12,17 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 DRIVER = os.path.join(ROOT, "build", "bin", "boo-driver")
 
 
+def choices(text, table, what, tool):
+    """The comma-separated `text` as a list, each a key of `table`; exits
+    with `tool`'s message naming `what` otherwise."""
+    values = text.split(",")
+    for value in values:
+        if value not in table:
+            sys.exit(f"{tool}: unknown {what} '{value}' "
+                     f"(known: {', '.join(table)})")
+    return values
+
+
 def read_commands(path, op_pattern=r"(conv|layernorm)\w*"):
     """The MIOpenDriver commands of a command file, as argument lists."""
     commands = []

@@ -25,11 +25,11 @@ oneDNN.
 
 import argparse
 import os
-import sys
 import tempfile
 
-from benchlib import (DRIVER, ROOT, add_run_arguments, fmt, median_and_worst,
-                      rate, ratio, read_commands, run_driver)
+from benchlib import (DRIVER, ROOT, add_run_arguments, choices, fmt,
+                      median_and_worst, rate, ratio, read_commands,
+                      run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks",
                             "batchnorm-resnet50.txt")
@@ -72,12 +72,10 @@ def main():
     csv_dir = args.csv_dir or tempfile.mkdtemp(prefix="boo-bench-batchnorm-")
     os.makedirs(csv_dir, exist_ok=True)
     threads = sorted({int(t) for t in args.threads.split(",")})
-    for name, table in (("type", TYPES), ("layout", LAYOUTS),
-                        ("direction", DIRECTIONS)):
-        for value in getattr(args, name + "s").split(","):
-            if value not in table:
-                sys.exit(f"boo-bench-batchnorm: unknown {name} '{value}' "
-                         f"(known: {', '.join(table)})")
+    tool = "boo-bench-batchnorm"
+    types = choices(args.types, TYPES, "type", tool)
+    layouts = choices(args.layouts, LAYOUTS, "layout", tool)
+    directions = choices(args.directions, DIRECTIONS, "direction", tool)
 
     print(f"Boo's batch norms: GB/s (bytes of inputs and outputs over the "
           f"median time of {args.iterations} calls) against oneDNN and a "
@@ -85,10 +83,10 @@ def main():
     print(f"{'type':<5} {'layout':<6} {'thr':>3} {'dir':<5} {'Boo GB/s':>9} "
           f"{'oneDNN':>7} {'memcpy':>7}  command")
     summary = []
-    for type_name in args.types.split(","):
-        for layout in args.layouts.split(","):
+    for type_name in types:
+        for layout in layouts:
             for t in threads:
-                for direction in args.directions.split(","):
+                for direction in directions:
                     variant = [as_variant(c, TYPES[type_name], layout,
                                           direction) for c in commands]
                     stem = os.path.join(

@@ -23,11 +23,11 @@ ratio to memcpy.
 
 import argparse
 import os
-import sys
 import tempfile
 
-from benchlib import (DRIVER, ROOT, add_run_arguments, fmt, median_and_worst,
-                      rate, ratio, read_commands, run_driver)
+from benchlib import (DRIVER, ROOT, add_run_arguments, choices, fmt,
+                      median_and_worst, rate, ratio, read_commands,
+                      run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks", "layernorm.txt")
 TYPES = {"f32": "layernorm", "bf16": "layernormbfp16", "f16": "layernormfp16"}
@@ -66,11 +66,9 @@ def main():
     csv_dir = args.csv_dir or tempfile.mkdtemp(prefix="boo-bench-layernorm-")
     os.makedirs(csv_dir, exist_ok=True)
     threads = sorted({int(t) for t in args.threads.split(",")})
-    for name, table in (("type", TYPES), ("direction", DIRECTIONS)):
-        for value in getattr(args, name + "s").split(","):
-            if value not in table:
-                sys.exit(f"boo-bench-layernorm: unknown {name} '{value}' "
-                         f"(known: {', '.join(table)})")
+    types = choices(args.types, TYPES, "type", "boo-bench-layernorm")
+    directions = choices(args.directions, DIRECTIONS, "direction",
+                         "boo-bench-layernorm")
 
     print(f"Boo's layer norms: GB/s (bytes of inputs and outputs over the "
           f"median time of {args.iterations} calls) against a memcpy of the "
@@ -79,9 +77,9 @@ def main():
     print(f"{'type':<5} {'thr':>3} {'dir':<4} {'Boo GB/s':>9} "
           f"{'memcpy':>7} {'ratio':>6} {'oneDNN':>7}  command")
     summary = []
-    for type_name in args.types.split(","):
+    for type_name in types:
         for t in threads:
-            for direction in args.directions.split(","):
+            for direction in directions:
                 variant = [as_variant(c, TYPES[type_name],
                                       DIRECTIONS[direction])
                            for c in commands]

@@ -17,11 +17,11 @@ median and the worst ratio.
 
 import argparse
 import os
-import sys
 import tempfile
 
-from benchlib import (DRIVER, ROOT, add_run_arguments, fmt, median_and_worst,
-                      rate, ratio, read_commands, run_driver)
+from benchlib import (DRIVER, ROOT, add_run_arguments, choices, fmt,
+                      median_and_worst, rate, ratio, read_commands,
+                      run_driver)
 
 DEFAULT_LIST = os.path.join(ROOT, "bench", "networks", "matmul-large.txt")
 TYPES = {"f32": "gemm", "f16": "gemmfp16", "bf16": "gemmbfp16"}
@@ -50,10 +50,7 @@ def main():
     print(f"{'type':<5} {'threads':>7} {'Boo GFLOP/s':>11} "
           f"{'oneDNN':>8} {'ratio':>7}  command")
     summaries = []
-    for type_name in args.types.split(","):
-        if type_name not in TYPES:
-            sys.exit(f"boo-bench-matmul: unknown type '{type_name}' "
-                     f"(known: {', '.join(TYPES)})")
+    for type_name in choices(args.types, TYPES, "type", "boo-bench-matmul"):
         typed = [" ".join([TYPES[type_name]] + c[1:]) for c in commands]
         for t in threads:
             csv_path = os.path.join(csv_dir, f"{type_name}-{t}.csv")

@@ -20,11 +20,10 @@ run, or that fails, is listed and left out of the ratios.
 
 import argparse
 import os
-import sys
 import tempfile
 
-from benchlib import (DRIVER, ROOT, add_run_arguments, median_and_worst,
-                      ratio, read_commands, run_driver)
+from benchlib import (DRIVER, ROOT, add_run_arguments, choices,
+                      median_and_worst, ratio, read_commands, run_driver)
 
 NETWORKS = {
     "resnet50": os.path.join(ROOT, "bench", "networks", "resnet50.txt"),
@@ -100,10 +99,8 @@ def main():
         print(f"Boo's CPU pipeline options: {args.cpu_pipeline_options}")
     print(f"{'variant':<10} {'threads':>7} {'direction':<10} {'n':>3} "
           f"{'median':>7} {'worst':>7}  worst command")
-    for variant in args.variants.split(","):
-        if variant not in VARIANTS:
-            sys.exit(f"boo-bench-onednn: unknown variant '{variant}' "
-                     f"(known: {', '.join(VARIANTS)})")
+    for variant in choices(args.variants, VARIANTS, "variant",
+                           "boo-bench-onednn"):
         variant_commands = [as_variant(c, variant) for c in commands]
         for t in threads:
             csv_path = os.path.join(csv_dir, f"{variant}-{t}.csv")
