@@ -107,7 +107,7 @@ SmallVector<Value> lowerForward(LinalgBuilder &lb, BatchNormOp op,
   Value weight = op.getWeight() ? operands[next++] : Value();
   Value bias = op.getBias() ? operands[next++] : Value();
   Value runMean = op.getRunningMean() ? operands[next++] : Value();
-  Value runVar = op.getRunningMean() ? operands[next++] : Value();
+  Value runVar = op.getRunningVar() ? operands[next++] : Value();
   float eps = op.getEpsilon().convertToFloat();
   double momentum = op.getMomentum().convertToFloat();
   double invM = 1.0 / static_cast<double>(f.count);
