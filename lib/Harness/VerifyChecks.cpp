@@ -37,6 +37,7 @@
 //  - bias: |mean(e)| / rms <= 4 sigma / sqrt(N) + 4 u32: four standard
 //    errors of the mean of N unbiased errors, plus a few f32 roundings that
 //    every element shares (1/M, eps, a biased rsqrt).
+// f64 products accumulate in f64, and their accumulation term is f64's u.
 // A correct kernel measures 0.2 (long f32 sums) to 1 (f16/bf16 results)
 // sigma; Boo's CPU pipeline stays under 0.7 of the stddev limit. One that
 // accumulates in bf16 has a deviation near u_bf16 sqrt(K / 6), and one that
@@ -232,13 +233,17 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
   }
 
   double roundingRel2 = sumRounding / n / (scale * scale);
+  // f64 results (products) accumulate in f64, every other type in f32.
+  ElementType accType =
+      type == ElementType::F64 ? ElementType::F64 : ElementType::F32;
+  double uAcc = ref::unitRoundoff(accType);
   double accumulationRel2 =
-      static_cast<double>(reductionLength + extraRoundings) * kU32 * kU32 / 3;
+      static_cast<double>(reductionLength + extraRoundings) * uAcc * uAcc / 3;
   double sigma = std::sqrt(roundingRel2 + accumulationRel2);
   auto inU = [&](double v) { return " (" + formatDouble(v / u) + " u)"; };
 
   bias.measured = std::fabs(mean) / scale;
-  bias.limit = 4 * sigma / std::sqrt(static_cast<double>(n)) + 4 * kU32;
+  bias.limit = 4 * sigma / std::sqrt(static_cast<double>(n)) + 4 * uAcc;
   bias.passed = bias.measured <= bias.limit;
   bias.details =
       "mean(error) / rms(expected) = " + formatDouble(mean / scale, "%.2e") +
@@ -255,7 +260,8 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
       ", limit " + formatDouble(stddev.limit, "%.2e") + inU(stddev.limit) +
       " from rounding to " + getElementTypeName(type) + " " +
       formatDouble(std::sqrt(roundingRel2), "%.2e") +
-      " and f32 accumulation over K = " + std::to_string(reductionLength) +
+      " and " + getElementTypeName(accType) +
+      " accumulation over K = " + std::to_string(reductionLength) +
       " terms " + formatDouble(std::sqrt(accumulationRel2), "%.2e") + "; " +
       samples + scaleNote;
   checks.push_back(bias);

@@ -51,7 +51,7 @@ double mlir::boo::harness::detail::readElement(const HostTensor &t,
   for (int64_t b = 0; b < bytes; ++b)
     bits |= static_cast<uint64_t>(t.data[i * bytes + b]) << (8 * b);
   if (isFloatType(type))
-    return ref::decode(static_cast<uint32_t>(bits), type);
+    return ref::decode(bits, type);
   // Integers (i8, i32, i64 indices): two's complement, sign-extended.
   int shift = 64 - 8 * static_cast<int>(bytes);
   return static_cast<double>(static_cast<int64_t>(bits << shift) >> shift);

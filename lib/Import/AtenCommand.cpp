@@ -290,6 +290,8 @@ FailureOr<ElementType> getElementType(StringRef dtype) {
     return ElementType::F16;
   if (dtype == "c10::BFloat16")
     return ElementType::BF16;
+  if (dtype == "double")
+    return ElementType::F64;
   return failure();
 }
 
@@ -301,9 +303,10 @@ std::string formatList(ArrayRef<int64_t> values) {
          "]";
 }
 
-/// The tensors' element type (one for all).
+/// The tensors' element type (one for all); f64 only where `allowF64`
+/// (the products).
 FailureOr<ElementType> getTensorsType(const AtenSchema &schema,
-                                      ArrayRef<AtenArg> args,
+                                      ArrayRef<AtenArg> args, bool allowF64,
                                       std::string &error) {
   std::optional<ElementType> type;
   for (int64_t i = 0; i < schema.numTensors; ++i) {
@@ -317,13 +320,16 @@ FailureOr<ElementType> getTensorsType(const AtenSchema &schema,
       return failure();
     }
     FailureOr<ElementType> t = getElementType(a.dtype);
+    if (succeeded(t) && *t == ElementType::F64 && !allowF64) {
+      error = where + ": f64 ('double') tensors are supported by the "
+                      "products (mm, bmm, addmm) only";
+      return failure();
+    }
     if (failed(t)) {
-      error = a.dtype == "double"
-                  ? where + ": f64 ('double') tensors are not supported yet"
-                  : llvm::formatv("{0}: unsupported dtype '{1}' (expected "
-                                  "'float', 'c10::Half' or 'c10::BFloat16')",
-                                  where, a.dtype)
-                        .str();
+      error = llvm::formatv("{0}: unsupported dtype '{1}' (expected "
+                            "'float', 'c10::Half', 'c10::BFloat16' or "
+                            "'double')",
+                            where, a.dtype);
       return failure();
     }
     if (type && *type != *t) {
@@ -426,7 +432,8 @@ FailureOr<MIOpenGemmProblem> buildAtenProblem(const AtenSchema &schema,
   MIOpenGemmProblem p;
   p.atenOp = schema.op.str();
   p.beta = 0.0;
-  FailureOr<ElementType> type = getTensorsType(schema, args, error);
+  FailureOr<ElementType> type =
+      getTensorsType(schema, args, /*allowF64=*/true, error);
   if (failed(type))
     return failure();
   p.dataType = *type;
@@ -443,7 +450,8 @@ buildArgReduceProblem(const AtenSchema &schema, ArrayRef<AtenArg> args,
                       std::string &error) {
   MIOpenArgReduceProblem p;
   p.isMax = schema.op == "argmax";
-  FailureOr<ElementType> type = getTensorsType(schema, args, error);
+  FailureOr<ElementType> type =
+      getTensorsType(schema, args, /*allowF64=*/false, error);
   if (failed(type))
     return failure();
   p.dataType = *type;

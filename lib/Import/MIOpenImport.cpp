@@ -197,8 +197,7 @@ LogicalResult buildGemm(OpBuilder &b, Location loc, ModuleOp module,
     auto mm = MatmulOp::create(
         b, loc, type, arg(product.lhs), arg(product.rhs), bias,
         product.transposeLhs, product.transposeRhs,
-        APFloat(static_cast<float>(p.alpha)),
-        APFloat(static_cast<float>(bias ? p.beta : 1.0)));
+        APFloat(p.alpha), APFloat(bias ? p.beta : 1.0));
     return SmallVector<Value>{mm.getOutput()};
   };
   return createFunc(b, loc, module, signature, buildBody, error);

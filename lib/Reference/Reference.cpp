@@ -99,9 +99,13 @@ double roundTo(double v, ElementType type) {
   return r;
 }
 
-uint32_t encode(double v, ElementType type) {
-  assert(isFloatType(type) && getElementSize(type) <= 4 &&
-         "encode takes f32, f16 and bf16");
+uint64_t encode(double v, ElementType type) {
+  assert(isFloatType(type) && "encode takes float types");
+  if (type == ElementType::F64) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    return bits;
+  }
   if (type == ElementType::F32 || type == ElementType::BF16) {
     float f = static_cast<float>(v);
     uint32_t bits;
@@ -127,11 +131,16 @@ uint32_t encode(double v, ElementType type) {
   return sign | (static_cast<uint32_t>(leading + 15) << 10) | mantissa;
 }
 
-double decode(uint32_t bits, ElementType type) {
-  assert(isFloatType(type) && getElementSize(type) <= 4 &&
-         "decode takes f32, f16 and bf16");
+double decode(uint64_t bits, ElementType type) {
+  assert(isFloatType(type) && "decode takes float types");
+  if (type == ElementType::F64) {
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  }
   if (type == ElementType::F32 || type == ElementType::BF16) {
-    uint32_t b = type == ElementType::F32 ? bits : bits << 16;
+    auto b = static_cast<uint32_t>(type == ElementType::F32 ? bits
+                                                             : bits << 16);
     float f;
     std::memcpy(&f, &b, 4);
     return f;

@@ -27,9 +27,10 @@ Boo kernels; the rest of the graph stays as it was.
   ``aten.native_layer_norm_backward`` and ``aten.native_batch_norm_backward``
   become Boo's backward kernels.
 
-A node Boo cannot take (a transposed convolution, float64, a tensor that is
-not on the CPU, a graph without shape metadata) stays as it was and is
-logged at info level. The schema is a plain object that says which aten
+A node Boo cannot take (a transposed convolution, float64 other than a
+matrix product's, a tensor that is not on the CPU, a graph without shape
+metadata) stays as it was and is logged at info level. A float64 product
+runs on Boo without its element-wise chain. The schema is a plain object that says which aten
 targets are anchors and how each epilogue target maps to a Boo op; copy
 DEFAULT_SCHEMA and extend it.
 """
@@ -172,13 +173,14 @@ def _val(node) -> Optional[torch.Tensor]:
     return val if isinstance(val, torch.Tensor) else None
 
 
-def _unsupported(node: fx.Node, tensors) -> Optional[str]:
-    """Why Boo cannot take node's tensors, or None."""
+def _unsupported(node: fx.Node, tensors, float64: bool = False) -> Optional[str]:
+    """Why Boo cannot take node's tensors (float64 too where `float64`: the
+    products), or None."""
     vals = [_val(t) for t in tensors if t is not None]
     if len(vals) != len([t for t in tensors if t is not None]):
         return "no shape metadata (node.meta['val'])"
     for v in vals:
-        if v.dtype not in CONV_BASE:
+        if v.dtype not in CONV_BASE and not (float64 and v.dtype == torch.float64):
             return f"dtype {v.dtype}"
         if v.device.type != "cpu":
             return f"device {v.device}"
@@ -334,12 +336,15 @@ class _Rewriter:
             tensors, args = [c, a, b], (c, a, b, float(beta), float(alpha))
         else:
             tensors = args = list(node.args[:2])
-        why = _unsupported(node, tensors)
+        why = _unsupported(node, tensors, float64=True)
         if why is None and len({_val(t).dtype for t in tensors}) > 1:
             why = "mixed dtypes"
         if why:
             return _skip(self.report, node, why)
-        chain, extras, tip = self.grow_chain(node)
+        # float64 products take no epilogue (Boo's element-wise ops do not).
+        chain, extras, tip = [], [], node
+        if _val(node).dtype != torch.float64:
+            chain, extras, tip = self.grow_chain(node)
         if not chain:
             new = self.call(target, tuple(args), node)
             self.report.matmuls += 1

@@ -68,10 +68,11 @@ def matmul_mlir(name: str, recipe: dict, operands: Sequence[tuple[Tensor, Tensor
     for i, kind in enumerate(kinds):
         args.append(f"%e{i}: {out_type if kind == 'full' else column_type}")
     attrs = [n for n, t, s in (("transpose_lhs", a, sa), ("transpose_rhs", b, sb)) if s is not t]
-    attrs.append(f"alpha = {float(recipe.get('alpha', 1.0))!r} : f32")
+    # 17 significant digits: the Python float exactly (and always a '.').
+    attrs.append(f"alpha = {float(recipe.get('alpha', 1.0)):.17e} : f64")
     bias_text = ""
     if bias is not None:
-        attrs.append(f"beta = {float(recipe.get('beta', 1.0))!r} : f32")
+        attrs.append(f"beta = {float(recipe.get('beta', 1.0)):.17e} : f64")
         bias_text = f" bias(%c : {_tensor_type(bias.shape, dtype)})"
     lines = [
         f"  func.func @{name}({', '.join(args)}) -> {out_type} {{",

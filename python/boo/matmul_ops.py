@@ -25,14 +25,16 @@ _ATEN_DTYPES = {
     torch.float16: "c10::Half",
     torch.bfloat16: "c10::BFloat16",
 }
+# The products also take float64 (accumulated in float64).
+_PRODUCT_DTYPES = {**_ATEN_DTYPES, torch.float64: "double"}
 
 
 def _check(where: str, tensors: dict, ranks: dict) -> None:
     dtypes = {t.dtype for t in tensors.values()}
     for name, t in tensors.items():
-        if t.dtype not in _ATEN_DTYPES:
+        if t.dtype not in _PRODUCT_DTYPES:
             raise TypeError(f"{where}: {name} has dtype {t.dtype}; Boo's matrix products take "
-                            "float32, float16 and bfloat16")
+                            "float32, float16, bfloat16 and float64")
         if name in ranks and t.dim() != ranks[name]:
             raise ValueError(f"{where}: {name} must be {ranks[name]}-D, got shape {list(t.shape)}")
     if len(dtypes) > 1:
@@ -73,7 +75,7 @@ def _run(op: str, tensors: list[Tensor], scalars: tuple = ()) -> Tensor:
     constant `scalars`, run on the tensors."""
     declared = [d for d, _ in tensors]
     dims = [list(t.shape) for t in declared] + [[] for _ in scalars]
-    types = [_ATEN_DTYPES[t.dtype] for t in declared] + ["Scalar"] * len(scalars)
+    types = [_PRODUCT_DTYPES[t.dtype] for t in declared] + ["Scalar"] * len(scalars)
     strides = [list(t.stride()) for t in declared] + [[] for _ in scalars]
     constants = [""] * len(declared) + [_number(v) for v in scalars]
     command = f'aten::{op} "{dims}" "{types}" "{strides}" "{constants}"'

@@ -192,3 +192,16 @@ def test_linear_chain_fuses_into_one_kernel(device, seeded):
     params = dict(gm.named_parameters())
     for name, p in model.named_parameters():
         torch.testing.assert_close(params[name].grad, p.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_float64_linear_runs_on_boo_without_its_epilogue(device, seeded):
+    # A float64 product is Boo's; its gelu (no float64 epilogue) stays.
+    model = LinearChain().double()
+    x, r = torch.randn(16, 32, dtype=torch.float64), torch.randn(16, 24, dtype=torch.float64)
+    gm = _export(model, (x, r))
+    report = fuse(gm)
+    assert (report.fused_matmuls, report.matmuls) == (0, 1), report
+    targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
+    assert torch.ops.boo.addmm.default in targets and aten.gelu.default in targets
+    with torch.no_grad():
+        torch.testing.assert_close(gm(x, r), model(x, r), rtol=1e-12, atol=1e-12)

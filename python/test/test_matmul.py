@@ -70,9 +70,27 @@ def test_empty_products(device):
     torch.testing.assert_close(boo.ops.boo_addmm(c, torch.randn(2, 0), torch.randn(0, 4), beta=0.5), 0.5 * c)
 
 
+@pytest.mark.parametrize("device", ["cpu", "emu:gfx942"], indirect=True)
+def test_float64_products_accumulate_in_float64(device, seeded):
+    # IREE BOO's double bmm sample, and an addmm whose alpha and beta are not
+    # f32 values: an f32 accumulator or f32 scalars would miss by ~1e-8.
+    p = torch.randn(128, 3, 3, dtype=torch.float64)
+    q = torch.randn(128, 3, 1152, dtype=torch.float64)
+    torch.testing.assert_close(boo.ops.boo_bmm(p, q), torch.bmm(p, q), rtol=1e-13, atol=1e-13)
+    c, a, w = (torch.randn(s, dtype=torch.float64) for s in ([24], [16, 200], [24, 200]))
+    y = boo.ops.boo_addmm(c, a, w.t(), beta=0.1, alpha=1 / 3)
+    torch.testing.assert_close(y, torch.addmm(c, a, w.t(), beta=0.1, alpha=1 / 3), rtol=1e-13, atol=1e-13)
+
+
+def test_float64_product_gradients(device, seeded):
+    a = torch.randn(6, 9, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(9, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(boo.ops.boo_mm, (a, b))
+
+
 def test_matmul_ops_refuse_what_they_cannot_run(device):
     with pytest.raises(TypeError, match="float64"):
-        boo.ops.boo_mm(torch.randn(2, 3, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64))
+        boo.ops.boo_mm(torch.ones(2, 3, dtype=torch.int32), torch.ones(3, 4, dtype=torch.int32))
     with pytest.raises(ValueError, match="mat2 must be 3-D"):
         boo.ops.boo_bmm(torch.randn(2, 2, 3), torch.randn(3, 4))
     with pytest.raises(TypeError, match="dtypes differ"):

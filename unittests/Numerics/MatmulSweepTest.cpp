@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// boo.matmul in f32/f16/bf16: 2-D and batched, either operand transposed,
+// boo.matmul in f32/f16/bf16/f64: 2-D and batched, either operand transposed,
 // sizes that no tile divides next to ones the MMA intrinsics take, alpha,
 // and a bias of every broadcast shape scaled by beta, alone or followed by
-// an activation (which the pipeline fuses); and products wide enough for
+// an activation (which the pipeline fuses; not in f64); and products wide enough for
 // the CPU's operand copies (B packed per block of columns, a transposed A
 // copied back). See docs/Numerics.md.
 //
@@ -85,7 +85,8 @@ bool makeMatmulOf(CaseRng &rng, Case &c,
   bool batched = sizes->batch > 0;
   int64_t batch = sizes->batch, m = sizes->m, n = sizes->n, k = sizes->k;
   bool ta = rng.coin(), tb = rng.coin();
-  ElementType t = randomDType(rng);
+  // f64 (PyTorch's double bmm) accumulates in f64 and takes no activation.
+  ElementType t = rng.coin(0.2) ? ElementType::F64 : randomDType(rng);
   auto matrix = [&](int64_t rows, int64_t cols, bool transposed) {
     std::vector<int64_t> shape = {transposed ? cols : rows,
                                   transposed ? rows : cols};
@@ -137,7 +138,7 @@ bool makeMatmulOf(CaseRng &rng, Case &c,
   if (withBias)
     desc << " bias " << tensorType(sbias, t);
   std::string result = y;
-  if (rng.coin(0.3)) {
+  if (t != ElementType::F64 && rng.coin(0.3)) {
     RandomActivation act = randomActivation(rng);
     result = f.fresh();
     f.body() << "  " << result << " = " << activationOp(act, y, to) << "\n";

@@ -91,10 +91,13 @@ TEST(ReferenceDType, Encoding) {
   EXPECT_EQ(encode(std::ldexp(1, -24), ElementType::F16), 0x0001u);
   EXPECT_EQ(encode(std::ldexp(1, -14), ElementType::F16), 0x0400u);
   EXPECT_EQ(encode(1.0, ElementType::F32), 0x3F800000u);
+  EXPECT_EQ(encode(1.0, ElementType::F64), 0x3FF0000000000000u);
+  EXPECT_EQ(encode(-0.1, ElementType::F64), 0xBFB999999999999Au);
   // Round trips over random values of every type.
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> dist(-100, 100);
-  for (ElementType t : {ElementType::F32, ElementType::F16, ElementType::BF16})
+  for (ElementType t : {ElementType::F32, ElementType::F16, ElementType::BF16,
+                        ElementType::F64})
     for (int i = 0; i < 1000; ++i) {
       double v = roundTo(dist(rng) * std::ldexp(1, i % 20 - 10), t);
       EXPECT_EQ(decode(encode(v, t), t), v) << getElementTypeName(t);

@@ -315,7 +315,7 @@ static mlir::boo::HostTensor toHost(const Arg &arg) {
   int64_t bytes = getElementSize(arg.type);
   h.data.resize(arg.value.size() * bytes);
   for (int64_t i = 0; i < arg.value.size(); ++i) {
-    uint32_t bits = ref::encode(arg.value.data[i], arg.type);
+    uint64_t bits = ref::encode(arg.value.data[i], arg.type);
     std::memcpy(&h.data[i * bytes], &bits, bytes); // little-endian host
   }
   return h;
@@ -324,7 +324,7 @@ static mlir::boo::HostTensor toHost(const Arg &arg) {
 static double fromHost(const mlir::boo::HostTensor &h, int64_t i,
                        ElementType type) {
   int64_t bytes = getElementSize(type);
-  uint32_t bits = 0;
+  uint64_t bits = 0;
   std::memcpy(&bits, &h.data[i * bytes], bytes);
   return ref::decode(bits, type);
 }

@@ -45,16 +45,18 @@ double finish(double err, double value, ElementType out) {
 
 Bounded exact(const Tensor &value) { return {value, Tensor(value.shape)}; }
 
-double accumulationGamma(int64_t n) {
-  double nu = static_cast<double>(n) * kU32;
+double accumulationGamma(int64_t n, double u) {
+  double nu = static_cast<double>(n) * u;
   return nu / (1 - nu);
 }
 
 Bounded boundReduction(Tensor value, const Tensor &absSum, int64_t n,
                        ElementType out) {
   // One more than the number of terms: f32 products of f32 inputs round
-  // too (f16 and bf16 products are exact in f32).
-  double gamma = accumulationGamma(n + 1);
+  // too (f16 and bf16 products are exact in f32). f64 results (products)
+  // accumulate in f64.
+  double gamma = accumulationGamma(
+      n + 1, out == ElementType::F64 ? unitRoundoff(out) : kU32);
   Tensor bound(value.shape);
   for (int64_t i = 0; i < value.size(); ++i)
     bound.data[i] = finish(gamma * absSum.data[i], value.data[i], out);

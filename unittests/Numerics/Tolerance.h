@@ -45,8 +45,8 @@ struct Bounded {
 /// A value known exactly (a stored input).
 Bounded exact(const Tensor &value);
 
-/// gamma_n for f32 accumulation.
-double accumulationGamma(int64_t n);
+/// gamma_n for accumulation with unit roundoff `u` (f32 by default).
+double accumulationGamma(int64_t n, double u = 0x1p-24);
 
 /// The bound of a reduction whose terms have absolute sum `absSum` per
 /// element, reduced over at most `n` terms in f32 and rounded to `out`.
@@ -64,8 +64,9 @@ Bounded convBackwardWeightBounded(const ConvProblem &p,
 Bounded convBackwardBiasBounded(const Tensor &gradOutput, int channelDim,
                                 ElementType out);
 
-/// A matrix product (ref::matmul) accumulated in f32: K products, and the
-/// scaling by alpha and the addition of beta * bias, each rounded in f32.
+/// A matrix product (ref::matmul) accumulated in f32 (f64 for an f64 `out`):
+/// K products, and the scaling by alpha and the addition of beta * bias,
+/// each rounded in the accumulator's type.
 Bounded matmulBounded(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
                       bool transposeRhs, double alpha, const Tensor *bias,
                       double beta, ElementType out);

@@ -49,8 +49,8 @@ struct Tensor {
 };
 
 // The storage types are boo::ElementType's float types (boo/ElementType.h);
-// the functions below take f32, f16, bf16 and f64 (encode and decode: the
-// first three), and assert on the integer types.
+// the functions below take f32, f16, bf16 and f64, and assert on the integer
+// types.
 
 /// Unit roundoff u = 2^-p of round-to-nearest (p = 24, 11, 8, 53): a rounded
 /// normal value is within u * |v| of v.
@@ -62,10 +62,11 @@ double subnormalHalfSpacing(ElementType type);
 /// infinity as IEEE does.
 double roundTo(double v, ElementType type);
 /// The little-endian bit pattern of `v`, which must be representable in
-/// `type` (call roundTo first). bf16 is the upper half of an IEEE f32.
-uint32_t encode(double v, ElementType type);
+/// `type` (call roundTo first), in the low getElementSize(type) bytes. bf16
+/// is the upper half of an IEEE f32.
+uint64_t encode(double v, ElementType type);
 /// Inverse of `encode`.
-double decode(uint32_t bits, ElementType type);
+double decode(uint64_t bits, ElementType type);
 
 //===----------------------------------------------------------------------===//
 // Layouts

@@ -170,8 +170,26 @@ static void fitAccumulators(SmallVector<int64_t> &tiles,
   tiles[rowDim] = bestRows;
 }
 
+/// `given`'s lane counts (f32 lanes) in lanes of `op`'s output elements
+/// where those are wider than f32: an f64 product's vector and accumulator
+/// tiles hold half as many elements in the same registers.
+static TileTargets scaleToOutput(linalg::GenericOp op,
+                                 const TileTargets &given) {
+  TileTargets t = given;
+  Type elem = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 32;
+  if (bits <= 32)
+    return t;
+  int64_t ratio = bits / 32;
+  t.vectorLanes = std::max<int64_t>(1, t.vectorLanes / ratio);
+  t.vectorTile = std::max<int64_t>(t.vectorLanes, t.vectorTile / ratio);
+  t.accumulatorLanes /= ratio;
+  return t;
+}
+
 FailureOr<SmallVector<int64_t>>
-mlir::boo::chooseTileSizes(linalg::GenericOp op, const TileTargets &targets) {
+mlir::boo::chooseTileSizes(linalg::GenericOp op, const TileTargets &given) {
+  TileTargets targets = scaleToOutput(op, given);
   int64_t vectorLanes = targets.vectorLanes;
   int64_t vectorTile = targets.vectorTile;
   int64_t rowTile = targets.rowTile;

@@ -6,9 +6,9 @@
 //
 // A boo.matmul becomes one multiply-accumulate linalg.generic over the loops
 // of its KernelLoopNest ([b,] m, n, k; getOpLoopNest is the one definition
-// of their order), accumulating in f32, and an element-wise epilogue that
-// scales by alpha, adds beta times the broadcast bias and rounds to the
-// storage type once. Transposed operands are read through their indexing
+// of their order), accumulating in f32 (f64 products in f64), and an
+// element-wise epilogue that scales by alpha, adds beta times the broadcast
+// bias and rounds to the storage type once. Transposed operands are read through their indexing
 // maps, not copied.
 //
 //===----------------------------------------------------------------------===//
@@ -71,18 +71,27 @@ mlir::boo::detail::lowerMatmulOp(LinalgBuilder &lb, Operation *op,
   Exprs outExprs = matrix(m, n, false);
   auto resultType = cast<RankedTensorType>(mm.getOutput().getType());
   ArrayRef<int64_t> shape = resultType.getShape();
+  // f64 products accumulate (and stay, under keepF32) in f64.
+  Type accElem = resultType.getElementType().isF64() ? b.getF64Type()
+                                                     : lb.f32();
+  auto toAcc = [&](OpBuilder &nb, Location l, Value v) {
+    return lb.castTo(nb, l, v, accElem);
+  };
+  auto scalar = [&](OpBuilder &nb, Location l, double v) {
+    return arith::ConstantOp::create(nb, l, nb.getFloatAttr(accElem, v));
+  };
   Value acc = lb.generic(
       nest->getNumLoops(), {operands[0], operands[1]},
       {matrix(m, k, mm.getTransposeLhs()), matrix(k, n, mm.getTransposeRhs())},
-      lb.zeros(shape, lb.f32()), outExprs, iterators,
+      lb.zeros(shape, accElem), outExprs, iterators,
       [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value prod = arith::MulFOp::create(nb, l, lb.toF32(nb, l, a[0]),
-                                           lb.toF32(nb, l, a[1]));
+        Value prod = arith::MulFOp::create(nb, l, toAcc(nb, l, a[0]),
+                                           toAcc(nb, l, a[1]));
         return arith::AddFOp::create(nb, l, a[2], prod);
       });
   lb.markRoot(acc);
 
-  Type outElem = keepF32 ? lb.f32() : resultType.getElementType();
+  Type outElem = keepF32 ? accElem : resultType.getElementType();
   double alpha = mm.getAlpha().convertToDouble();
   double beta = mm.getBeta().convertToDouble();
   bool hasBias = operands.size() > 2;
@@ -100,11 +109,11 @@ mlir::boo::detail::lowerMatmulOp(LinalgBuilder &lb, Operation *op,
       [&](OpBuilder &nb, Location l, ValueRange a) {
         Value v = a[0];
         if (alpha != 1.0)
-          v = arith::MulFOp::create(nb, l, lb.f32Const(nb, l, alpha), v);
+          v = arith::MulFOp::create(nb, l, scalar(nb, l, alpha), v);
         if (hasBias) {
-          Value c = lb.toF32(nb, l, a[1]);
+          Value c = toAcc(nb, l, a[1]);
           if (beta != 1.0)
-            c = arith::MulFOp::create(nb, l, lb.f32Const(nb, l, beta), c);
+            c = arith::MulFOp::create(nb, l, scalar(nb, l, beta), c);
           v = arith::AddFOp::create(nb, l, v, c);
         }
         return lb.castTo(nb, l, v, outElem);

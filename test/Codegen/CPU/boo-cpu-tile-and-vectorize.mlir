@@ -2272,3 +2272,28 @@ func.func @matmul_transposed_lhs(%a: tensor<64x64xf32>, %b: tensor<64x512xf32>) 
   } -> tensor<64x512xf32>
   return %r : tensor<64x512xf32>
 }
+
+// -----
+
+// An f64 product's tiles count f64 lanes: half as many per register as
+// f32's. With an AVX2 host's 96 f32 accumulator lanes (12 registers) an
+// f32 product takes 6 rows of 16 lanes; an f64 one 6 rows of 8 (the same
+// 12 registers of 4 f64 lanes).
+// ACC96-LABEL: func.func @matmul_f64
+// ACC96:         scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (48, 64) step (6, 8)
+// ACC96:           vector.contract {{.*}} : vector<6x16xf64>, vector<16x8xf64> into vector<6x8xf64>
+#f64_a = affine_map<(m, n, k) -> (m, k)>
+#f64_b = affine_map<(m, n, k) -> (k, n)>
+#f64_c = affine_map<(m, n, k) -> (m, n)>
+func.func @matmul_f64(%a: tensor<48x64xf64>, %b: tensor<64x64xf64>) -> tensor<48x64xf64> {
+  %zero = arith.constant 0.000000e+00 : f64
+  %e = tensor.empty() : tensor<48x64xf64>
+  %acc = linalg.fill ins(%zero : f64) outs(%e : tensor<48x64xf64>) -> tensor<48x64xf64>
+  %r = linalg.generic {indexing_maps = [#f64_a, #f64_b, #f64_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<48x64xf64>, tensor<64x64xf64>) outs(%acc : tensor<48x64xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %o, %p : f64
+    linalg.yield %s : f64
+  } -> tensor<48x64xf64>
+  return %r : tensor<48x64xf64>
+}

@@ -318,8 +318,32 @@ func.func @matmul(%a: tensor<32x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<32
 // CHECK:         %[[SUM:.+]] = arith.addf %[[S]], %[[T]] : f32
 // CHECK:         arith.truncf %[[SUM]] : f32 to f16
 func.func @bmm_transposed_bias(%a: tensor<3x128x32xf16>, %b: tensor<3x64x128xf16>, %c: tensor<1x32x1xf16>) -> tensor<3x32x64xf16> {
-  %y = boo.matmul %a, %b bias(%c : tensor<1x32x1xf16>) {transpose_lhs, transpose_rhs, alpha = 2.0 : f32, beta = 0.5 : f32} : tensor<3x128x32xf16>, tensor<3x64x128xf16> -> tensor<3x32x64xf16>
+  %y = boo.matmul %a, %b bias(%c : tensor<1x32x1xf16>) {transpose_lhs, transpose_rhs, alpha = 2.0, beta = 0.5} : tensor<3x128x32xf16>, tensor<3x64x128xf16> -> tensor<3x32x64xf16>
   return %y : tensor<3x32x64xf16>
+}
+
+// -----
+
+// f64 operands accumulate in f64, and alpha and beta are f64 constants.
+// CHECK-LABEL: func.func @mm_f64_bias
+// CHECK-DAG:   %[[ALPHA:.+]] = arith.constant 1.000000e-01 : f64
+// CHECK-DAG:   %[[BETA:.+]] = arith.constant 0.33333333333333331 : f64
+// CHECK-DAG:   %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
+// CHECK:       %[[FILL:.+]] = linalg.fill ins(%[[ZERO]] : f64) outs(%{{.+}} : tensor<3x7xf64>)
+// CHECK:       %[[MM:.+]] = linalg.generic
+// CHECK-SAME:    outs(%[[FILL]] : tensor<3x7xf64>)
+// CHECK:         arith.mulf %{{.+}}, %{{.+}} : f64
+// CHECK:         arith.addf %{{.+}}, %{{.+}} : f64
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[MM]], %{{.+}} : tensor<3x7xf64>, tensor<7xf64>) outs(%{{.+}} : tensor<3x7xf64>)
+// CHECK:         arith.mulf %[[ALPHA]], %{{.+}} : f64
+// CHECK:         arith.mulf %[[BETA]], %{{.+}} : f64
+// CHECK-NOT:     arith.truncf
+// CHECK-NOT:     arith.extf
+// CHECK:         linalg.yield
+func.func @mm_f64_bias(%a: tensor<3x5xf64>, %b: tensor<5x7xf64>, %c: tensor<7xf64>) -> tensor<3x7xf64> {
+  %y = boo.matmul %a, %b bias(%c : tensor<7xf64>) {alpha = 0.1, beta = 0.33333333333333331} : tensor<3x5xf64>, tensor<5x7xf64> -> tensor<3x7xf64>
+  return %y : tensor<3x7xf64>
 }
 
 // -----

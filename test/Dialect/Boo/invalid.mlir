@@ -642,6 +642,6 @@ func.func @matmul_bias_shape(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>, %c:
 
 func.func @matmul_beta(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>) {
   // expected-error@+1 {{'beta' scales the bias, but there is no bias}}
-  %0 = boo.matmul %a, %b {beta = 0.5 : f32} : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
+  %0 = boo.matmul %a, %b {beta = 0.5} : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
   return
 }

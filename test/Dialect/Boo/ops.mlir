@@ -117,13 +117,23 @@ func.func @fusion(%x: tensor<1x8x8x4xf32>, %w: tensor<16x1x1x4xf32>) -> tensor<1
 // CHECK-LABEL: func.func @matmuls
 // CHECK: boo.matmul %{{.*}}, %{{.*}} : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
 // CHECK: boo.matmul %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<64xbf16>) {transpose_rhs} : tensor<32x128xbf16>, tensor<64x128xbf16> -> tensor<32x64xbf16>
-// CHECK: boo.matmul %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<1x32x1xf16>) {alpha = 2.000000e+00 : f32, beta = 5.000000e-01 : f32, transpose_lhs} : tensor<3x128x32xf16>, tensor<3x128x64xf16> -> tensor<3x32x64xf16>
+// CHECK: boo.matmul %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<1x32x1xf16>) {alpha = 2.000000e+00 : f64, beta = 5.000000e-01 : f64, transpose_lhs} : tensor<3x128x32xf16>, tensor<3x128x64xf16> -> tensor<3x32x64xf16>
 func.func @matmuls(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>,
                    %x: tensor<32x128xbf16>, %w: tensor<64x128xbf16>,
                    %bias: tensor<64xbf16>, %p: tensor<3x128x32xf16>,
                    %q: tensor<3x128x64xf16>, %c: tensor<1x32x1xf16>) {
   %0 = boo.matmul %a, %b : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
   %1 = boo.matmul %x, %w bias(%bias : tensor<64xbf16>) {transpose_rhs} : tensor<32x128xbf16>, tensor<64x128xbf16> -> tensor<32x64xbf16>
-  %2 = boo.matmul %p, %q bias(%c : tensor<1x32x1xf16>) {transpose_lhs, alpha = 2.0 : f32, beta = 0.5 : f32} : tensor<3x128x32xf16>, tensor<3x128x64xf16> -> tensor<3x32x64xf16>
+  %2 = boo.matmul %p, %q bias(%c : tensor<1x32x1xf16>) {transpose_lhs, alpha = 2.0, beta = 0.5} : tensor<3x128x32xf16>, tensor<3x128x64xf16> -> tensor<3x32x64xf16>
   return
+}
+
+// -----
+
+// f64 products (PyTorch's double bmm); alpha and beta keep f64 values.
+// CHECK-LABEL: func.func @matmul_f64
+// CHECK: boo.matmul %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<7xf64>) {alpha = 1.000000e-01 : f64, beta = 0.33333333333333331 : f64} : tensor<4x3x5xf64>, tensor<4x5x7xf64> -> tensor<4x3x7xf64>
+func.func @matmul_f64(%a: tensor<4x3x5xf64>, %b: tensor<4x5x7xf64>, %c: tensor<7xf64>) -> tensor<4x3x7xf64> {
+  %0 = boo.matmul %a, %b bias(%c : tensor<7xf64>) {alpha = 0.1, beta = 0.33333333333333331} : tensor<4x3x5xf64>, tensor<4x5x7xf64> -> tensor<4x3x7xf64>
+  return %0 : tensor<4x3x7xf64>
 }

@@ -264,7 +264,7 @@ LogicalResult MatmulOp::verify() {
       return emitOpError("bias of type ")
              << t << " does not broadcast to the result shape "
              << shapeString(out.getShape());
-  } else if (getBeta().convertToFloat() != 1.0f) {
+  } else if (getBeta().convertToDouble() != 1.0) {
     return emitOpError("'beta' scales the bias, but there is no bias");
   }
   return success();

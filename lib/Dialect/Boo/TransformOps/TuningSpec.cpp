@@ -129,7 +129,7 @@ std::string opSignature(Operation *op) {
         return getGemmProblemName(*type, "forward", s->batch, s->m, s->k,
                                   s->n, o.getTransposeLhs(),
                                   o.getTransposeRhs(),
-                                  o.getAlpha().convertToFloat() != 1.0f,
+                                  o.getAlpha().convertToDouble() != 1.0,
                                   static_cast<bool>(o.getBias()));
       })
       .Case([](LayerNormOp o) {

@@ -45,4 +45,8 @@ class Boo_Op<string mnemonic, list<Trait> traits = []>
 /// Storage types every Boo tensor may have.
 def Boo_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 
+/// A matrix product's operands: the storage types and f64 (PyTorch's
+/// double bmm; accumulated in f64).
+def Boo_MatmulTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
+
 #endif // BOO_DIALECT_BOO_IR_BOOBASE_TD

@@ -391,19 +391,21 @@ def Boo_MatmulOp : Boo_Op<"matmul", [Pure]> {
     and PyTorch broadcast (trailing dims aligned, each of its dims 1 or the
     result's), so `[N]` adds a row to every row, `[M, 1]` a column to every
     column and `[M, N]` is `addmm`'s `input`. `beta` needs a bias. Products
-    are accumulated in f32; the result is rounded to the storage type once.
+    are accumulated in f32 (f64 for f64 operands); the result is rounded to
+    the storage type once. `alpha` and `beta` are f64 attributes (PyTorch's
+    Python floats), rounded to the accumulator's type.
 
     ```mlir
     %y = boo.matmul %a, %w bias(%b : tensor<64xbf16>) {transpose_rhs}
          : tensor<32x128xbf16>, tensor<64x128xbf16> -> tensor<32x64xbf16>
     ```
   }];
-  let arguments = (ins Boo_FloatTensor:$lhs, Boo_FloatTensor:$rhs,
-                       Optional<Boo_FloatTensor>:$bias,
+  let arguments = (ins Boo_MatmulTensor:$lhs, Boo_MatmulTensor:$rhs,
+                       Optional<Boo_MatmulTensor>:$bias,
                        UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
-                       DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
-                       DefaultValuedAttr<F32Attr, "1.0f">:$beta);
-  let results = (outs Boo_FloatTensor:$output);
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta);
+  let results = (outs Boo_MatmulTensor:$output);
   let assemblyFormat = [{
     $lhs `,` $rhs (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($output)
