@@ -152,9 +152,26 @@ std::string samplesNote(int64_t n) {
   return s;
 }
 
+/// Whether element `i` is compared (every one without a mask).
+bool isChecked(const std::vector<bool> *mask, int64_t i) {
+  return !mask || (*mask)[i];
+}
+
+/// " (a sample: N of M elements)" where a mask leaves some out, else "".
+std::string sampleNote(const std::vector<bool> *mask) {
+  if (!mask)
+    return "";
+  int64_t n = llvm::count(*mask, true);
+  if (n == static_cast<int64_t>(mask->size()))
+    return "";
+  return " (a sample: " + std::to_string(n) + " of " +
+         std::to_string(mask->size()) + " elements written)";
+}
+
 void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
                     int64_t extraRoundings, const HostTensor &actual,
-                    const Tensor &expected, std::vector<CheckResult> &checks) {
+                    const Tensor &expected, const std::vector<bool> *mask,
+                    std::vector<CheckResult> &checks) {
   ElementType type = spec.type;
   double u = ref::unitRoundoff(type);
   std::vector<double> errors;
@@ -162,6 +179,8 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
   int64_t nonFinite = 0, firstNonFinite = -1, overflows = 0;
   double firstNonFiniteValue = 0;
   for (int64_t i = 0; i < expected.size(); ++i) {
+    if (!isChecked(mask, i))
+      continue;
     double e = expected.data[i];
     // An expected value beyond the type's range is an infinity in any
     // correct kernel; there is nothing to measure.
@@ -200,10 +219,11 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
     finite.details += "; " + std::to_string(overflows) +
                       " expected values overflow " + getElementTypeName(type) +
                       " and are not compared";
+  finite.details += sampleNote(mask);
   checks.push_back(finite);
 
   int64_t n = static_cast<int64_t>(errors.size());
-  std::string samples = samplesNote(n);
+  std::string samples = samplesNote(n) + sampleNote(mask);
   CheckResult bias, stddev;
   bias.name = spec.name + ": bias";
   stddev.name = spec.name + ": stddev";
@@ -272,12 +292,15 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
 /// equals the reference's, exactly. Rounding has no part in an index, so
 /// neither has a statistic.
 CheckResult checkExactResult(const TensorSpec &spec, const HostTensor &actual,
-                             const Tensor &expected) {
+                             const Tensor &expected,
+                             const std::vector<bool> *mask) {
   CheckResult check;
   check.name = spec.name + ": exact";
   int64_t mismatches = 0;
   std::string first;
   for (int64_t i = 0; i < expected.size(); ++i) {
+    if (!isChecked(mask, i))
+      continue;
     double a = readElement(actual, spec.type, i), e = expected.data[i];
     if (a == e)
       continue;
@@ -291,7 +314,8 @@ CheckResult checkExactResult(const TensorSpec &spec, const HostTensor &actual,
   check.measured = static_cast<double>(mismatches);
   check.details = std::to_string(mismatches) + " of " +
                   std::to_string(expected.size()) + " " +
-                  getElementTypeName(spec.type) + " values differ" + first;
+                  getElementTypeName(spec.type) + " values differ" + first +
+                  sampleNote(mask);
   return check;
 }
 
@@ -300,7 +324,8 @@ CheckResult checkExactResult(const TensorSpec &spec, const HostTensor &actual,
 std::vector<CheckResult>
 mlir::boo::harness::checkStatistics(const MIOpenProblem &problem,
                                     const std::vector<HostTensor> &actual,
-                                    const std::vector<Tensor> &expected) {
+                                    const std::vector<Tensor> &expected,
+                                    const CheckedElements *checked) {
   std::vector<TensorSpec> specs = getProblemSignature(problem).results;
   std::vector<CheckResult> checks = checkResultShapes(specs, actual, expected);
   if (!checks.empty())
@@ -313,11 +338,13 @@ mlir::boo::harness::checkStatistics(const MIOpenProblem &problem,
   else if (std::holds_alternative<MIOpenBatchNormProblem>(problem))
     extraRoundings = kBatchNormExtraRoundings;
   for (size_t r = 0; r < specs.size(); ++r) {
+    const std::vector<bool> *mask = checked ? &(*checked)[r] : nullptr;
     if (!isFloatType(specs[r].type))
-      checks.push_back(checkExactResult(specs[r], actual[r], expected[r]));
+      checks.push_back(
+          checkExactResult(specs[r], actual[r], expected[r], mask));
     else
       checkOneResult(specs[r], getReductionLength(problem, r), extraRoundings,
-                     actual[r], expected[r], checks);
+                     actual[r], expected[r], mask, checks);
   }
   return checks;
 }
@@ -553,7 +580,8 @@ getBatchNormErrorBounds(const MIOpenBatchNormProblem &p,
 CheckResult
 mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
                                     const std::vector<HostTensor> &actual,
-                                    const std::vector<Tensor> &expected) {
+                                    const std::vector<Tensor> &expected,
+                                    const CheckedElements *checked) {
   std::vector<TensorSpec> specs = getProblemSignature(problem).results;
   // Contractions (convolutions, matrix products) sum ones: exact. A matrix
   // product's alpha and beta scale the sum and C in f32 (three roundings).
@@ -600,21 +628,27 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
   for (size_t r = 0; r < specs.size(); ++r) {
     ElementType type = specs[r].type;
     int64_t k = getReductionLength(problem, r);
-    int64_t resultMismatches = 0;
+    int64_t resultMismatches = 0, compared = 0;
+    const std::vector<bool> *mask = checked ? &(*checked)[r] : nullptr;
     for (int64_t i = 0; i < expected[r].size(); ++i) {
+      if (!isChecked(mask, i))
+        continue;
+      ++compared;
       double e = expected[r].data[i];
       double a = readElement(actual[r], type, i);
       // Convolutions: exactly the rounded sum of ones while f32 sums them
       // exactly (up to 2^24), else within that accumulation's bound.
       double target = e, tolerance = 0;
+      // f64 products accumulate in f64.
+      double uAcc = type == ElementType::F64 ? 0x1p-53 : kU32;
       if (!isFloatType(type)) {
         // Indices: exactly the reference's.
       } else if (scaled) {
-        tolerance = ulpOf(e, type) + 4 * kU32 * std::fabs(e);
+        tolerance = ulpOf(e, type) + 4 * uAcc * std::fabs(e);
       } else if (isContraction && std::fabs(e) <= 0x1p24) {
         target = ref::roundTo(e, type);
       } else if (isContraction) {
-        tolerance = ulpOf(e, type) + k * kU32 * std::fabs(e);
+        tolerance = ulpOf(e, type) + k * uAcc * std::fabs(e);
       } else {
         tolerance = ulpOf(e, type) + errorBounds[r].data[i];
       }
@@ -629,10 +663,10 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
       ++mismatches;
       ++resultMismatches;
     }
-    total += expected[r].size();
+    total += compared;
     perResult += (r ? ", " : "") + specs[r].name + " " +
                  std::to_string(resultMismatches) + "/" +
-                 std::to_string(expected[r].size());
+                 std::to_string(compared) + sampleNote(mask);
   }
   check.passed = mismatches == 0;
   check.measured = static_cast<double>(mismatches);
@@ -664,4 +698,20 @@ mlir::boo::harness::getMaxRelativeError(const std::vector<HostTensor> &actual,
     }
   }
   return worst;
+}
+
+CheckedElements
+mlir::boo::harness::getWrittenElements(const std::vector<HostTensor> &results,
+                                       uint8_t unwritten) {
+  CheckedElements written;
+  for (const HostTensor &t : results) {
+    int64_t bytes = getElementSize(t.type);
+    std::vector<bool> mask(t.numElements());
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      mask[i] = llvm::any_of(
+          llvm::ArrayRef<uint8_t>(t.data).slice(i * bytes, bytes),
+          [&](uint8_t b) { return b != unwritten; });
+    written.push_back(std::move(mask));
+  }
+  return written;
 }

@@ -190,6 +190,25 @@ bool RuntimeSession::invokeProfiled(uint64_t maxWorkgroups,
   return true;
 }
 
+bool RuntimeSession::invokeSampled(uint64_t maxWorkgroups, uint8_t unwritten,
+                                   std::string &error) {
+  if (getLaunchCount() != 1) {
+    error = "@" + functionName + " launches " +
+            std::to_string(getLaunchCount()) +
+            " kernels; a sample of workgroups runs functions of one launch "
+            "only (a later kernel would read what the sample left unwritten)";
+    return false;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::vector<uint8_t> fill(getByteSize(results[i]), unwritten);
+    if (!check(boo_buffer_write(resultBuffers[i], 0, fill.data(), fill.size()),
+               error))
+      return false;
+  }
+  std::vector<LaunchProfile> profiles;
+  return invokeProfiled(maxWorkgroups, profiles, error);
+}
+
 bool RuntimeSession::readResults(std::vector<HostTensor> &outs,
                                  std::string &error) {
   outs.clear();

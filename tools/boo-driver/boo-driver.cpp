@@ -22,12 +22,12 @@
 #include "CommandLine.h"
 #include "Preload.h"
 #include "Report.h"
+#include "RunBackends.h"
 #include "RunEstimate.h"
 
 #include "Boo/Cache/KernelCache.h"
 #include "Boo/Harness/CachedCompile.h"
 #include "Boo/Harness/CommandList.h"
-#include "Boo/Harness/MemcpyBackend.h"
 #include "Boo/Harness/OneDNNBackend.h"
 #include "Boo/Harness/ProblemStats.h"
 #include "Boo/Harness/Verify.h"
@@ -160,6 +160,16 @@ llvm::cl::opt<int64_t> estimateSample(
                    "dynamic counts (MMAs, bytes, lines, LDS bank conflicts; "
                    "0 runs all, -1 none: the IR's static counts only)"),
     llvm::cl::init(32), llvm::cl::cat(driverCategory));
+llvm::cl::opt<int64_t> verifyWorkgroups(
+    "verify-workgroups",
+    llvm::cl::desc("Emulator devices (--device=emu:CHIP): run at most this "
+                   "many workgroups of the kernel, spread over its grid, and "
+                   "--verify the result elements they write (0: all). For "
+                   "problems too large to emulate whole; functions of one "
+                   "kernel only; no timing or reference backend"),
+    llvm::cl::init(0), llvm::cl::cat(driverCategory));
+/// What --verify-workgroups fills the results with before a sampled call.
+constexpr uint8_t kUnwritten = 0xFF;
 llvm::cl::opt<bool> estimateDetails(
     "estimate-details",
     llvm::cl::desc("--estimate: print each kernel's report (as boo-translate "
@@ -217,80 +227,6 @@ double tensorBytes(const std::vector<HostTensor> &tensors) {
   for (const HostTensor &t : tensors)
     bytes += static_cast<double>(t.data.size());
   return bytes;
-}
-
-/// Records and prints a reference backend's time and its distance to Boo.
-/// `relativeError` is absent for a backend that computes nothing (memcpy).
-void reportReference(CommandRow &row, llvm::StringRef backend,
-                     llvm::StringRef what, const TimingStats &time,
-                     std::optional<double> relativeError) {
-  row.referenceBackend = backend.str();
-  row.referenceTime = time;
-  row.referenceRelativeError = relativeError;
-  llvm::outs() << llvm::format("%s (%s): median %.4f ms over %lld calls",
-                               backend.str().c_str(), what.str().c_str(),
-                               time.median, (long long)time.iterations);
-  if (row.time && row.time->median > 0)
-    llvm::outs() << llvm::format("; Boo is %.2fx its speed",
-                                 time.median / row.time->median);
-  if (relativeError)
-    llvm::outs() << llvm::format("; max |Boo - %s| / rms(%s) %.3e",
-                                 backend.str().c_str(), backend.str().c_str(),
-                                 *relativeError);
-  llvm::outs() << "\n";
-}
-
-/// --reference-backend=memcpy: a host memcpy that reads and writes as many
-/// bytes as the problem (its inputs and outputs), on `threads` threads.
-void runMemcpyBackend(double bytes, int64_t iterations, int64_t threads,
-                      CommandRow &row) {
-  std::vector<double> milliseconds;
-  std::string error;
-  if (failed(harness::runMemcpy(bytes, iterations, threads, milliseconds,
-                                error))) {
-    row.referenceBackend = "memcpy";
-    llvm::outs() << "memcpy: not compared: " << error << "\n";
-    return;
-  }
-  TimingStats time = TimingStats::of(milliseconds);
-  std::string what = llvm::formatv("{0:F0} bytes read and written, {1} "
-                                   "thread{2}, {3:F1} GB/s",
-                                   bytes, threads, threads == 1 ? "" : "s",
-                                   bytes / (time.median * 1e6))
-                         .str();
-  reportReference(row, "memcpy", what, time, std::nullopt);
-}
-
-/// --reference-backend=onednn: the problem on oneDNN, on the host, on
-/// `threads` threads (0: all cores). What oneDNN cannot run is said, and
-/// does not fail the command.
-void runOneDNNBackend(const MIOpenProblem &problem,
-                      const std::vector<HostTensor> &inputs,
-                      const std::vector<HostTensor> &outputs,
-                      int64_t iterations, int64_t threads, CommandRow &row) {
-  harness::OneDNNRun run;
-  std::string error;
-  if (failed(harness::runOneDNN(problem, inputs, iterations, threads, run,
-                                error))) {
-    row.referenceBackend = "onednn";
-    llvm::outs() << "onednn: not compared: " << error << "\n";
-    return;
-  }
-  std::vector<::boo::ref::Tensor> results;
-  for (const HostTensor &t : run.results) {
-    ::boo::ref::Tensor tensor(t.shape);
-    for (int64_t i = 0; i < t.numElements(); ++i)
-      tensor.data[i] = t.getAsDouble(i);
-    results.push_back(std::move(tensor));
-  }
-  std::string what = "oneDNN on the host";
-  if (run.threads > 0)
-    what += ", " + std::to_string(run.threads) +
-            (run.threads == 1 ? " thread" : " threads");
-  if (!run.note.empty())
-    what += ", " + run.note;
-  reportReference(row, "onednn", what, TimingStats::of(run.milliseconds),
-                  harness::getMaxRelativeError(outputs, results));
 }
 
 /// One command as it runs: its problem, its benchmark settings and the
@@ -355,6 +291,9 @@ private:
                       CommandRow &row, std::string &error);
   bool invoke(const std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, std::string &error);
+  /// One call of the loaded function on the set inputs: whole, or on
+  /// --verify-workgroups' sample (`milliseconds` 0).
+  bool call(double &milliseconds, std::string &error);
 
   MLIRContext &ctx;
   RuntimeSession &session;
@@ -363,11 +302,28 @@ private:
   CommandEstimator *estimator;
 };
 
+bool Driver::call(double &milliseconds, std::string &error) {
+  if (verifyWorkgroups == 0)
+    return session.invoke(milliseconds, error);
+  milliseconds = 0;
+  return session.invokeSampled(uint64_t(verifyWorkgroups.getValue()),
+                               kUnwritten, error);
+}
+
 bool Driver::invoke(const std::vector<HostTensor> &inputs,
                     std::vector<HostTensor> &outputs, std::string &error) {
   double ms;
-  return session.setInputs(inputs, error) && session.invoke(ms, error) &&
+  return session.setInputs(inputs, error) && call(ms, error) &&
          session.readResults(outputs, error);
+}
+
+/// The elements a --verify-workgroups sample wrote, or null.
+std::unique_ptr<CheckedElements>
+writtenElements(const std::vector<HostTensor> &outputs) {
+  if (verifyWorkgroups == 0)
+    return nullptr;
+  return std::make_unique<CheckedElements>(
+      harness::getWrittenElements(outputs, kUnwritten));
 }
 
 void Driver::run(const std::string &command, CommandRow &row) {
@@ -400,6 +356,11 @@ bool Driver::runOnce(const std::string &command, CommandRow &row,
   applyBenchmarkFlags(readBenchmarkFlags(command), run);
   if (run.timing && run.iterations < 1) {
     error = "--iter must be at least 1";
+    return false;
+  }
+  if (run.timing && verifyWorkgroups > 0) {
+    error = "--verify-workgroups runs a sample of the kernel's workgroups: "
+            "it cannot time (drop -t/--time)";
     return false;
   }
 
@@ -482,7 +443,7 @@ bool Driver::runFirstCalls(CommandRun &run, CommandRow &row,
     return false;
   double ms;
   for (int64_t i = 0; i < std::max<int64_t>(warmup, 1); ++i)
-    if (!session.invoke(ms, error))
+    if (!call(ms, error))
       return false;
   if (!session.readResults(run.outputs, error))
     return false;
@@ -490,6 +451,10 @@ bool Driver::runFirstCalls(CommandRun &run, CommandRow &row,
   for (size_t i = 0; i < run.outputs.size(); ++i)
     llvm::outs() << "Output " << i << ": "
                  << formatTensorSummary(run.outputs[i]) << "\n";
+  if (verifyWorkgroups > 0)
+    llvm::outs() << "boo-driver: --verify-workgroups: at most "
+                 << verifyWorkgroups << " workgroups ran; the other elements "
+                 << "are unwritten (NaN above) and not checked\n";
   return true;
 }
 
@@ -554,8 +519,8 @@ bool Driver::verifyNumerics(CommandRun &run,
         failed(harness::computeReference(problem, run.inputs, expected, error)))
       return false;
   }
-  std::vector<harness::CheckResult> checks =
-      harness::checkStatistics(problem, run.outputs, expected);
+  std::vector<harness::CheckResult> checks = harness::checkStatistics(
+      problem, run.outputs, expected, writtenElements(run.outputs).get());
   // The structured check: zeros but for one block of ones.
   std::vector<HostTensor> structuredInputs, structuredOutputs;
   std::vector<::boo::ref::Tensor> structuredExpected;
@@ -565,8 +530,9 @@ bool Driver::verifyNumerics(CommandRun &run,
       failed(harness::computeReference(problem, structuredInputs,
                                        structuredExpected, error)))
     return false;
-  checks.push_back(
-      harness::checkStructured(problem, structuredOutputs, structuredExpected));
+  checks.push_back(harness::checkStructured(
+      problem, structuredOutputs, structuredExpected,
+      writtenElements(structuredOutputs).get()));
   bool passed = true;
   std::vector<std::string> details;
   for (const harness::CheckResult &check : checks) {
@@ -629,6 +595,16 @@ int runDriver(const std::string &command) {
       referenceBackend != "onednn" && referenceBackend != "memcpy")
     return fail("--reference-backend=" + referenceBackend +
                 ": expected none, reference, onednn or memcpy");
+  if (verifyWorkgroups < 0)
+    return fail("--verify-workgroups=" +
+                std::to_string(verifyWorkgroups.getValue()) +
+                ": expected a workgroup count, or 0 (all)");
+  if (verifyWorkgroups > 0 && !StringRef(deviceFlag).starts_with("emu:"))
+    return fail("--verify-workgroups samples an emulator's workgroups; give "
+                "--device=emu:CHIP");
+  if (verifyWorkgroups > 0 && referenceBackend != "none")
+    return fail("--verify-workgroups leaves most result elements unwritten: "
+                "no --reference-backend compares them");
   if (estimateSample < -1)
     return fail("--estimate-sample=" + std::to_string(estimateSample) +
                 ": expected a workgroup count, 0 (all) or -1 (none)");

@@ -100,6 +100,9 @@ struct CheckResult {
   bool fewSamples = false;
 };
 
+/// Per result, per element: whether a check compares it.
+using CheckedElements = std::vector<std::vector<bool>>;
+
 /// Checks of a device's results (`actual`, in result order) against the
 /// reference (`expected`, from computeReference), per result:
 ///  - "<result>: finite": no NaN or Inf where the expected value rounded to
@@ -120,10 +123,14 @@ struct CheckResult {
 /// with fewer than 1000 elements are checked on what there is, flagged in
 /// `details` and `fewSamples`. Wrong shapes or types give one failing
 /// "<result>: shape" check, a wrong count one failing "results" check.
+/// With `checked` (one flag per element of each result), only the flagged
+/// elements are compared (a sampled emulator run's: getWrittenElements);
+/// `details` then say how many.
 std::vector<CheckResult>
 checkStatistics(const MIOpenProblem &problem,
                 const std::vector<HostTensor> &actual,
-                const std::vector<::boo::ref::Tensor> &expected);
+                const std::vector<::boo::ref::Tensor> &expected,
+                const CheckedElements *checked = nullptr);
 
 /// The check for Structured inputs, over every result:
 ///  - convolutions, "structured: exact": every result element equals the
@@ -141,7 +148,16 @@ checkStatistics(const MIOpenProblem &problem,
 /// coordinates, values). The structured inputs are rebuilt here.
 CheckResult checkStructured(const MIOpenProblem &problem,
                             const std::vector<HostTensor> &actual,
-                            const std::vector<::boo::ref::Tensor> &expected);
+                            const std::vector<::boo::ref::Tensor> &expected,
+                            const CheckedElements *checked = nullptr);
+
+/// For each element of each result, whether its bytes differ from
+/// `unwritten` repeated (what RuntimeSession::invokeSampled fills the
+/// results with): the elements a sample of workgroups wrote. A kernel that
+/// wrote exactly that pattern (an all-ones NaN, or index -1) reads as
+/// unwritten.
+CheckedElements getWrittenElements(const std::vector<HostTensor> &results,
+                                   uint8_t unwritten);
 
 /// The largest |actual - expected| over the rms of expected (1 where that
 /// is 0), over every element of every result; infinity if an error is not

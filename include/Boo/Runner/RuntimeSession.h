@@ -62,6 +62,13 @@ public:
   /// results incomplete). docs/Emulator.md, "Profile".
   bool invokeProfiled(uint64_t maxWorkgroups,
                       std::vector<LaunchProfile> &profiles, std::string &error);
+  /// Emulator devices: fills the results with `unwritten` bytes, then
+  /// invokes once on at most `maxWorkgroups` workgroups of each launch,
+  /// spread over the grid: the elements the sample writes are the kernel's,
+  /// the others keep the fill. Only for functions of one launch (a later
+  /// kernel would read what the sample of an earlier one left unwritten).
+  bool invokeSampled(uint64_t maxWorkgroups, uint8_t unwritten,
+                     std::string &error);
   /// Copies the results of the last invocation back.
   bool readResults(std::vector<HostTensor> &outs, std::string &error);
 
