@@ -43,8 +43,11 @@ std::vector<int64_t> randomBiasShape(CaseRng &rng,
   return shape;
 }
 
-/// f32-exact scales: 1, powers of two, and values that round.
-double randomScale(CaseRng &rng) {
+/// Scales: 1, powers of two, and values that round; f32 values, but for
+/// f64 products, whose alpha and beta are f64 (0.1, 1/3).
+double randomScale(CaseRng &rng, ElementType t) {
+  if (t == ElementType::F64 && rng.coin())
+    return rng.pick(std::vector<double>{0.1, 1.0 / 3, -2.7});
   return rng.pick(std::vector<double>{1.0, 2.0, 0.5, -1.25,
                                       static_cast<float>(0.3),
                                       static_cast<float>(-0.7)});
@@ -101,8 +104,8 @@ bool makeMatmulOf(CaseRng &rng, Case &c,
   std::vector<int64_t> sbias = withBias ? randomBiasShape(rng, so)
                                         : std::vector<int64_t>{};
   Tensor bias = withBias ? randomTensor(sbias, t, rng) : Tensor();
-  double alpha = rng.coin() ? 1.0 : randomScale(rng);
-  double beta = withBias && rng.coin() ? randomScale(rng) : 1.0;
+  double alpha = rng.coin() ? 1.0 : randomScale(rng, t);
+  double beta = withBias && rng.coin() ? randomScale(rng, t) : 1.0;
 
   FuncBuilder f("matmul");
   std::string va = f.arg(tensorType(sa, t)), vb = f.arg(tensorType(sb, t));
@@ -114,9 +117,9 @@ bool makeMatmulOf(CaseRng &rng, Case &c,
   if (tb)
     attrs.push_back("transpose_rhs");
   if (alpha != 1.0)
-    attrs.push_back("alpha = " + f32Attr(alpha));
+    attrs.push_back("alpha = " + f64Attr(alpha));
   if (beta != 1.0)
-    attrs.push_back("beta = " + f32Attr(beta));
+    attrs.push_back("beta = " + f64Attr(beta));
   std::ostringstream attrText;
   for (size_t i = 0; i < attrs.size(); ++i)
     attrText << (i ? ", " : " {") << attrs[i]

@@ -87,6 +87,13 @@ std::string f32Attr(double v) {
   return buf;
 }
 
+std::string f64Attr(double v) {
+  // Seventeen significant digits round-trip every f64.
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17e : f64", v);
+  return buf;
+}
+
 std::string FuncBuilder::arg(const std::string &type) {
   std::string v = "%arg" + std::to_string(argDecls.size());
   argDecls.push_back(v + ": " + type);

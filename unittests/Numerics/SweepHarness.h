@@ -79,6 +79,8 @@ std::string tensorType(const std::vector<int64_t> &shape, ElementType type);
 std::string i64Array(const std::vector<int64_t> &values);
 /// An f32 attribute that prints `v` exactly (`v` must be an f32 value).
 std::string f32Attr(double v);
+/// An f64 attribute that prints `v` exactly.
+std::string f64Attr(double v);
 
 /// Builds the text of "func.func @<name>(<args>) -> (<results>) {...}".
 class FuncBuilder {

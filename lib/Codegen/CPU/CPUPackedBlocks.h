@@ -37,7 +37,8 @@ struct PackPlan {
 /// copy of one input, used only here) of at least `minBytes`, its blocks
 /// (the tiles of the parallel loops that index it) number at least eight,
 /// and each block is read by at least two tiles (the tiles of the other
-/// parallel loops).
+/// parallel loops). Of several such inputs, the one whose blocks times the
+/// other inputs' bytes (what the iterations read whole) is least.
 std::optional<PackPlan> planPackedBlocks(linalg::GenericOp op,
                                          ArrayRef<int64_t> tiles,
                                          int64_t minBytes,
