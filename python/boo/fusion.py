@@ -199,7 +199,15 @@ class _Rewriter:
         self.report = FusionReport()
         self.erased: set = set()
         vals = [_val(n) for n in self.graph.nodes]
-        self.fake_mode = torch._guards.detect_fake_mode([v for v in vals if v is not None])
+        # make_fx's default (real) tracing gives each node's fake value a
+        # mode of its own: then new values come from one fresh mode, with
+        # the operands' metadata copied into it.
+        self.own_mode = False
+        try:
+            self.fake_mode = torch._guards.detect_fake_mode([v for v in vals if v is not None])
+        except AssertionError:
+            self.fake_mode = torch._subclasses.fake_tensor.FakeTensorMode()
+            self.own_mode = True
 
     def erase(self, node: fx.Node) -> None:
         self.graph.erase_node(node)
@@ -209,10 +217,14 @@ class _Rewriter:
         """node.meta['val'] from the op's fake implementation."""
         if self.fake_mode is None:
             return
-        to_val = lambda a: a.meta.get("val") if isinstance(a, fx.Node) else a
-        args = fx.node.map_arg(node.args, to_val)
-        kwargs = fx.node.map_arg(node.kwargs, to_val)
         with self.fake_mode:
+            def to_val(a):
+                v = a.meta.get("val") if isinstance(a, fx.Node) else a
+                if self.own_mode and isinstance(v, torch.Tensor):
+                    v = torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device=v.device)
+                return v
+            args = fx.node.map_arg(node.args, to_val)
+            kwargs = fx.node.map_arg(node.kwargs, to_val)
             node.meta["val"] = node.target(*args, **kwargs)
 
     def call(self, target, args, before: fx.Node, kwargs=None) -> fx.Node:

@@ -205,3 +205,17 @@ def test_float64_linear_runs_on_boo_without_its_epilogue(device, seeded):
     assert torch.ops.boo.addmm.default in targets and aten.gelu.default in targets
     with torch.no_grad():
         torch.testing.assert_close(gm(x, r), model(x, r), rtol=1e-12, atol=1e-12)
+
+
+def test_fuse_takes_make_fx_graphs_of_real_tracing(device, seeded):
+    # make_fx's default tracing gives every node's value a fake mode of its
+    # own; the rewrite's new nodes get theirs from one mode of its own.
+    from torch.fx.experimental.proxy_tensor import make_fx
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                                torch.nn.Linear(8 * 6 * 6, 10))
+    x = torch.randn(2, 3, 8, 8)
+    gm = make_fx(lambda x: model(x))(x)
+    report = fuse(gm)
+    assert (report.fused_convs, report.matmuls) == (1, 1), report
+    with torch.no_grad():
+        torch.testing.assert_close(gm(x), model(x), rtol=1e-4, atol=1e-5)
