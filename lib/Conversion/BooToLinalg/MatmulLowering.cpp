@@ -8,8 +8,8 @@
 // of its KernelLoopNest ([b,] m, n, k; getOpLoopNest is the one definition
 // of their order), accumulating in f32 (f64 products in f64), and an
 // element-wise epilogue that scales by alpha, adds beta times the broadcast
-// bias and rounds to the storage type once. Transposed operands are read through their indexing
-// maps, not copied.
+// bias and rounds to the storage type once. Transposed operands are read
+// through their indexing maps, not copied.
 //
 //===----------------------------------------------------------------------===//
 
