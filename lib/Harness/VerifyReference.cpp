@@ -212,6 +212,24 @@ Tensor transposeMatrices(const Tensor &t) {
 /// The product and its gradients from their definitions: op(X) is
 /// materialized, dA = dC op(B)^T and dB = op(A)^T dC are plain products of
 /// materialized transposes, transposed back when A (B) is stored transposed.
+/// The tensor of `shape` a strided aten operand reads from its storage
+/// (`storage` itself when it has no strides).
+Tensor readStrided(const Tensor &storage, const SmallVector<int64_t> &shape,
+                   ArrayRef<int64_t> strides) {
+  if (strides.empty())
+    return storage;
+  Tensor view(std::vector<int64_t>(shape.begin(), shape.end()));
+  for (int64_t i = 0; i < view.size(); ++i) {
+    int64_t rest = i, at = 0;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      at += rest % shape[d] * strides[d];
+      rest /= shape[d];
+    }
+    view.data[i] = storage.data[at];
+  }
+  return view;
+}
+
 void computeGemm(const MIOpenGemmProblem &p,
                  const std::vector<TensorSpec> &specs,
                  const std::vector<Tensor> &args,
@@ -220,11 +238,13 @@ void computeGemm(const MIOpenGemmProblem &p,
     return transposed ? transposeMatrices(x) : x;
   };
   if (p.direction == 1) {
-    const Tensor *a = findArgument(specs, args, p.getNameA());
-    const Tensor *b = findArgument(specs, args, p.getNameB());
+    Tensor a = readStrided(*findArgument(specs, args, p.getNameA()),
+                           p.getShapeA(), p.stridesA);
+    Tensor b = readStrided(*findArgument(specs, args, p.getNameB()),
+                           p.getShapeB(), p.stridesB);
     const Tensor *c =
         p.hasInputC() ? findArgument(specs, args, p.getNameC()) : nullptr;
-    results.push_back(ref::matmul(op(*a, p.transposeA), op(*b, p.transposeB),
+    results.push_back(ref::matmul(op(a, p.transposeA), op(b, p.transposeB),
                                   false, false, p.alpha, c, p.beta));
     return;
   }

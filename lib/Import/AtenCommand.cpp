@@ -363,12 +363,18 @@ LogicalResult setOperands(const AtenSchema &schema, ArrayRef<AtenArg> args,
     }
     FailureOr<bool> transposed = getTransposed(arg);
     if (failed(transposed)) {
-      error = llvm::formatv("{0}: strides {1} of a {2} tensor are neither "
-                            "row-major nor column-major (transposed); only "
-                            "dense matrices are supported",
-                            where, formatList(arg.strides),
-                            formatList(arg.dims));
-      return failure();
+      // Any other strides: the operand is read from its storage.
+      if (arg.strides.size() != rank ||
+          llvm::any_of(arg.strides, [](int64_t s) { return s < 0; })) {
+        error = llvm::formatv("{0}: expected {1} non-negative strides for a "
+                              "{2} tensor, got {3}",
+                              where, rank, formatList(arg.dims),
+                              formatList(arg.strides));
+        return failure();
+      }
+      (i == ia ? p.stridesA : p.stridesB).assign(arg.strides.begin(),
+                                                 arg.strides.end());
+      transposed = false;
     }
     (i == ia ? p.transposeA : p.transposeB) = *transposed;
   }

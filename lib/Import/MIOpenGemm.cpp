@@ -168,3 +168,11 @@ SmallVector<int64_t> MIOpenGemmProblem::getShapeB() const {
 SmallVector<int64_t> MIOpenGemmProblem::getShapeC() const {
   return matrixShape(*this, m, n, false);
 }
+
+int64_t mlir::boo::getStorageSize(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> strides) {
+  int64_t size = 1;
+  for (auto [d, s] : llvm::zip(shape, strides))
+    size += (d - 1) * s;
+  return size;
+}

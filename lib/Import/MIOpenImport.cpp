@@ -194,8 +194,21 @@ LogicalResult buildGemm(OpBuilder &b, Location loc, ModuleOp module,
         getTensorType(b.getContext(), signature.results.front());
     // beta scales C and needs it; a zero beta ignores it.
     Value bias = p.hasInputC() && p.beta != 0.0 ? arg(p.getNameC()) : Value();
+    // A strided aten operand is read from its storage.
+    auto operand = [&](StringRef name) -> Value {
+      Value v = arg(name);
+      bool isA = name == p.getNameA();
+      ArrayRef<int64_t> strides = isA ? p.stridesA : p.stridesB;
+      if (strides.empty())
+        return v;
+      auto viewType = RankedTensorType::get(
+          isA ? p.getShapeA() : p.getShapeB(), type.getElementType());
+      return AsStridedOp::create(b, loc, viewType, v,
+                                 b.getDenseI64ArrayAttr(strides))
+          .getOutput();
+    };
     auto mm = MatmulOp::create(
-        b, loc, type, arg(product.lhs), arg(product.rhs), bias,
+        b, loc, type, operand(product.lhs), operand(product.rhs), bias,
         product.transposeLhs, product.transposeRhs,
         APFloat(p.alpha), APFloat(bias ? p.beta : 1.0));
     return SmallVector<Value>{mm.getOutput()};

@@ -165,8 +165,16 @@ ProblemSignature getGemmSignature(const MIOpenGemmProblem &p) {
   // "aten_addmm_bfloat16_forward_...": the op replaces "gemm".
   s.functionName =
       p.atenOp.empty() ? name : "aten_" + p.atenOp + name.substr(4);
-  TensorSpec a{p.getNameA().str(), toVector(p.getShapeA()), t};
-  TensorSpec b{p.getNameB().str(), toVector(p.getShapeB()), t};
+  // A strided operand's argument is its storage: "_<name>strides_9x1x3".
+  auto operand = [&](StringRef argName, SmallVector<int64_t> shape,
+                     ArrayRef<int64_t> strides) {
+    if (strides.empty())
+      return TensorSpec{argName.str(), toVector(shape), t};
+    s.functionName += "_" + argName.str() + "strides_" + joinShape(strides);
+    return TensorSpec{argName.str(), {getStorageSize(shape, strides)}, t};
+  };
+  TensorSpec a = operand(p.getNameA(), p.getShapeA(), p.stridesA);
+  TensorSpec b = operand(p.getNameB(), p.getShapeB(), p.stridesB);
   std::vector<int64_t> c = toVector(p.getShapeC());
   TensorSpec cIn{p.getNameC().str(), p.cShape ? toVector(*p.cShape) : c, t};
   if (p.direction == 1) {

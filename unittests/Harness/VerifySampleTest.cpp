@@ -8,6 +8,7 @@
 // of workgroups wrote: getWrittenElements finds them, and the checks ignore
 // the others but still fail on a wrong element among them. f64 products
 // are judged with f64 accumulation: an f32 accumulation's error fails them.
+// The reference reads a strided aten operand from its storage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,6 +120,25 @@ TEST(VerifySample, Float64ProductsAccumulateInFloat64) {
     v *= 1 + noise(rng);
   checks = checkStatistics(c.problem, {toDevice(c, values)}, c.expected);
   EXPECT_FALSE(findCheck(checks, "output: stddev")->passed);
+}
+
+TEST(VerifySample, StridedOperandsAreReadFromTheirStorage) {
+  // self: 2x2 rows 3 apart in a storage of 5 (0 1 _ 3 4); mat2: identity.
+  std::string error;
+  FailureOr<MIOpenProblem> problem = parseMIOpenCommand(
+      "aten::mm \"[[2, 2], [2, 2]]\" \"['double', 'double']\" "
+      "\"[[3, 1], [2, 1]]\" \"['', '']\"",
+      error);
+  ASSERT_TRUE(succeeded(problem)) << error;
+  std::vector<TensorSpec> specs = getProblemSignature(*problem).arguments;
+  ASSERT_EQ(specs[0].shape, (std::vector<int64_t>{5}));
+  std::vector<HostTensor> inputs = {
+      HostTensor::fromDoubles({5}, ElementType::F64, {0, 1, 2, 3, 4}),
+      HostTensor::fromDoubles({2, 2}, ElementType::F64, {1, 0, 0, 1})};
+  std::vector<Tensor> expected;
+  ASSERT_TRUE(succeeded(computeReference(*problem, inputs, expected, error)))
+      << error;
+  EXPECT_EQ(expected[0].data, (std::vector<double>{0, 1, 3, 4}));
 }
 
 } // namespace

@@ -110,6 +110,12 @@ struct MIOpenGemmProblem {
   /// addmm's `self` as given, which broadcasts to C (NumPy's rules); unset:
   /// C's own shape.
   std::optional<SmallVector<int64_t>> cShape;
+  /// An aten operand (A or B) with strides that are neither row- nor
+  /// column-major (gaps, overlaps, a padded leading dim): its strides, in
+  /// elements. Its argument is then the storage the strides reach from the
+  /// first element (getStorageSize elements), read through boo.as_strided;
+  /// empty for a dense operand.
+  SmallVector<int64_t> stridesA, stridesB;
 
   bool isBatched() const { return batched; }
   /// Whether C is an argument: a non-zero beta, or addmm's self (which a
@@ -137,6 +143,10 @@ struct MIOpenGemmProblem {
   SmallVector<int64_t> getShapeB() const;
   SmallVector<int64_t> getShapeC() const;
 };
+
+/// The elements a tensor of `shape` with `strides` reaches from its first:
+/// 1 + sum((shape[i] - 1) * strides[i]).
+int64_t getStorageSize(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides);
 
 /// A batch normalization problem (base args `bnorm`, `bnormfp16`,
 /// `bnormfp16fp32`, `bnormbfp16fp32` and IREE BOO's `bnormbfp16`), with

@@ -140,6 +140,8 @@ FailureOr<SmallVector<Value>> lowerBooOp(LinalgBuilder &lb, Operation *op,
     return lowerBatchNormOp(lb, op, operands, keepF32);
   if (isa<ArgMaxOp, ArgMinOp>(op))
     return lowerArgReduceOp(lb, op, operands);
+  if (auto view = dyn_cast<AsStridedOp>(op))
+    return SmallVector<Value>{lowerAsStridedOp(lb, view, operands[0])};
   return TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
       .Case([&](ActivationOp o) {
         return SmallVector<Value>{lowerActivation(lb, o, operands, keepF32)};

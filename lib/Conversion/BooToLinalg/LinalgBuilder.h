@@ -106,6 +106,8 @@ FailureOr<SmallVector<Value>> lowerConvOp(LinalgBuilder &lb, Operation *op,
 FailureOr<SmallVector<Value>> lowerMatmulOp(LinalgBuilder &lb, Operation *op,
                                             ValueRange operands,
                                             bool keepF32);
+/// boo.as_strided: a copy whose input map is the linear storage index.
+Value lowerAsStridedOp(LinalgBuilder &lb, AsStridedOp op, Value storage);
 /// boo.argmax / boo.argmin: the i64 indices (no f32 mode: the result is
 /// an index whatever the caller rounds).
 FailureOr<SmallVector<Value>> lowerArgReduceOp(LinalgBuilder &lb,

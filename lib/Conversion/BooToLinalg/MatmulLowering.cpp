@@ -120,3 +120,18 @@ mlir::boo::detail::lowerMatmulOp(LinalgBuilder &lb, Operation *op,
       });
   return SmallVector<Value>{result};
 }
+
+Value mlir::boo::detail::lowerAsStridedOp(LinalgBuilder &lb, AsStridedOp op,
+                                          Value storage) {
+  OpBuilder &b = lb.getBuilder();
+  auto type = cast<RankedTensorType>(op.getOutput().getType());
+  AffineExpr index = b.getAffineConstantExpr(0);
+  for (auto [d, stride] : llvm::enumerate(op.getStrides()))
+    index = index + b.getAffineDimExpr(d) * stride;
+  return lb.generic(type.getRank(), {storage}, {{index}},
+                    lb.empty(type.getShape(), type.getElementType()),
+                    lb.dims(type.getRank()),
+                    SmallVector<utils::IteratorType>(
+                        type.getRank(), utils::IteratorType::parallel),
+                    [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}

@@ -348,6 +348,22 @@ func.func @mm_f64_bias(%a: tensor<3x5xf64>, %b: tensor<5x7xf64>, %c: tensor<7xf6
 
 // -----
 
+// boo.as_strided: a copy whose input map is the linear storage index
+// (stride 0: the batch repeats the same matrix).
+// CHECK-DAG:   #[[LIN:.+]] = affine_map<(d0, d1, d2) -> (d1 * 16 + d2 * 2)>
+// CHECK-DAG:   #[[OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @as_strided
+// CHECK:       linalg.generic {indexing_maps = [#[[LIN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME:    ins(%{{.+}} : tensor<63xbf16>) outs(%{{.+}} : tensor<2x4x8xbf16>)
+// CHECK-NEXT:  ^bb0(%[[IN:.+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT:    linalg.yield %[[IN]] : bf16
+func.func @as_strided(%s: tensor<63xbf16>) -> tensor<2x4x8xbf16> {
+  %0 = boo.as_strided %s {strides = array<i64: 0, 16, 2>} : tensor<63xbf16> -> tensor<2x4x8xbf16>
+  return %0 : tensor<2x4x8xbf16>
+}
+
+// -----
+
 // A matmul anchors a fusion like a convolution: its f32 result flows into
 // the epilogue and is rounded once, at the yield.
 // CHECK-LABEL: func.func @matmul_fusion

@@ -645,3 +645,51 @@ func.func @matmul_beta(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>) {
   %0 = boo.matmul %a, %b {beta = 0.5} : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
   return
 }
+
+// -----
+
+func.func @as_strided_rank(%s: tensor<4x4xf32>) {
+  // expected-error@+1 {{requires a static 1-D storage, got 'tensor<4x4xf32>'}}
+  %0 = boo.as_strided %s {strides = array<i64: 4, 1>} : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @as_strided_type(%s: tensor<16xf32>) {
+  // expected-error@+1 {{result element type 'f16' differs from the storage's 'f32'}}
+  %0 = boo.as_strided %s {strides = array<i64: 4, 1>} : tensor<16xf32> -> tensor<4x4xf16>
+  return
+}
+
+// -----
+
+func.func @as_strided_shape(%s: tensor<16xf32>) {
+  // expected-error@+1 {{requires a static result shape of positive sizes, got 'tensor<4x?xf32>'}}
+  %0 = boo.as_strided %s {strides = array<i64: 4, 1>} : tensor<16xf32> -> tensor<4x?xf32>
+  return
+}
+
+// -----
+
+func.func @as_strided_count(%s: tensor<16xf32>) {
+  // expected-error@+1 {{has 1 strides for a rank-2 result}}
+  %0 = boo.as_strided %s {strides = array<i64: 4>} : tensor<16xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @as_strided_negative(%s: tensor<16xf32>) {
+  // expected-error@+1 {{strides must be non-negative, got 4x-1}}
+  %0 = boo.as_strided %s {strides = array<i64: 4, -1>} : tensor<16xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @as_strided_bounds(%s: tensor<16xf32>) {
+  // expected-error@+1 {{reads element 18 of a storage of 16 elements (result 4x4, strides 5x1)}}
+  %0 = boo.as_strided %s {strides = array<i64: 5, 1>} : tensor<16xf32> -> tensor<4x4xf32>
+  return
+}

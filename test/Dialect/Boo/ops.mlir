@@ -137,3 +137,13 @@ func.func @matmul_f64(%a: tensor<4x3x5xf64>, %b: tensor<4x5x7xf64>, %c: tensor<7
   %0 = boo.matmul %a, %b bias(%c : tensor<7xf64>) {alpha = 0.1, beta = 0.33333333333333331} : tensor<4x3x5xf64>, tensor<4x5x7xf64> -> tensor<4x3x7xf64>
   return %0 : tensor<4x3x7xf64>
 }
+
+// -----
+
+// A view read from storage through strides (a gap of 1 between rows).
+// CHECK-LABEL: func.func @as_strided
+// CHECK: boo.as_strided %{{.*}} {strides = array<i64: 5, 1>} : tensor<19xf32> -> tensor<4x4xf32>
+func.func @as_strided(%s: tensor<19xf32>) -> tensor<4x4xf32> {
+  %0 = boo.as_strided %s {strides = array<i64: 5, 1>} : tensor<19xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}

@@ -272,6 +272,39 @@ LogicalResult MatmulOp::verify() {
 
 MatmulSizes MatmulOp::getSizes() { return *getMatmulSizes(*this); }
 
+LogicalResult AsStridedOp::verify() {
+  auto storage = cast<RankedTensorType>(getStorage().getType());
+  auto out = cast<RankedTensorType>(getOutput().getType());
+  if (storage.getRank() != 1 || !storage.hasStaticShape())
+    return emitOpError("requires a static 1-D storage, got ") << storage;
+  if (out.getElementType() != storage.getElementType())
+    return emitOpError("result element type ")
+           << out.getElementType() << " differs from the storage's "
+           << storage.getElementType();
+  if (!out.hasStaticShape() ||
+      llvm::any_of(out.getShape(), [](int64_t d) { return d < 1; }))
+    return emitOpError("requires a static result shape of positive sizes, "
+                       "got ")
+           << out;
+  ArrayRef<int64_t> strides = getStrides();
+  if (static_cast<int64_t>(strides.size()) != out.getRank())
+    return emitOpError("has ")
+           << strides.size() << " strides for a rank-" << out.getRank()
+           << " result";
+  if (llvm::any_of(strides, [](int64_t s) { return s < 0; }))
+    return emitOpError("strides must be non-negative, got ")
+           << shapeString(strides);
+  int64_t last = 0;
+  for (auto [d, stride] : llvm::zip(out.getShape(), strides))
+    last += (d - 1) * stride;
+  if (last >= storage.getDimSize(0))
+    return emitOpError("reads element ")
+           << last << " of a storage of " << storage.getDimSize(0)
+           << " elements (result " << shapeString(out.getShape())
+           << ", strides " << shapeString(strides) << ")";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Layer norm
 //===----------------------------------------------------------------------===//

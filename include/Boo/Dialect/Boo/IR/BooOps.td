@@ -374,6 +374,31 @@ def Boo_ArgMinOp : Boo_ArgReduceOp<"argmin", "minimum", "<">;
 // Matrix multiplication
 //===----------------------------------------------------------------------===//
 
+def Boo_AsStridedOp : Boo_Op<"as_strided", [Pure]> {
+  let summary = "a tensor read from its storage through strides";
+  let description = [{
+    The view PyTorch's `as_strided` makes, from offset 0: element
+    `(i0, i1, ...)` of the result is element `sum(i_d * strides[d])` of the
+    1-D `storage`. Strides may leave gaps (a slice of a larger matrix),
+    repeat elements (a stride of 0, an expanded dim) or run in any order
+    (a transposed view). Every element read must lie in the storage. It is
+    how an `aten::` product operand with other than row- or column-major
+    strides is read.
+
+    ```mlir
+    %a = boo.as_strided %s {strides = array<i64: 16, 1, 4>}
+         : tensor<35xf32> -> tensor<3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Boo_MatmulTensor:$storage,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs Boo_MatmulTensor:$output);
+  let assemblyFormat = [{
+    $storage attr-dict `:` type($storage) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 def Boo_MatmulOp : Boo_Op<"matmul", [Pure]> {
   let summary = "matrix product, 2-D or batched, with an optional bias";
   let description = [{
