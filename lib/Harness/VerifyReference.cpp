@@ -209,9 +209,6 @@ Tensor transposeMatrices(const Tensor &t) {
   return out;
 }
 
-/// The product and its gradients from their definitions: op(X) is
-/// materialized, dA = dC op(B)^T and dB = op(A)^T dC are plain products of
-/// materialized transposes, transposed back when A (B) is stored transposed.
 /// The tensor of `shape` a strided aten operand reads from its storage
 /// (`storage` itself when it has no strides).
 Tensor readStrided(const Tensor &storage, const SmallVector<int64_t> &shape,
@@ -230,6 +227,9 @@ Tensor readStrided(const Tensor &storage, const SmallVector<int64_t> &shape,
   return view;
 }
 
+/// The product and its gradients from their definitions: op(X) is
+/// materialized, dA = dC op(B)^T and dB = op(A)^T dC are plain products of
+/// materialized transposes, transposed back when A (B) is stored transposed.
 void computeGemm(const MIOpenGemmProblem &p,
                  const std::vector<TensorSpec> &specs,
                  const std::vector<Tensor> &args,

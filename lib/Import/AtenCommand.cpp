@@ -372,6 +372,18 @@ LogicalResult setOperands(const AtenSchema &schema, ArrayRef<AtenArg> args,
                               formatList(arg.strides));
         return failure();
       }
+      // The storage's elements must have a size (and not overflow it).
+      double span = 1;
+      for (auto [d, s] : llvm::zip(arg.dims, arg.strides))
+        span += double(d - 1) * double(s);
+      if (span > 0x1p40) {
+        error = llvm::formatv("{0}: strides {1} of a {2} tensor reach {3:e} "
+                              "elements of storage (at most 2^40 are "
+                              "supported)",
+                              where, formatList(arg.strides),
+                              formatList(arg.dims), span);
+        return failure();
+      }
       (i == ia ? p.stridesA : p.stridesB).assign(arg.strides.begin(),
                                                  arg.strides.end());
       transposed = false;
