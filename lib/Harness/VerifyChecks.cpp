@@ -119,6 +119,12 @@ double ulpOf(double v, ElementType type) {
   return std::max(std::ldexp(2 * ref::unitRoundoff(type), exp - 1), minSpacing);
 }
 
+/// The type a result of `type` is accumulated in: f64 for f64 results (the
+/// products), f32 for every other.
+ElementType getAccumulatorType(ElementType type) {
+  return type == ElementType::F64 ? ElementType::F64 : ElementType::F32;
+}
+
 /// Empty if the results' count, shapes and types are right, else a failing
 /// check that says what is wrong.
 std::vector<CheckResult>
@@ -253,9 +259,7 @@ void checkOneResult(const TensorSpec &spec, int64_t reductionLength,
   }
 
   double roundingRel2 = sumRounding / n / (scale * scale);
-  // f64 results (products) accumulate in f64, every other type in f32.
-  ElementType accType =
-      type == ElementType::F64 ? ElementType::F64 : ElementType::F32;
+  ElementType accType = getAccumulatorType(type);
   double uAcc = ref::unitRoundoff(accType);
   double accumulationRel2 =
       static_cast<double>(reductionLength + extraRoundings) * uAcc * uAcc / 3;
@@ -629,6 +633,7 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
     ElementType type = specs[r].type;
     int64_t k = getReductionLength(problem, r);
     int64_t resultMismatches = 0, compared = 0;
+    double uAcc = ref::unitRoundoff(getAccumulatorType(type));
     const std::vector<bool> *mask = checked ? &(*checked)[r] : nullptr;
     for (int64_t i = 0; i < expected[r].size(); ++i) {
       if (!isChecked(mask, i))
@@ -639,8 +644,6 @@ mlir::boo::harness::checkStructured(const MIOpenProblem &problem,
       // Convolutions: exactly the rounded sum of ones while f32 sums them
       // exactly (up to 2^24), else within that accumulation's bound.
       double target = e, tolerance = 0;
-      // f64 products accumulate in f64.
-      double uAcc = type == ElementType::F64 ? 0x1p-53 : kU32;
       if (!isFloatType(type)) {
         // Indices: exactly the reference's.
       } else if (scaled) {
