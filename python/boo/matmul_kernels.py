@@ -28,7 +28,7 @@ import torch
 
 from . import runtime
 from .kernels import ACTIVATIONS, _tensor_type, apply_epilogue, epilogue_mlir
-from .matmul_ops import _bias, _operand, boo_addmm, boo_bmm, boo_mm
+from .matmul_ops import _bias, _operand, boo_addmm, boo_bmm, boo_mm, is_storage
 from .runtime import get_device, make_dense
 
 __all__ = ["fused_matmul"]
@@ -67,18 +67,27 @@ def matmul_mlir(name: str, recipe: dict, operands: Sequence[tuple[Tensor, Tensor
     kinds = [op["operand"] for op in recipe["epilogue"] if op["op"] in ("add", "mul")]
     for i, kind in enumerate(kinds):
         args.append(f"%e{i}: {out_type if kind == 'full' else column_type}")
-    attrs = [n for n, t, s in (("transpose_lhs", a, sa), ("transpose_rhs", b, sb)) if s is not t]
+    # A strided operand's argument is its storage, read by boo.as_strided.
+    views, names = [], []
+    for name, t, s in (("a", a, sa), ("b", b, sb)):
+        names.append(f"%{name}")
+        if is_storage(t, s):
+            names[-1] = f"%{name}s"
+            strides = ", ".join(str(x) for x in t.stride())
+            views.append(f"    %{name}s = boo.as_strided %{name} {{strides = array<i64: {strides}>}}"
+                         f" : {_tensor_type(s.shape, dtype)} -> {_tensor_type(t.shape, dtype)}")
+    attrs = [n for n, t, s in (("transpose_lhs", a, sa), ("transpose_rhs", b, sb))
+             if s is not t and not is_storage(t, s)]
     # 17 significant digits: the Python float exactly (and always a '.').
     attrs.append(f"alpha = {float(recipe.get('alpha', 1.0)):.17e} : f64")
     bias_text = ""
     if bias is not None:
         attrs.append(f"beta = {float(recipe.get('beta', 1.0)):.17e} : f64")
         bias_text = f" bias(%c : {_tensor_type(bias.shape, dtype)})"
-    lines = [
-        f"  func.func @{name}({', '.join(args)}) -> {out_type} {{",
-        f"    %v0 = boo.matmul %a, %b{bias_text} {{{', '.join(attrs)}}} : "
-        f"{_tensor_type(sa.shape, dtype)}, {_tensor_type(sb.shape, dtype)} -> {out_type}",
-    ]
+    read = [s if not is_storage(t, s) else t for t, s in ((a, sa), (b, sb))]
+    lines = [f"  func.func @{name}({', '.join(args)}) -> {out_type} {{", *views,
+             f"    %v0 = boo.matmul {names[0]}, {names[1]}{bias_text} {{{', '.join(attrs)}}} : "
+             f"{_tensor_type(read[0].shape, dtype)}, {_tensor_type(read[1].shape, dtype)} -> {out_type}"]
     chain, value = epilogue_mlir(recipe["epilogue"], kinds, 0, out_type, column_type, 1)
     lines += chain + [f"    return %v{value} : {out_type}", "  }"]
     return "module {\n" + "\n".join(lines) + "\n}\n"

@@ -5,8 +5,10 @@ PyTorch's arguments and autograd. A call runs IREE BOO's ``aten::`` command
 of its tensors (their shapes, dtypes and strides; docs/MIOpenImport.md),
 compiled once per signature: a column-major operand, such as nn.Linear's
 ``weight.t()``, is read in place, transposed, and an expanded bias as the
-vector it was expanded from. Other strides are made dense first (one copy,
-counted in ``boo.stats()["copies"]``).
+vector it was expanded from. An operand with other strides (a slice, a
+stride-0 batch) is passed as its storage, which the kernel reads through
+the strides (``boo.as_strided``: one copy inside the compiled function, no
+copy counted in ``boo.stats()["copies"]``).
 """
 
 from __future__ import annotations
@@ -42,17 +44,23 @@ def _check(where: str, tensors: dict, ranks: dict) -> None:
 
 
 def _operand(t: Tensor) -> tuple[Tensor, Tensor]:
-    """(the tensor whose shape and strides the command declares, the dense
-    tensor Boo reads): `t` itself when row-major, `t` and its transpose's
-    memory when column-major, else a dense copy."""
+    """(the tensor whose shape and strides the command declares, the tensor
+    Boo reads): `t` itself when row-major, `t` and its transpose's memory
+    when column-major, else `t` and its storage (1-D: the elements its
+    strides reach from its first, see is_storage)."""
     if t.is_contiguous():
         return t, t
     stored = t.transpose(-1, -2)
     if stored.is_contiguous():
         return t, stored
-    _stats["copies"] += 1
-    t = t.contiguous()
-    return t, t
+    span = 1 + sum((d - 1) * s for d, s in zip(t.shape, t.stride()))
+    return t, t.as_strided((span,), (1,))
+
+
+def is_storage(declared: Tensor, stored: Tensor) -> bool:
+    """Whether `stored` (from _operand) is `declared`'s storage, read
+    through `declared`'s strides."""
+    return stored.dim() == 1 and declared.dim() > 1
 
 
 def _bias(t: Tensor) -> Tensor:

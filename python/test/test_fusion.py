@@ -194,6 +194,35 @@ def test_linear_chain_fuses_into_one_kernel(device, seeded):
         torch.testing.assert_close(params[name].grad, p.grad, rtol=1e-4, atol=1e-5)
 
 
+class SlicedLinear(torch.nn.Module):
+    """nn.Linear + ReLU on every other column of x, from the second on."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(32, 24)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x[:, 1::2]))
+
+
+@pytest.mark.parametrize("device", ["cpu", "emu:gfx942"], indirect=True)
+def test_fused_linear_reads_a_sliced_input_in_place(device, seeded):
+    # The slice (strides [64, 2], offset 1) is passed as its storage and
+    # read through boo.as_strided inside the one kernel: no copy.
+    import boo
+    model = SlicedLinear()
+    x = torch.randn(16, 64)
+    gm = _export(model, (x,))
+    report = fuse(gm)
+    assert (report.fused_matmuls, report.matmuls) == (1, 0), report
+    boo.reset_stats()
+    with torch.no_grad():
+        got, launches = count_launches(lambda: gm(x))
+        ref = model(x)
+    assert launches == 1 and boo.stats()["copies"] == 0
+    torch.testing.assert_close(got, ref, rtol=1e-5, atol=1e-5)
+
+
 def test_float64_linear_runs_on_boo_without_its_epilogue(device, seeded):
     # A float64 product is Boo's; its gelu (no float64 epilogue) stays.
     model = LinearChain().double()

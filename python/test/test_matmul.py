@@ -30,15 +30,19 @@ def test_aten_addmm_matches_torch(device, seeded):
 
 
 @pytest.mark.parametrize("device", ["cpu", "emu:gfx942"], indirect=True)
-def test_boo_mm_reads_transposed_views_in_place(device, seeded):
+def test_boo_mm_reads_strided_views_in_place(device, seeded):
     a, w = torch.randn(24, 40), torch.randn(16, 40)
     boo.reset_stats()
     # w.t() is column-major: the command declares strides [1, 40].
     torch.testing.assert_close(boo.ops.boo_mm(a, w.t()), a @ w.t())
     assert boo.stats()["copies"] == 0
-    # A sliced view has neither layout: one dense copy.
+    # Sliced views have neither layout: their storage is passed, no copy.
     torch.testing.assert_close(boo.ops.boo_mm(a[:, ::2], w[:, ::2].t()), a[:, ::2] @ w[:, ::2].t())
-    assert boo.stats()["copies"] == 2
+    # A stride-0 batch (one matrix repeated) and a slice past an offset.
+    p, q = torch.randn(5, 7), torch.randn(3, 7, 9)
+    torch.testing.assert_close(boo.ops.boo_bmm(p.expand(3, 5, 7), q[:, :, 1::2]),
+                               torch.bmm(p.expand(3, 5, 7), q[:, :, 1::2]))
+    assert boo.stats()["copies"] == 0
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

@@ -47,7 +47,7 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
   // 1. Boo to linalg on tensors; element-wise epilogue generics fuse.
   //    boo-opt --boo-form-fusions --boo-convert-to-linalg
   //            --linalg-generalize-named-ops --canonicalize
-  //            --linalg-fuse-elementwise-ops --canonicalize
+  //            --boo-fuse-elementwise --canonicalize
   if (options.formFusions)
     pm.addNestedPass<func::FuncOp>(createBooFormFusions());
   addBooToLinalgStage(pm);

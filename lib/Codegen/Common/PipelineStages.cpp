@@ -23,7 +23,7 @@ void mlir::boo::addBooToLinalgStage(OpPassManager &pm) {
   pm.addPass(createBooConvertToLinalg());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createBooFuseElementwise());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -94,7 +94,7 @@ void mlir::boo::addGPUKernelStages(OpPassManager &pm, StringRef chip,
   //    (tuning spec or heuristic); element-wise epilogue generics fuse.
   //    boo-opt --boo-form-fusions --boo-select-lowering-config="tuning-spec="
   //            --boo-convert-to-linalg --linalg-generalize-named-ops
-  //            --canonicalize --linalg-fuse-elementwise-ops --canonicalize
+  //            --canonicalize --boo-fuse-elementwise --canonicalize
   pm.addNestedPass<func::FuncOp>(createBooFormFusions());
   BooSelectLoweringConfigOptions configOptions;
   configOptions.tuningSpec = tuningSpec.str();

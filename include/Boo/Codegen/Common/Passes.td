@@ -98,6 +98,32 @@ def BooExpandMath : Pass<"boo-expand-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def BooFuseElementwise : Pass<"boo-fuse-elementwise"> {
+  let summary = "Fuse element-wise linalg.generics into their consumers, "
+                "gathers excepted";
+  let description = [{
+    Upstream's `linalg-fuse-elementwise-ops` (its patterns, reshape folding
+    by expansion and canonicalizations, each producer fused only into its
+    one user), except for gathers: a producer that reads an operand
+    through an index mixing several of its loops (`boo.as_strided`'s linear
+    storage index, `d0 * 600 + d1`) stays a kernel of its own. Fused into a
+    product, such a read makes the product read that operand element by
+    element through the linear index: the CPU packing and the GPU's MMA
+    staging need the operand's own dims. Kept apart, the gather is one
+    copy and the product reads a dense operand.
+
+    A reversal (`n - 1 - d`, the filter of a backward-data convolution)
+    or a broadcast reads each dim through one loop and still fuses.
+  }];
+  let options = [
+    Option<"fuseGathers", "fuse-gathers", "bool", /*default=*/"false",
+           "Fuse gathers too (upstream's behaviour, for comparison)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def BooForwardResultReshapes : Pass<"boo-forward-result-reshapes",
                                      "func::FuncOp"> {
   let summary = "Compute a result returned through a reshape directly in "
