@@ -4,6 +4,7 @@ kernel, layer norms, batch norms and backward ops Boo's; the rest stays."""
 import pytest
 import torch
 
+import boo
 from boo.fusion import DEFAULT_SCHEMA, fuse
 from conftest import count_launches
 from models import ResNet18
@@ -209,7 +210,6 @@ class SlicedLinear(torch.nn.Module):
 def test_fused_linear_reads_a_sliced_input_in_place(device, seeded):
     # The slice (strides [64, 2], offset 1) is passed as its storage and
     # read through boo.as_strided inside the one kernel: no copy.
-    import boo
     model = SlicedLinear()
     x = torch.randn(16, 64)
     gm = _export(model, (x,))
