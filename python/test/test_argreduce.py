@@ -71,6 +71,29 @@ def test_ties_nan_and_infinities(device, seeded, dtype):
     _check_all(rows.t().contiguous().to(dtype))
 
 
+@pytest.mark.parametrize("device", ["cpu", "emu:gfx942"], indirect=True)
+def test_large_reductions_split_into_groups(device, seeded):
+    # 2^15 elements with few kept: the reduction runs in 32 groups (element
+    # i in group i % 32), then over the groups' bests. The first index must
+    # win where the groups' order is not the indices': ties and NaNs whose
+    # first index is in a later group, all equal, all -inf, and ties over a
+    # kept dim of 3.
+    n = 1 << 15
+    x = torch.randn(n)
+    x[20000], x[9000], x[30000] = 9.0, 9.0, 9.0   # max in groups 0, 8, 16
+    x[5000], x[17000] = -9.0, -9.0                 # min in groups 8, 8
+    x[4097], x[4] = -9.0, -9.0                     # and in groups 1, 4
+    _check_all(x, dims=(None, 0))
+    _check_all(x.to(torch.bfloat16), dims=(None, 0))  # many ties
+    y = x.clone()
+    y[12345], y[22222] = NAN, NAN                  # groups 25, 14
+    _check_all(y, dims=(None, 0))
+    _check_all(torch.full((n,), 2.0), dims=(None, 0))
+    _check_all(torch.full((4, n // 4), -INF), dims=(None,))
+    z = torch.randint(0, 4, (3, n)).to(torch.float16)
+    _check_all(z, dims=(None, 1, -1))
+
+
 def test_non_contiguous_input_is_copied_once(device, seeded):
     x = torch.randn(16, 12)
     for view in (x.t(), x[::2, 1::3], x.unsqueeze(0).expand(3, 16, 12)):

@@ -219,6 +219,31 @@ func.func @argmin_all(%x: tensor<4x8x16xf32>) -> tensor<1x1x1xi64> {
 
 // -----
 
+// argmax of all 2^15 elements of a 4x8192 input: few kept (none), a large
+// extent: the input flattened and viewed as 1024 rows of 32 groups; a first
+// generic keeps each group's best and its index in the input (row * 32 +
+// group), a second reduces the 32 groups' bests, taking their indices, a
+// tie going to the smaller index.
+// CHECK-LABEL: func.func @argmax_rows
+// CHECK:       %[[FLAT:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1]] : tensor<4x8192xf32> into tensor<32768xf32>
+// CHECK:       %[[ROWS:.+]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [1024, 32] : tensor<32768xf32> into tensor<1024x32xf32>
+// CHECK:       %[[P:.+]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[ROWS]] : tensor<1024x32xf32>) outs(%{{.+}}, %{{.+}} : tensor<32xf32>, tensor<32xi64>)
+// CHECK:         linalg.index 0
+// CHECK:         arith.muli %{{.+}}, %c32
+// CHECK:         linalg.index 1
+// CHECK:       %[[R:.+]]:2 = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[P]]#0, %[[P]]#1 : tensor<32xf32>, tensor<32xi64>) outs(%{{.+}}, %{{.+}} : tensor<f32>, tensor<i64>)
+// CHECK-NOT:     linalg.index
+// CHECK:         arith.cmpi slt
+// CHECK:         arith.cmpf oeq
+// CHECK:         arith.select
+// CHECK:       return %[[R]]#1
+func.func @argmax_rows(%x: tensor<4x8192xf32>) -> tensor<i64> {
+  %i = boo.argmax %x : tensor<4x8192xf32> -> tensor<i64>
+  return %i : tensor<i64>
+}
+
+// -----
+
 // Inside a fusion, the epilogue consumes the f32 accumulator directly and
 // the single rounding to f16 happens at the yield.
 // CHECK-LABEL: func.func @fusion_f16

@@ -308,19 +308,21 @@ batchNormNest(Operation *op, int64_t xOperand, ArrayRef<int64_t> featureDims,
   return b.nest;
 }
 
-/// An arg-reduction: one loop per input dim, the reduced one(s) reductions;
-/// ins(input).
-template <typename OpTy> FailureOr<KernelLoopNest> argReduceNest(OpTy op) {
-  RankedTensorType x = staticTensor(op.getInput());
-  if (!x)
+/// An arg-reduction's first pass: one loop per dim of its input's view
+/// (getArgReduceForm: the input, or its reduced extent split into rows),
+/// the reduced one(s) reductions; ins(input).
+FailureOr<KernelLoopNest> argReduceNest(Operation *op) {
+  FailureOr<ArgReduceForm> form = getArgReduceForm(op);
+  if (failed(form))
     return failure();
   NestBuilder b;
-  std::optional<int64_t> dim = op.getDim();
-  for (int64_t d = 0; d < x.getRank(); ++d)
-    b.loop("d" + std::to_string(d), x.getDimSize(d), !dim || d == *dim);
-  KernelOperand &in = b.input("input", x.getElementType());
-  for (int64_t d = 0; d < x.getRank(); ++d)
-    addDim(in, x.getDimSize(d), {{d, 1}});
+  for (auto [d, size] : llvm::enumerate(form->shape))
+    b.loop("d" + std::to_string(d), size, form->reduced[d]);
+  KernelOperand &in = b.input(
+      "input",
+      cast<RankedTensorType>(op->getOperand(0).getType()).getElementType());
+  for (auto [d, size] : llvm::enumerate(form->shape))
+    addDim(in, size, {{int64_t(d), 1}});
   return b.nest;
 }
 
@@ -397,8 +399,8 @@ FailureOr<KernelLoopNest> mlir::boo::getOpLoopNest(Operation *root) {
                               {"mean", "features"},
                               {"rstd", "features"}});
       })
-      .Case([](ArgMaxOp op) { return argReduceNest(op); })
-      .Case([](ArgMinOp op) { return argReduceNest(op); })
+      .Case<ArgMaxOp, ArgMinOp>(
+          [](Operation *op) { return argReduceNest(op); })
       .Case<ActivationOp, AddOp, MulOp>(
           [](Operation *op) { return elementwiseNest(op); })
       .Default([](Operation *) { return failure(); });

@@ -42,6 +42,24 @@ bool isFusionAnchor(Operation *op);
 /// static 2-D or 3-D tensors or their K (or batch) sizes differ.
 FailureOr<MatmulSizes> getMatmulSizes(Operation *op);
 
+/// How an arg-reduction (boo.argmax, boo.argmin) is computed: over its
+/// input viewed as `shape`, the dims marked `reduced` reduced by a first
+/// pass. Where few elements are kept (at most kArgReduceMaxSplitRows) and
+/// the reduced extent R is large (kArgReduceMinSplitExtent or more), R is
+/// viewed as (R / groups, groups), dims `groupDim - 1` and `groupDim` of
+/// `shape` (the input flattened where every dim is reduced): the first
+/// pass reduces the outer one, keeping each group's best and its index in
+/// the input (a GPU's threads read the groups side by side), and a second
+/// reduces the groups. Otherwise `shape` is the input's, `groups` 1 and
+/// `groupDim` -1. Fails on ops that are not verified.
+struct ArgReduceForm {
+  SmallVector<int64_t> shape;
+  SmallVector<bool> reduced;
+  int64_t groups = 1;
+  int64_t groupDim = -1;
+};
+FailureOr<ArgReduceForm> getArgReduceForm(Operation *op);
+
 /// True for the element-wise epilogue ops (activation, add, mul).
 bool isElementwiseEpilogue(Operation *op);
 
