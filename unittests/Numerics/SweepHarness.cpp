@@ -333,6 +333,9 @@ static double fromHost(const mlir::boo::HostTensor &h, int64_t i,
   int64_t bytes = getElementSize(type);
   uint64_t bits = 0;
   std::memcpy(&bits, &h.data[i * bytes], bytes);
+  // i64 results (arg-reductions' indices) are exact as doubles below 2^53.
+  if (type == ElementType::I64)
+    return static_cast<double>(static_cast<int64_t>(bits));
   return ref::decode(bits, type);
 }
 
