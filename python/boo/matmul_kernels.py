@@ -67,27 +67,30 @@ def matmul_mlir(name: str, recipe: dict, operands: Sequence[tuple[Tensor, Tensor
     kinds = [op["operand"] for op in recipe["epilogue"] if op["op"] in ("add", "mul")]
     for i, kind in enumerate(kinds):
         args.append(f"%e{i}: {out_type if kind == 'full' else column_type}")
-    # A strided operand's argument is its storage, read by boo.as_strided.
-    views, names = [], []
-    for name, t, s in (("a", a, sa), ("b", b, sb)):
-        names.append(f"%{name}")
+    # Each operand as the product reads it: a strided one's argument is its
+    # storage, read by boo.as_strided; a column-major one is transposed.
+    views, names, types, attrs = [], [], [], []
+    for name, attr, t, s in (("a", "transpose_lhs", a, sa), ("b", "transpose_rhs", b, sb)):
         if is_storage(t, s):
-            names[-1] = f"%{name}s"
             strides = ", ".join(str(x) for x in t.stride())
             views.append(f"    %{name}s = boo.as_strided %{name} {{strides = array<i64: {strides}>}}"
                          f" : {_tensor_type(s.shape, dtype)} -> {_tensor_type(t.shape, dtype)}")
-    attrs = [n for n, t, s in (("transpose_lhs", a, sa), ("transpose_rhs", b, sb))
-             if s is not t and not is_storage(t, s)]
+            names.append(f"%{name}s")
+            types.append(_tensor_type(t.shape, dtype))
+            continue
+        names.append(f"%{name}")
+        types.append(_tensor_type(s.shape, dtype))
+        if s is not t:
+            attrs.append(attr)
     # 17 significant digits: the Python float exactly (and always a '.').
     attrs.append(f"alpha = {float(recipe.get('alpha', 1.0)):.17e} : f64")
     bias_text = ""
     if bias is not None:
         attrs.append(f"beta = {float(recipe.get('beta', 1.0)):.17e} : f64")
         bias_text = f" bias(%c : {_tensor_type(bias.shape, dtype)})"
-    read = [s if not is_storage(t, s) else t for t, s in ((a, sa), (b, sb))]
     lines = [f"  func.func @{name}({', '.join(args)}) -> {out_type} {{", *views,
              f"    %v0 = boo.matmul {names[0]}, {names[1]}{bias_text} {{{', '.join(attrs)}}} : "
-             f"{_tensor_type(read[0].shape, dtype)}, {_tensor_type(read[1].shape, dtype)} -> {out_type}"]
+             f"{types[0]}, {types[1]} -> {out_type}"]
     chain, value = epilogue_mlir(recipe["epilogue"], kinds, 0, out_type, column_type, 1)
     lines += chain + [f"    return %v{value} : {out_type}", "  }"]
     return "module {\n" + "\n".join(lines) + "\n}\n"

@@ -116,8 +116,10 @@ linalg::GenericOp argReducePass(LinalgBuilder &lb, bool isMax, ValueRange ins,
       });
 }
 
-/// `input` viewed as `form.shape` (its reduced extent split in groups).
-Value viewAsForm(LinalgBuilder &lb, Value input, const ArgReduceForm &form) {
+/// `input` viewed as `form.shape` (its reduced extent split in groups;
+/// flattened first where every dim is reduced, `all`).
+Value viewAsForm(LinalgBuilder &lb, Value input, const ArgReduceForm &form,
+                 bool all) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
   auto x = cast<RankedTensorType>(input.getType());
@@ -125,13 +127,11 @@ Value viewAsForm(LinalgBuilder &lb, Value input, const ArgReduceForm &form) {
     return input;
   auto type = RankedTensorType::get(form.shape, x.getElementType());
   SmallVector<ReassociationIndices> groups;
-  if (form.shape.size() == 2 && form.groupDim == 1 &&
-      x.getRank() != 1) {
-    // Every dim reduced: the input flattened, then split.
-    ReassociationIndices all;
+  if (all && x.getRank() > 1) {
+    ReassociationIndices dims;
     for (int64_t d = 0; d < x.getRank(); ++d)
-      all.push_back(d);
-    input = tensor::CollapseShapeOp::create(b, loc, input, {all});
+      dims.push_back(d);
+    input = tensor::CollapseShapeOp::create(b, loc, input, {dims});
     return tensor::ExpandShapeOp::create(b, loc, type, input,
                                          {ReassociationIndices{0, 1}});
   }
@@ -160,8 +160,8 @@ FailureOr<SmallVector<Value>> lowerArgReduce(LinalgBuilder &lb, OpTy op,
     if (form->reduced[d] || d == form->groupDim)
       indexDims.push_back(d);
   linalg::GenericOp first =
-      argReducePass(lb, isMax, viewAsForm(lb, input, *form), form->shape,
-                    form->reduced, indexDims);
+      argReducePass(lb, isMax, viewAsForm(lb, input, *form, !dim),
+                    form->shape, form->reduced, indexDims);
   Value result = lb.markRoot(first.getResult(1));
   if (form->groups > 1) {
     SmallVector<int64_t> rowShape;

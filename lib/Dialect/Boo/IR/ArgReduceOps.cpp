@@ -42,9 +42,9 @@ template <typename OpTy> static LogicalResult verifyArgReduce(OpTy op) {
 LogicalResult ArgMaxOp::verify() { return verifyArgReduce(*this); }
 LogicalResult ArgMinOp::verify() { return verifyArgReduce(*this); }
 
-/// Kept elements (the first pass's rows) at most which a large reduction
-/// is split: a GPU computes one row per workgroup, and a single row (an
-/// argmax over all elements) ran on one workgroup.
+/// Kept elements at most which a large reduction is split: the outputs
+/// are its only parallel work (a GPU thread each), and an argmax over all
+/// elements ran on one work-item.
 static constexpr int64_t kArgReduceMaxSplitRows = 64;
 /// The least reduced extent that is split, and the least row (R / groups)
 /// it is split into; at most kArgReduceMaxGroups groups, which the second
