@@ -81,6 +81,8 @@ void mlir::boo::buildCPUPipeline(OpPassManager &pm,
     tileOptions.overlapMergedTails = options.overlapMergedTails;
     tileOptions.splitRowLoops = options.splitRowLoops;
     tileOptions.depthwiseRows = options.depthwiseRows;
+    tileOptions.dotMaxRows = std::max<int64_t>(options.dotMaxRows, 0);
+    tileOptions.registerLanes = getHostVectorRegisterWidth();
     // An operand copy larger than the L2 cache is packed per block, where
     // its tiles read it.
     tileOptions.l2CacheBytes =
@@ -216,6 +218,11 @@ int64_t mlir::boo::getHostVectorRegisterLanes() {
     return int64_t(16 * 4);
   }();
   return lanes;
+}
+
+int64_t mlir::boo::getHostVectorRegisterWidth() {
+  int64_t lanes = getHostVectorRegisterLanes();
+  return lanes == 32 * 16 ? 16 : lanes == 16 * 8 ? 8 : 4;
 }
 
 int64_t mlir::boo::getHostL1DataCacheBytes() {

@@ -33,6 +33,7 @@
 
 #include "Boo/Codegen/CPU/Passes.h"
 #include "CPUConvBorders.h"
+#include "CPUDotTiles.h"
 #include "CPUOperandLayouts.h"
 #include "CPUPackedBlocks.h"
 #include "CPUPaddedWindows.h"
@@ -332,6 +333,24 @@ struct BooCPUTileAndVectorizePass
             depthwiseRows)
           (void)convolveDepthwiseRows(rewriter, op, vectorWidth,
                                       peelMinInputBytes);
+      // Contractions with the reduction innermost in both inputs and few
+      // positions per column: dot products, no transposed copy.
+      if (dotMaxRows > 0) {
+        SmallVector<linalg::GenericOp> dots;
+        func.walk([&](linalg::GenericOp op) {
+          if (op.getNumReductionLoops() > 0)
+            dots.push_back(op);
+        });
+        DotOptions options;
+        options.lanes = registerLanes;
+        options.registers = accumulatorLanes * 4 / 3 / registerLanes;
+        options.accumulatorLanes = accumulatorLanes;
+        options.maxRows = dotMaxRows;
+        options.maxColBytes = packMinBytes;
+        options.positionTile = 2 * vectorWidth;
+        for (linalg::GenericOp op : dots)
+          (void)computeDotTiles(rewriter, op, options);
+      }
       // Convolutions with small filters read their input unpadded, but
       // at the borders (the pieces are collected again below).
       SmallVector<linalg::GenericOp> convs, pieces;

@@ -102,6 +102,19 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               "peel-min-input-bytes) directly, one output row at a time, "
               "vectorized along the channels, without padded copies or "
               "peeled borders">,
+       Option<"dotMaxRows", "dot-max-rows", "int64_t", /*default=*/"64",
+              "A contraction whose two inputs both have its reduction "
+              "innermost (an NHWC 1x1 convolution's image and filter), "
+              "whose output's innermost loop indexes one of them, and "
+              "whose columns are each shared by at most this many output "
+              "positions, is computed as register tiles of dot products "
+              "along the reduction, with no transposed copy of that input "
+              "(0: never)">,
+       Option<"registerLanes", "register-lanes", "int64_t",
+              /*default=*/"16",
+              "f32 lanes of one of the host's vector registers (the dot "
+              "products' registers; accumulator-lanes is three quarters of "
+              "all of them)">,
        Option<"clipPaddedWindows", "clip-padded-windows", "bool",
               /*default=*/"true",
               "Skip the iterations of a tiled convolution's window loops "

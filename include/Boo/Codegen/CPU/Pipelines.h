@@ -86,6 +86,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(boo-cpu-tile-and-vectorize's depthwise-rows); false: "
                      "the general schedule"),
       llvm::cl::init(true)};
+  Option<int64_t> dotMaxRows{
+      *this, "dot-max-rows",
+      llvm::cl::desc("Compute a contraction whose inputs both have the "
+                     "reduction innermost (an NHWC 1x1 convolution), with "
+                     "at most this many output positions per column, as "
+                     "dot products along the reduction, without a "
+                     "transposed copy of its filter "
+                     "(boo-cpu-tile-and-vectorize's dot-max-rows; 0: "
+                     "never)"),
+      llvm::cl::init(64)};
   Option<bool> overlapMergedTails{
       *this, "overlap-merged-tails",
       llvm::cl::desc("Compute a channels-first 1x1 convolution's merged "
@@ -134,6 +144,10 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// with AVX-512, 16 x 8 with AVX, 16 x 4 on other x86-64 hosts, 32 x 4 on
 /// AArch64 (NEON), 16 x 4 elsewhere.
 int64_t getHostVectorRegisterLanes();
+
+/// The f32 lanes of one of the host's vector registers: 16 with AVX-512, 8
+/// with AVX, 4 elsewhere (the width getHostVectorRegisterLanes counts).
+int64_t getHostVectorRegisterWidth();
 
 /// The host's L1 data cache size in bytes per core, as the system reports
 /// it (sysconf on glibc, else sysfs), or 32 KiB when it reports none.
