@@ -242,6 +242,30 @@ bool randomPackedConvProblem(CaseRng &rng, ConvProblem &p) {
   });
 }
 
+/// A 1x1 problem with 256 to 624 input channels per group (16 to 39
+/// registers of 16 lanes) and at most 64 output positions, 1 to 40 output
+/// channels per group (column tiles of every divisor, rows left over):
+/// the CPU computes it as dot products along the input channels
+/// (computeDotTiles) where the filter reads them innermost; 1-D to 3-D,
+/// batches, groups, strides, every layout (channels-first images are
+/// transposed first).
+bool randomDotProblem(CaseRng &rng, ConvProblem &p) {
+  return drawValidProblem(rng, p, [&] {
+    int rank = rng.pick(std::vector<int>{1, 2, 2, 2, 3});
+    p = ConvProblem::withDefaults(rank);
+    p.batch = rng.range(1, 2);
+    p.groups = rng.pick(std::vector<int64_t>{1, 1, 1, 2});
+    p.inChannels = p.groups * 16 * rng.range(16, 39);
+    p.outChannels = p.groups * rng.range(1, 40);
+    for (int d = 0; d < rank; ++d) {
+      p.inSpatial[d] = d + 1 < rank ? rng.range(1, 3) : rng.range(1, 9);
+      p.filterSpatial[d] = 1;
+      p.strides[d] = rng.pick(std::vector<int64_t>{1, 1, 2});
+    }
+    return rank;
+  });
+}
+
 /// randomPackedConvProblem with many input channels instead: backward
 /// data's tiles are blocks of input channels.
 bool randomPackedInputProblem(CaseRng &rng, ConvProblem &p) {
@@ -763,6 +787,17 @@ TEST(ConvSweep, PackedBlocks) {
     // Every filter copy qualifies, whatever its size.
     c.packMinBytes = 1;
     return true;
+  });
+}
+
+TEST(ConvSweep, DotTiles) {
+  // Dot products are a CPU schedule; the register budgets of AVX2 (96
+  // lanes) and smaller give other tiles and leftover rows.
+  if (getSweepOptions(0).device != "cpu")
+    GTEST_SKIP() << "dot tiles are a CPU schedule";
+  runSweep("ConvSweep.DotTiles", 40, [](CaseRng &rng, Case &c) {
+    c.accumulatorLanes = rng.pick(std::vector<int64_t>{0, 0, 96, 48});
+    return makeForward(rng, c, randomDotProblem);
   });
 }
 

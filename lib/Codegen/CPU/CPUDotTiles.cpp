@@ -165,10 +165,12 @@ std::optional<DotContraction> matchDot(linalg::GenericOp op,
       candidate.rowMap = moveResultLast(maps[1 - c], *at);
       candidate.transposeRows = true;
     }
-    if (matchLoops(candidate, outMap)) {
+    // Where either input could be the columns' (a product A * B^T), the
+    // larger is: it is read from memory once, the rows' from cache.
+    if (matchLoops(candidate, outMap) &&
+        (!dot.cols || boo::staticTensorBytes(candidate.cols->get().getType()) >
+                          boo::staticTensorBytes(dot.cols->get().getType())))
       dot = candidate;
-      break;
-    }
   }
   if (!dot.cols)
     return std::nullopt;
@@ -234,10 +236,23 @@ DotContraction normalizeInputs(RewriterBase &rewriter, DotContraction dot) {
       read.push_back(rewriter.getAffineDimExpr(j < at    ? j
                                                : j == at ? rank - 1
                                                          : j - 1));
-    rows = boo::copyThrough(rewriter, loc, rows,
-                            AffineMap::get(rank, 0, read, op.getContext()),
-                            RankedTensorType::get(shape,
-                                                  type.getElementType()))
+    // The copy is made in f32 (x86 has no shuffles of bf16 vectors, and
+    // the multiply-adds extend every element anyway).
+    Type f32 = rewriter.getF32Type();
+    Value init = tensor::EmptyOp::create(rewriter, loc, shape, f32);
+    rows = linalg::GenericOp::create(
+               rewriter, loc, init.getType(), rows, init,
+               ArrayRef<AffineMap>{
+                   AffineMap::get(rank, 0, read, op.getContext()),
+                   rewriter.getMultiDimIdentityMap(rank)},
+               SmallVector<utils::IteratorType>(rank,
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &b, Location loc, ValueRange args) {
+                 Value v = args[0];
+                 if (v.getType() != f32)
+                   v = arith::ExtFOp::create(b, loc, f32, v);
+                 linalg::YieldOp::create(b, loc, v);
+               })
                .getResult(0);
   }
   AffineMap colsMap = op.getMatchingIndexingMap(dot.cols);
@@ -250,11 +265,20 @@ DotContraction normalizeInputs(RewriterBase &rewriter, DotContraction dot) {
       rowsFirst ? SmallVector<AffineMap>{dot.rowMap, dot.colMap}
                 : SmallVector<AffineMap>{dot.colMap, dot.rowMap};
   maps.push_back(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+  // The body is `out + a * b` (isMultiplyAddBody), a promoted input's
+  // extension left out.
   auto generic = linalg::GenericOp::create(
       rewriter, loc, op.getResultTypes(), inputs, op.getDpsInits(), maps,
-      op.getIteratorTypesArray());
-  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
-                              generic.getRegion().begin());
+      op.getIteratorTypesArray(),
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> in(args.take_front(2));
+        for (Value &v : in)
+          if (!v.getType().isF32())
+            v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+        Value product = arith::MulFOp::create(b, loc, in[0], in[1]);
+        linalg::YieldOp::create(
+            b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
+      });
   rewriter.replaceOp(op, generic.getResults());
   dot.op = generic;
   dot.rows = generic.getDpsInputOperand(rowsFirst ? 0 : 1);

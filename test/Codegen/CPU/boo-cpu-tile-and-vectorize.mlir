@@ -20,6 +20,8 @@
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=48 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=ACC48
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="accumulator-lanes=96 split-row-loops=false depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=NOSPLITROWS
 // RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="peel-min-input-bytes=8000 depthwise-rows=false" -canonicalize -cse | FileCheck %s --check-prefix=PEEL16
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize -canonicalize -cse | FileCheck %s --check-prefix=DOT
+// RUN: boo-opt %s -split-input-file -boo-cpu-tile-and-vectorize="dot-max-rows=0" -canonicalize -cse | FileCheck %s --check-prefix=NODOT
 
 #in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
 #fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
@@ -2296,4 +2298,143 @@ func.func @matmul_f64(%a: tensor<48x64xf64>, %b: tensor<64x64xf64>) -> tensor<48
     linalg.yield %s : f64
   } -> tensor<48x64xf64>
   return %r : tensor<48x64xf64>
+}
+
+// -----
+
+// An NHWC 1x1 convolution whose 15 positions share each output channel's
+// filter row: dot products along the 256 input channels (16 registers),
+// the filter read in place. Tiles of 5 rows (a whole output row) by 4
+// columns; the forall runs over the 3 column tiles; each row's 4 columns'
+// partial sums are added across lanes by shuffles, one vector<4> written.
+// DOT-LABEL: func.func @conv_nhwc_1x1_dot
+// DOT-NOT:     linalg.generic
+// DOT:         scf.forall (%[[K:.+]]) in (3)
+// DOT:           %[[K0:.+]] = arith.muli %[[K]], %c4
+// DOT:           tensor.extract_slice %{{.+}}[0, 0, 0, %[[K0]]] [1, 3, 5, 4] [1, 1, 1, 1]
+// DOT:           scf.for %[[OH:.+]] = %c0 to %c3 step %c1
+// DOT:             scf.for %[[C:.+]] = %c0 to %c256 step %c16 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// DOT-COUNT-4:       vector.transfer_read %{{.+}}[{{.+}}, %c0, %c0, %[[C]]]{{.*}} : tensor<12x1x1x256xf32>, vector<16xf32>
+// DOT:               vector.transfer_read %{{.+}}[%c0, %[[OH]], %c0, %[[C]]]{{.*}} : tensor<1x3x5x256xf32>, vector<16xf32>
+// DOT-COUNT-4:       vector.fma
+// DOT:             vector.shuffle
+// DOT:             vector.transfer_write %{{.+}}, %{{.+}}[%c0, %[[OH]], %c0, %c0] {in_bounds = [true]} : vector<4xf32>, tensor<1x3x5x4xf32>
+// DOT:         tensor.parallel_insert_slice
+// DOT-NOT:     vector.contract
+// DOT:         return
+// Without dot-max-rows: the filter is copied with the output channels
+// innermost, and the tiles are vector contractions.
+// NODOT-LABEL: func.func @conv_nhwc_1x1_dot
+// NODOT-NOT:     vector.shuffle
+// NODOT:         vector.contract
+#m_in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#m_fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
+#m_out = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh, ow, k)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nhwc_1x1_dot(%x: tensor<1x3x5x256xf32>, %w: tensor<12x1x1x256xf32>) -> tensor<1x3x5x12xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x5x12xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x3x5x12xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x3x5x12xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x3x5x256xf32>, tensor<12x1x1x256xf32>) outs(%acc : tensor<1x3x5x12xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x5x12xf32>
+  return %0 : tensor<1x3x5x12xf32>
+}
+
+// -----
+
+// The same channels-first (NCHW image, KCYX filter): the image is copied
+// with its channels innermost (a transposing generic, tiled like the
+// other copies), the filter's trailing unit dims are collapsed, and the
+// sums are added along the rows: one vector<5> per output channel,
+// written along the output's rows.
+// DOT-LABEL: func.func @conv_nchw_1x1_dot
+// DOT:         scf.forall
+// DOT:           vector.transfer_read {{.*}} : tensor<16x5xf32>, vector<16x5xf32>
+// DOT:           vector.transfer_write {{.*}} : vector<5x16xf32>, tensor<5x16xf32>
+// DOT:         tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2, 3]] : tensor<12x256x1x1xf32> into tensor<12x256xf32>
+// DOT:         scf.forall (%{{.+}}) in (3)
+// DOT:           scf.for %{{.+}} = %c0 to %c256 step %c16
+// DOT-COUNT-4:     vector.transfer_read {{.*}} : tensor<12x256xf32>, vector<16xf32>
+// DOT:             vector.transfer_read {{.*}} : tensor<1x3x5x256xf32>, vector<16xf32>
+// DOT-COUNT-4:       vector.transfer_write %{{.+}}, %{{.+}} {in_bounds = [true]} : vector<5xf32>, tensor<1x4x3x5xf32>
+// DOT:         return
+#m_in = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#m_fil = affine_map<(n, k, oh, ow, c, kh, kw) -> (k, c, kh, kw)>
+#m_out = affine_map<(n, k, oh, ow, c, kh, kw) -> (n, k, oh, ow)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nchw_1x1_dot(%x: tensor<1x256x3x5xf32>, %w: tensor<12x256x1x1xf32>) -> tensor<1x12x3x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x12x3x5xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x12x3x5xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x12x3x5xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x256x3x5xf32>, tensor<12x256x1x1xf32>) outs(%acc : tensor<1x12x3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x12x3x5xf32>
+  return %0 : tensor<1x12x3x5xf32>
+}
+
+// -----
+
+// A product A * B^T (B stored [N][K], a linear layer's weight) of 6 rows
+// accumulating into its argument: each tile reads its outputs' initial
+// values and adds the sums to them. Either input reads the reduction
+// innermost; B, the larger, is the columns' (read from memory once): 10
+// tiles of 4 columns, each 6 rows.
+// DOT-LABEL: func.func @matmul_transposed_b_dot
+// DOT:         scf.forall (%{{.+}}) in (10)
+// DOT:           scf.for %{{.+}} = %c0 to %c512 step %c16
+// DOT:           %[[OLD:.+]] = vector.transfer_read {{.*}} : tensor<6x4xf32>, vector<4xf32>
+// DOT:           arith.addf %[[OLD]], %{{.+}} : vector<4xf32>
+// DOT:         return
+#m_a = affine_map<(m, n, k) -> (m, k)>
+#m_b = affine_map<(m, n, k) -> (n, k)>
+#m_c = affine_map<(m, n, k) -> (m, n)>
+func.func @matmul_transposed_b_dot(%a: tensor<6x512xf32>, %b: tensor<40x512xf32>, %c: tensor<6x40xf32>) -> tensor<6x40xf32> {
+  %0 = linalg.generic {indexing_maps = [#m_a, #m_b, #m_c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<6x512xf32>, tensor<40x512xf32>) outs(%c : tensor<6x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<6x40xf32>
+  return %0 : tensor<6x40xf32>
+}
+
+// -----
+
+// 128 input channels are 8 registers: the lanes' additions would cost
+// more than the filter's copy saves; the general schedule.
+// DOT-LABEL: func.func @conv_nhwc_1x1_shallow
+// DOT-NOT:     vector.shuffle
+// DOT:         vector.contract
+// DOT:         return
+#m_in = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#m_fil = affine_map<(n, oh, ow, k, c, kh, kw) -> (k, kh, kw, c)>
+#m_out = affine_map<(n, oh, ow, k, c, kh, kw) -> (n, oh, ow, k)>
+#m_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_nhwc_1x1_shallow(%x: tensor<1x3x5x128xf32>, %w: tensor<12x1x1x128xf32>) -> tensor<1x3x5x12xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x5x12xf32>
+  %acc = linalg.generic {indexing_maps = [#m_id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x3x5x12xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x3x5x12xf32>
+  %0 = linalg.generic {indexing_maps = [#m_in, #m_fil, #m_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x3x5x128xf32>, tensor<12x1x1x128xf32>) outs(%acc : tensor<1x3x5x12xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x5x12xf32>
+  return %0 : tensor<1x3x5x12xf32>
 }
