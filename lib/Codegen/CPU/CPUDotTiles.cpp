@@ -206,7 +206,8 @@ Value collapseTrailingUnitDims(RewriterBase &rewriter, Location loc,
   SmallVector<ReassociationIndices> groups;
   for (unsigned i = 0; i + 1 < n; ++i)
     groups.push_back({int64_t(i)});
-  groups.push_back(llvm::to_vector(llvm::seq<int64_t>(n - 1, map.getNumResults())));
+  groups.push_back(
+      llvm::to_vector(llvm::seq<int64_t>(n - 1, map.getNumResults())));
   return tensor::CollapseShapeOp::create(rewriter, loc, input, groups);
 }
 
@@ -260,7 +261,8 @@ DotContraction normalizeInputs(RewriterBase &rewriter, DotContraction dot) {
                                         colsMap, dot.colMap);
   bool rowsFirst = dot.rows->getOperandNumber() == 0;
   SmallVector<Value> inputs =
-      rowsFirst ? SmallVector<Value>{rows, cols} : SmallVector<Value>{cols, rows};
+      rowsFirst ? SmallVector<Value>{rows, cols}
+                : SmallVector<Value>{cols, rows};
   SmallVector<AffineMap> maps =
       rowsFirst ? SmallVector<AffineMap>{dot.rowMap, dot.colMap}
                 : SmallVector<AffineMap>{dot.colMap, dot.rowMap};
@@ -277,7 +279,8 @@ DotContraction normalizeInputs(RewriterBase &rewriter, DotContraction dot) {
             v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
         Value product = arith::MulFOp::create(b, loc, in[0], in[1]);
         linalg::YieldOp::create(
-            b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
+            b, loc,
+            ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
       });
   rewriter.replaceOp(op, generic.getResults());
   dot.op = generic;
@@ -532,7 +535,8 @@ Value DotBuilder::build(Value dest, DotTile shape, Value fillValue) {
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
       strides(rank, b.getIndexAttr(1));
   for (unsigned i = 0; i < rank; ++i)
-    sizes.push_back(b.getIndexAttr(parallelDims[i] ? 1 : outType.getDimSize(i)));
+    sizes.push_back(
+        b.getIndexAttr(parallelDims[i] ? 1 : outType.getDimSize(i)));
   sizes[dot.colDim] = b.getIndexAttr(tile.cols);
   for (auto [i, iv] : llvm::zip(order, forall.getInductionVars())) {
     Value at = iv;

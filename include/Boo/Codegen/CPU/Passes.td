@@ -45,6 +45,17 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
     iteration per output row with the row's positions in registers, each image column read once
     per window row, window rows and columns outside the image skipped.
 
+    A contraction whose two inputs both read its reduction innermost (an
+    NHWC or NCHW 1x1 convolution's image and filter, a product with B
+    stored [N][K]), shared by at most `dot-max-rows` output positions per
+    output channel and with a filter smaller than `pack-min-bytes`, is
+    computed as register tiles of dot products along the reduction
+    (`dot-max-rows`): one `scf.forall` iteration per tile of output
+    channels, the filter read in place, each tile's partial sums added
+    across lanes by shuffles at its end. The general schedule would copy
+    the filter transposed first, which costs more than it saves where few
+    positions read it (ResNet-50's and MobileNetV2's 7x7 layers).
+
     Row reductions (a layer norm's statistics) come first. Each chain of
     generics that reads them, with the element-wise result that closes it,
     is computed one tile of rows at a time (one `scf.forall` over row tiles,
@@ -114,7 +125,7 @@ def BooCPUTileAndVectorize : Pass<"boo-cpu-tile-and-vectorize",
               /*default=*/"16",
               "f32 lanes of one of the host's vector registers (the dot "
               "products' registers; accumulator-lanes is three quarters of "
-              "all of them)">,
+              "all of them, and dot products need it positive)">,
        Option<"clipPaddedWindows", "clip-padded-windows", "bool",
               /*default=*/"true",
               "Skip the iterations of a tiled convolution's window loops "
