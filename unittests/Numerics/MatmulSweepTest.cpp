@@ -80,6 +80,14 @@ std::optional<Sizes> randomWideSizes(CaseRng &rng) {
                rng.pick(std::vector<int64_t>{3, 16, 48, 72})};
 }
 
+/// Products with at most 64 rows and 256 to 624 reductions (16 to 39
+/// registers): where B is stored [N][K] (transpose_rhs), or both inputs
+/// are, the CPU computes them as dot products along K (computeDotTiles).
+std::optional<Sizes> randomDotSizes(CaseRng &rng) {
+  return Sizes{rng.coin(0.3) ? rng.range(1, 3) : 0, rng.range(1, 64),
+               rng.range(1, 100), 16 * rng.range(16, 39)};
+}
+
 bool makeMatmulOf(CaseRng &rng, Case &c,
                   std::optional<Sizes> (*randomSizes)(CaseRng &)) {
   std::optional<Sizes> sizes = randomSizes(rng);
@@ -171,6 +179,21 @@ bool makeWideMatmul(CaseRng &rng, Case &c) {
 
 TEST(MatmulSweep, Products) {
   runSweep("MatmulSweep.Products", 60, makeMatmul);
+}
+
+/// Dot-product products: B mostly stored [N][K], every register budget.
+bool makeDotMatmul(CaseRng &rng, Case &c) {
+  if (!makeMatmulOf(rng, c, randomDotSizes))
+    return false;
+  c.vectorize = true;
+  c.accumulatorLanes = rng.pick(std::vector<int64_t>{0, 0, 96, 48});
+  return true;
+}
+
+TEST(MatmulSweep, DotTiles) {
+  if (getSweepOptions(0).device != "cpu")
+    GTEST_SKIP() << "dot tiles are a CPU schedule";
+  runSweep("MatmulSweep.DotTiles", 40, makeDotMatmul);
 }
 
 TEST(MatmulSweep, WideOperandCopies) {
