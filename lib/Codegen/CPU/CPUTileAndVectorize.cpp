@@ -334,8 +334,9 @@ struct BooCPUTileAndVectorizePass
           (void)convolveDepthwiseRows(rewriter, op, vectorWidth,
                                       peelMinInputBytes);
       // Contractions with the reduction innermost in both inputs and few
-      // positions per column: dot products, no transposed copy.
-      if (dotMaxRows > 0) {
+      // positions per column: dot products, no transposed copy (they need
+      // the register budget).
+      if (dotMaxRows > 0 && registerLanes > 0 && accumulatorLanes > 0) {
         SmallVector<linalg::GenericOp> dots;
         func.walk([&](linalg::GenericOp op) {
           if (op.getNumReductionLoops() > 0)
