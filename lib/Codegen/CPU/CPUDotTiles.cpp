@@ -183,9 +183,15 @@ std::optional<DotContraction> matchDot(linalg::GenericOp op,
   if (positions > options.maxRows)
     return std::nullopt;
   // Channels-first positions that fill registers are vectorized along, in
-  // place (mergeInnerOutputLoops).
-  if (dot.rowDim > dot.colDim && positions % options.positionTile == 0)
-    return std::nullopt;
+  // place: the output's two innermost dims, merged (mergeInnerOutputLoops).
+  if (dot.rowDim > dot.colDim) {
+    auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    int64_t merged = outType.getDimSize(dot.rowDim);
+    if (dot.rowDim >= 1 && dot.rowDim - 1 != dot.colDim)
+      merged *= outType.getDimSize(dot.rowDim - 1);
+    if (merged % options.positionTile == 0)
+      return std::nullopt;
+  }
   // A larger columns' input is packed one block at a time where it is read
   // (planPackedBlocks), which costs less than the lanes' additions.
   std::optional<int64_t> colBytes =

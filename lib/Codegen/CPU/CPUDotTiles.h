@@ -53,8 +53,9 @@ struct DotOptions {
   /// The columns' input must be smaller than this (0: any size): larger
   /// ones are packed one block at a time where they are read.
   int64_t maxColBytes = 0;
-  /// Channels-first positions that are a multiple of this are vectorized
-  /// along, with no copy (mergeInnerOutputLoops): no dot products then.
+  /// Channels-first outputs whose two innermost dims (merged) are a
+  /// multiple of this are vectorized along them, with no copy
+  /// (mergeInnerOutputLoops): no dot products then.
   int64_t positionTile = 16;
 };
 
