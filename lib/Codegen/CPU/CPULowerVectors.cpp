@@ -14,6 +14,8 @@
 // several times slower unless LLVM unrolls it (and then costs compile time
 // there). Such writes need nothing: the permutation-map lowering makes
 // them vector<Nx1> transfers, which convert-vector-to-scf unrolls.
+// Transposes of bf16 and f16 vectors move their bits as i16: x86 has no
+// shuffles of bf16 vectors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,6 +88,31 @@ struct UnrollStridedRead : public OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
+/// A transpose of 16-bit floats (a bf16 or f16 tile of a transposing
+/// copy) as one of their bits: its lowering's shuffles would be of bf16
+/// vectors, which x86 cannot select (LLVM aborted: "Do not know how to
+/// soft promote this operator's operand"), nor f16 ones without
+/// AVX512-FP16. Moving bits needs no arithmetic.
+struct TransposeFloatBits : public OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getSourceVectorType();
+    Type element = type.getElementType();
+    if (!isa<FloatType>(element) || element.getIntOrFloatBitWidth() != 16)
+      return rewriter.notifyMatchFailure(op, "not a 16-bit float transpose");
+    Location loc = op.getLoc();
+    Value bits = arith::BitcastOp::create(
+        rewriter, loc, type.clone(rewriter.getIntegerType(16)),
+        op.getVector());
+    Value moved =
+        vector::TransposeOp::create(rewriter, loc, bits, op.getPermutation());
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getResultVectorType(),
+                                                  moved);
+    return success();
+  }
+};
+
 struct BooCPULowerVectorsPass
     : public mlir::boo::impl::BooCPULowerVectorsBase<BooCPULowerVectorsPass> {
   void runOnOperation() override {
@@ -94,6 +121,12 @@ struct BooCPULowerVectorsPass
     // (a 16x3x3 tile of a KCYX weight gradient) are flattened into one
     // 1-D transfer where the memref is contiguous there: 9 stores of 16
     // lanes rather than 48 of 3 lanes, each two instructions on x86.
+    {
+      RewritePatternSet bits(ctx);
+      bits.add<TransposeFloatBits>(ctx);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(bits))))
+        return signalPassFailure();
+    }
     {
       RewritePatternSet flatten(ctx);
       vector::populateFlattenVectorTransferPatterns(flatten,

@@ -80,3 +80,16 @@ func.func @narrow_rows_flattened(%m: memref<32x32x3x3xf32>, %v: vector<16x3x3xf3
   vector.transfer_write %w, %m[%k, %c, %c0, %c0] {in_bounds = [true, true], permutation_map = affine_map<(d0, d1, d2, d3) -> (d0, d1)>} : vector<4x16xf32>, memref<32x32x3x3xf32>
   return
 }
+
+// -----
+
+// A bf16 transpose moves its bits as i16: x86 has no bf16 vector shuffles.
+// CHECK-LABEL: func.func @transpose_bf16
+// CHECK:         %[[BITS:.+]] = arith.bitcast %{{.+}} : vector<4x8xbf16> to vector<4x8xi16>
+// CHECK:         vector.shuffle {{.*}} : vector<32xi16>, vector<32xi16>
+// CHECK:         arith.bitcast %{{.+}} : vector<8x4xi16> to vector<8x4xbf16>
+// CHECK-NOT:     vector.shuffle {{.*}}bf16
+func.func @transpose_bf16(%a: vector<4x8xbf16>) -> vector<8x4xbf16> {
+  %t = vector.transpose %a, [1, 0] : vector<4x8xbf16> to vector<8x4xbf16>
+  return %t : vector<8x4xbf16>
+}
