@@ -264,7 +264,12 @@ def BooCPULowerVectors : Pass<"boo-cpu-lower-vectors", "func::FuncOp"> {
     floats apart) become one `memref.load` per lane, where
     `convert-vector-to-scf` would loop over the lanes.
 
-    First, transfers whose innermost dim is at most 128 bits wide are
+    First of all, transposes of 16-bit floats (bf16, f16) move their bits
+    as i16 (an `arith.bitcast` on each side): x86 has no shuffles of bf16
+    vectors, and LLVM's instruction selection aborted on those of a bf16
+    NCHW to NHWC copy.
+
+    Then, transfers whose innermost dim is at most 128 bits wide are
     flattened into one 1-D transfer where the memref is contiguous over
     their dims (upstream's `populateFlattenVectorTransferPatterns`): a
     16x3x3 tile of a KCYX weight gradient is written as 144 lanes (9
