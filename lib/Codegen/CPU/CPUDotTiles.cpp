@@ -69,10 +69,7 @@ AffineMap withoutTrailingUnitDims(AffineMap map, Value input) {
 
 /// The position of plain dim `d` among `map`'s results, if it is one.
 std::optional<unsigned> plainResult(AffineMap map, unsigned d) {
-  for (auto [i, e] : llvm::enumerate(map.getResults()))
-    if (auto dim = dyn_cast<AffineDimExpr>(e); dim && dim.getPosition() == d)
-      return i;
-  return std::nullopt;
+  return map.getResultPosition(getAffineDimExpr(d, map.getContext()));
 }
 
 /// `map` with its result `pos` moved last.
